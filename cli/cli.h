@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef LATSCOPE_CLI_H
+#define LATSCOPE_CLI_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "latscope/cpuset.h"
+
+/* Exit codes, as documented in every man page. */
+enum exit_code {
+	EXIT_OK = 0,
+	EXIT_ERROR = 1,
+	EXIT_BUDGET = 2,	/* --fail-above, --fail-on, -b */
+	EXIT_USAGE = 129,
+};
+
+struct command {
+	const char *name;
+	const char *alias;
+	const char *summary;
+	int (*run)(int argc, char **argv);
+	void (*usage)(FILE *out);
+};
+
+/* The commands, one file each. */
+int cmd_noise(int argc, char **argv);
+void cmd_noise_usage(FILE *out);
+
+/*
+ * Errors for the user: one line on stderr, "latscope <command>: <what>".
+ * usage_error() returns EXIT_USAGE, runtime_error() EXIT_ERROR, so a command
+ * can write "return usage_error(...)".
+ */
+void cli_set_command_name(const char *name);
+int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int runtime_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The verbosity chosen with -v/--verbose: 0 quiet, 1 info, 2 debug. */
+void cli_set_verbosity(int level);
+/*
+ * Route the library's messages to stderr. A library function that fails
+ * logs what and why itself, so the command only picks the exit code.
+ */
+void cli_install_log_hook(void);
+
+/*
+ * Option values through the one checked parser; on a bad value these print
+ * the usage error naming the option and the value and return EXIT_USAGE.
+ */
+int option_integer(const char *option, const char *arg, long long min, long long max,
+		   long long *value);
+int option_duration(const char *option, const char *arg, uint64_t bare_unit_ns,
+		    uint64_t min_ns, uint64_t max_ns, uint64_t *ns);
+int option_cpus(const char *option, const char *arg, struct cpuset *set);
+/* the usage error for an option getopt_long rejected (unknown, missing value) */
+struct option;
+int option_rejected(int argc, char **argv, const char *shortopts,
+		    const struct option *longopts);
+
+/*
+ * SIGINT, SIGTERM and SIGHUP set the stop flag (the signal's number); the
+ * measurement stops, restores what it changed and reports what it measured.
+ */
+extern volatile sig_atomic_t stop_requested;
+int signals_catch(void);
+
+/* "12.345" us with 3 decimals from ns */
+const char *format_us(uint64_t ns, char *buf, size_t size);
+/* a duration in its natural unit: "850 ns", "21.7 us", "4.000 ms", "1.50 s" */
+const char *format_duration(uint64_t ns, char *buf, size_t size);
+
+#endif

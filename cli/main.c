@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "latscope-config.h"
+
+static const struct command commands[] = {
+	{ "noise", NULL, "OS noise: gaps a busy CPU loses, their sizes and periods",
+	  cmd_noise, cmd_noise_usage },
+};
+
+#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static const struct command *find_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NR_COMMANDS; i++)
+		if (!strcmp(commands[i].name, name) ||
+		    (commands[i].alias && !strcmp(commands[i].alias, name)))
+			return &commands[i];
+	return NULL;
+}
+
+static void main_usage(FILE *out)
+{
+	size_t i;
+
+	fprintf(out, "usage: latscope [--version] [--help] COMMAND [ARGS]\n\n"
+		     "Measure Linux real-time latency and OS noise, explain every spike,\n"
+		     "audit the system and keep interrupts off real-time CPUs.\n\n"
+		     "commands:\n");
+	for (i = 0; i < NR_COMMANDS; i++)
+		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\n'latscope help COMMAND' or 'latscope COMMAND --help' shows a command's options;\n"
+		     "'man latscope-COMMAND' explains it.\n"
+		     "exit status: 0 ok, 1 error, 2 a budget was exceeded, 129 usage error\n");
+}
+
+static int help(int argc, char **argv)
+{
+	const struct command *command;
+
+	if (argc < 2) {
+		main_usage(stdout);
+		return EXIT_OK;
+	}
+	command = find_command(argv[1]);
+	if (!command)
+		return usage_error("no command '%s' (see 'latscope --help')", argv[1]);
+	command->usage(stdout);
+	return EXIT_OK;
+}
+
+/* A write error on stdout (a full disk, a closed pipe) must not exit 0. */
+static int finish(int status)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		if (errno != EPIPE)
+			fprintf(stderr, "latscope: cannot write the output: %s\n", strerror(errno));
+		return status ? status : EXIT_ERROR;
+	}
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	const struct command *command;
+
+	cli_install_log_hook();
+	if (argc < 2) {
+		main_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("latscope %s\n", LATSCOPE_VERSION);
+		return finish(EXIT_OK);
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))
+		return finish(help(argc - 1, argv + 1));
+	command = find_command(argv[1]);
+	if (!command) {
+		if (argv[1][0] == '-')
+			return usage_error("unknown option '%s' (see 'latscope --help')", argv[1]);
+		return usage_error("no command '%s' (see 'latscope --help')", argv[1]);
+	}
+	cli_set_command_name(command->name);
+	return finish(command->run(argc - 1, argv + 1));
+}

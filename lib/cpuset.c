@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "latscope/cpuset.h"
+
+void cpuset_clear(struct cpuset *set)
+{
+	memset(set, 0, sizeof(*set));
+}
+
+void cpuset_add(struct cpuset *set, unsigned int cpu)
+{
+	if (cpu < CPUSET_MAX_CPUS)
+		set->words[cpu / 64] |= 1ULL << (cpu % 64);
+}
+
+void cpuset_remove(struct cpuset *set, unsigned int cpu)
+{
+	if (cpu < CPUSET_MAX_CPUS)
+		set->words[cpu / 64] &= ~(1ULL << (cpu % 64));
+}
+
+bool cpuset_has(const struct cpuset *set, unsigned int cpu)
+{
+	return cpu < CPUSET_MAX_CPUS && (set->words[cpu / 64] >> (cpu % 64)) & 1;
+}
+
+unsigned int cpuset_count(const struct cpuset *set)
+{
+	unsigned int n = 0, i;
+
+	for (i = 0; i < CPUSET_WORDS; i++)
+		n += (unsigned int)__builtin_popcountll(set->words[i]);
+	return n;
+}
+
+bool cpuset_empty(const struct cpuset *set)
+{
+	unsigned int i;
+
+	for (i = 0; i < CPUSET_WORDS; i++)
+		if (set->words[i])
+			return false;
+	return true;
+}
+
+bool cpuset_equal(const struct cpuset *a, const struct cpuset *b)
+{
+	return !memcmp(a, b, sizeof(*a));
+}
+
+bool cpuset_subset(const struct cpuset *sub, const struct cpuset *set)
+{
+	unsigned int i;
+
+	for (i = 0; i < CPUSET_WORDS; i++)
+		if (sub->words[i] & ~set->words[i])
+			return false;
+	return true;
+}
+
+bool cpuset_intersects(const struct cpuset *a, const struct cpuset *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < CPUSET_WORDS; i++)
+		if (a->words[i] & b->words[i])
+			return true;
+	return false;
+}
+
+void cpuset_or(struct cpuset *out, const struct cpuset *a, const struct cpuset *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < CPUSET_WORDS; i++)
+		out->words[i] = a->words[i] | b->words[i];
+}
+
+void cpuset_and(struct cpuset *out, const struct cpuset *a, const struct cpuset *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < CPUSET_WORDS; i++)
+		out->words[i] = a->words[i] & b->words[i];
+}
+
+void cpuset_andnot(struct cpuset *out, const struct cpuset *a, const struct cpuset *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < CPUSET_WORDS; i++)
+		out->words[i] = a->words[i] & ~b->words[i];
+}
+
+int cpuset_next(const struct cpuset *set, int cpu)
+{
+	unsigned int next = (unsigned int)(cpu + 1), word;
+	uint64_t bits;
+
+	if (cpu + 1 >= CPUSET_MAX_CPUS)
+		return -1;
+	word = next / 64;
+	bits = set->words[word] & (~0ULL << (next % 64));
+	for (;;) {
+		if (bits)
+			return (int)(word * 64 + (unsigned int)__builtin_ctzll(bits));
+		if (++word >= CPUSET_WORDS)
+			return -1;
+		bits = set->words[word];
+	}
+}
+
+static int parse_cpu_number(const char **p, unsigned long *cpu)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)**p))
+		return -EINVAL;
+	errno = 0;
+	*cpu = strtoul(*p, &end, 10);
+	if (errno == ERANGE || *cpu >= CPUSET_MAX_CPUS)
+		return -ERANGE;
+	*p = end;
+	return 0;
+}
+
+int cpuset_parse_list(const char *text, struct cpuset *set)
+{
+	const char *p = text;
+	unsigned long first, last, stride, cpu;
+	int ret;
+
+	cpuset_clear(set);
+	while (isspace((unsigned char)*p))
+		p++;
+	if (!*p)
+		return 0;
+	for (;;) {
+		ret = parse_cpu_number(&p, &first);
+		if (ret)
+			return ret;
+		last = first;
+		stride = 1;
+		if (*p == '-') {
+			p++;
+			ret = parse_cpu_number(&p, &last);
+			if (ret)
+				return ret;
+			if (last < first)
+				return -EINVAL;
+			if (*p == ':') {
+				p++;
+				ret = parse_cpu_number(&p, &stride);
+				if (ret)
+					return ret;
+				if (!stride)
+					return -EINVAL;
+			}
+		}
+		for (cpu = first; cpu <= last; cpu += stride)
+			cpuset_add(set, (unsigned int)cpu);
+		if (*p != ',')
+			break;
+		p++;
+	}
+	while (isspace((unsigned char)*p))
+		p++;
+	return *p ? -EINVAL : 0;
+}
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = (char)tolower((unsigned char)c);
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+int cpuset_parse_mask(const char *text, struct cpuset *set)
+{
+	const char *start = text, *end;
+	unsigned int bit = 0;
+	int digits = 0;
+
+	cpuset_clear(set);
+	while (isspace((unsigned char)*start))
+		start++;
+	end = start + strlen(start);
+	while (end > start && isspace((unsigned char)end[-1]))
+		end--;
+	if (end == start)
+		return -EINVAL;
+	/* Read from the least significant digit, skipping the group commas. */
+	while (end > start) {
+		char c = *--end;
+		int v;
+
+		if (c == ',')
+			continue;
+		v = hex_digit(c);
+		if (v < 0)
+			return -EINVAL;
+		for (int i = 0; i < 4; i++, bit++) {
+			if (!(v >> i & 1))
+				continue;
+			if (bit >= CPUSET_MAX_CPUS)
+				return -ERANGE;
+			cpuset_add(set, bit);
+		}
+		digits++;
+	}
+	return digits ? 0 : -EINVAL;
+}
+
+char *cpuset_format_list(const struct cpuset *set, char *buf, size_t size)
+{
+	size_t len = 0;
+	int cpu, first = -1, prev = -2;
+
+	if (!size)
+		return buf;
+	buf[0] = '\0';
+	for (cpu = cpuset_next(set, -1);; cpu = cpuset_next(set, cpu)) {
+		if (cpu >= 0 && cpu == prev + 1) {
+			prev = cpu;
+			continue;
+		}
+		if (first >= 0) {
+			char piece[32];
+			int n;
+
+			if (first == prev)
+				n = snprintf(piece, sizeof(piece), "%s%d", len ? "," : "", first);
+			else
+				n = snprintf(piece, sizeof(piece), "%s%d-%d", len ? "," : "", first,
+					     prev);
+			if (len + (size_t)n + 4 > size) {
+				snprintf(buf + len, size - len, "...");
+				return buf;
+			}
+			memcpy(buf + len, piece, (size_t)n + 1);
+			len += (size_t)n;
+		}
+		if (cpu < 0)
+			break;
+		first = prev = cpu;
+	}
+	return buf;
+}
+
+char *cpuset_format_mask(const struct cpuset *set, unsigned int nr_cpus, char *buf,
+			 size_t size)
+{
+	unsigned int groups, g, top_digits;
+	size_t len = 0;
+
+	if (!nr_cpus)
+		nr_cpus = 1;
+	groups = (nr_cpus + 31) / 32;
+	/* Like the kernel's %*pb: the top group has only the digits it needs. */
+	top_digits = ((nr_cpus - 1) % 32) / 4 + 1;
+	if (size)
+		buf[0] = '\0';
+	for (g = groups; g-- > 0;) {
+		uint32_t v = (uint32_t)(set->words[g / 2] >> (g % 2 * 32));
+		int n;
+
+		if (g + 1 == groups)
+			n = snprintf(buf + len, size - len, "%0*x", (int)top_digits, v);
+		else
+			n = snprintf(buf + len, size - len, ",%08x", v);
+		if (n < 0 || len + (size_t)n >= size)
+			break;
+		len += (size_t)n;
+	}
+	return buf;
+}

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "latscope/log.h"
+
+/* Written once by the program before any thread starts. */
+static log_hook installed_hook;
+
+void log_set_hook(log_hook hook)
+{
+	installed_hook = hook;
+}
+
+void log_message(enum log_level level, const char *fmt, ...)
+{
+	char message[1024];
+	va_list ap;
+
+	if (!installed_hook)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(message, sizeof(message), fmt, ap);
+	va_end(ap);
+	installed_hook(level, message);
+}

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+#include "latscope-config.h"
+#include "latscope/log.h"
+#include "latscope/result.h"
+
+static json_t *iso_time_now(void)
+{
+	struct timespec now;
+	struct tm tm;
+	char text[64];
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	gmtime_r(&now.tv_sec, &tm);
+	snprintf(text, sizeof(text), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		 now.tv_nsec / 1000000);
+	return json_string(text);
+}
+
+json_t *result_new(const char *command, int argc, char **argv)
+{
+	json_t *doc = json_object(), *line = json_array();
+	int i;
+
+	if (!doc || !line) {
+		json_decref(doc);
+		json_decref(line);
+		return NULL;
+	}
+	for (i = 0; i < argc; i++)
+		json_array_append_new(line, json_string(argv[i]));
+	json_object_set_new(doc, "schema", json_string(RESULT_SCHEMA));
+	json_object_set_new(doc, "command", json_string(command));
+	json_object_set_new(doc, "version", json_string(LATSCOPE_VERSION));
+	json_object_set_new(doc, "command_line", line);
+	json_object_set_new(doc, "start_time", iso_time_now());
+	return doc;
+}
+
+void result_set_end_time(json_t *doc)
+{
+	json_object_set_new(doc, "end_time", iso_time_now());
+}
+
+json_t *result_cpuset(const struct cpuset *set)
+{
+	json_t *list = json_array();
+	int cpu;
+
+	cpuset_for_each(cpu, set)
+		json_array_append_new(list, json_integer(cpu));
+	return list;
+}
+
+static json_t *file_string(struct sysroot *root, const char *path)
+{
+	char buf[4096];
+
+	if (sysroot_read(root, buf, sizeof(buf), "%s", path) < 0)
+		return json_null();
+	return json_string(buf);
+}
+
+/*
+ * The cpuinfo "hypervisor" flag says a guest runs; on the live machine the
+ * hypervisor's CPUID signature says which one ("KVMKVMKVM", "Microsoft Hv").
+ */
+static json_t *hypervisor_name(struct sysroot *root)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned int eax, sig[3];
+	char name[13];
+
+	if (sysroot_is_live(root)) {
+		__cpuid(0x40000000, eax, sig[0], sig[1], sig[2]);
+		memcpy(name, sig, sizeof(sig));
+		name[12] = '\0';
+		for (int i = 11; i >= 0 && (name[i] == '\0' || name[i] == ' '); i--)
+			name[i] = '\0';
+		if (name[0])
+			return json_string(name);
+	}
+#else
+	(void)root;
+#endif
+	return json_string("hypervisor");
+}
+
+static json_t *cpuinfo_facts(struct sysroot *root, json_t *host)
+{
+	char *cpuinfo, *model, *flags, *end;
+	bool hypervisor = false;
+
+	if (sysroot_read_alloc(root, &cpuinfo, NULL, "/proc/cpuinfo")) {
+		json_object_set_new(host, "cpu_model", json_null());
+		json_object_set_new(host, "virtualization", json_null());
+		return host;
+	}
+	model = strstr(cpuinfo, "model name");
+	flags = strstr(cpuinfo, "\nflags");
+	if (flags) {
+		end = strchr(flags + 1, '\n');
+		if (end)
+			*end = '\0';
+		hypervisor = strstr(flags, " hypervisor") != NULL;
+	}
+	if (model && (model = strchr(model, ':'))) {
+		model += 2;
+		end = strchr(model, '\n');
+		if (end)
+			*end = '\0';
+		json_object_set_new(host, "cpu_model", json_string(model));
+	} else {
+		json_object_set_new(host, "cpu_model", json_null());
+	}
+	json_object_set_new(host, "virtualization",
+			    hypervisor ? hypervisor_name(root) : json_string("none"));
+	free(cpuinfo);
+	return host;
+}
+
+static json_t *uname_facts(struct sysroot *root)
+{
+	json_t *u = json_object();
+	struct utsname live;
+
+	if (sysroot_is_live(root) && !uname(&live)) {
+		json_object_set_new(u, "sysname", json_string(live.sysname));
+		json_object_set_new(u, "nodename", json_string(live.nodename));
+		json_object_set_new(u, "release", json_string(live.release));
+		json_object_set_new(u, "version", json_string(live.version));
+		json_object_set_new(u, "machine", json_string(live.machine));
+		return u;
+	}
+	json_object_set_new(u, "sysname", file_string(root, "/proc/sys/kernel/ostype"));
+	json_object_set_new(u, "nodename", file_string(root, "/proc/sys/kernel/hostname"));
+	json_object_set_new(u, "release", file_string(root, "/proc/sys/kernel/osrelease"));
+	json_object_set_new(u, "version", file_string(root, "/proc/sys/kernel/version"));
+	json_object_set_new(u, "machine", json_null());
+	return u;
+}
+
+json_t *result_host_facts(struct sysroot *root, const struct topology *topo)
+{
+	json_t *host = json_object();
+
+	json_object_set_new(host, "uname", uname_facts(root));
+	cpuinfo_facts(root, host);
+	json_object_set_new(host, "kernel_cmdline", file_string(root, "/proc/cmdline"));
+	json_object_set_new(host, "online_cpus", result_cpuset(&topo->online));
+	json_object_set_new(host, "isolated_cpus", result_cpuset(&topo->isolated));
+	json_object_set_new(host, "nohz_full_cpus", result_cpuset(&topo->nohz_full));
+	json_object_set_new(host, "housekeeping_cpus", result_cpuset(&topo->housekeeping));
+	json_object_set_new(host, "numa_nodes", json_integer(topo->nr_nodes));
+	json_object_set_new(host, "clocksource",
+			    file_string(root, "/sys/devices/system/clocksource/clocksource0/"
+					      "current_clocksource"));
+	return host;
+}
+
+json_t *result_percentiles(const struct hist *h)
+{
+	static const struct {
+		const char *key;
+		double percent;
+	} points[] = {
+		{ "p50", 50 }, { "p90", 90 }, { "p99", 99 },
+		{ "p99.9", 99.9 }, { "p99.99", 99.99 }, { "p99.999", 99.999 },
+	};
+	json_t *p = json_object();
+	size_t i;
+
+	for (i = 0; i < sizeof(points) / sizeof(points[0]); i++)
+		json_object_set_new(p, points[i].key,
+				    json_integer((json_int_t)hist_percentile(h, points[i].percent)));
+	return p;
+}
+
+json_t *result_histogram(const struct hist *h)
+{
+	json_t *hist = json_object(), *buckets = json_array();
+	unsigned int i;
+
+	for (i = 0; i < HIST_BUCKETS; i++) {
+		if (!h->buckets[i])
+			continue;
+		json_array_append_new(buckets,
+				      json_pack("[III]", (json_int_t)hist_bucket_low(i),
+						(json_int_t)hist_bucket_high(i),
+						(json_int_t)h->buckets[i]));
+	}
+	json_object_set_new(hist, "unit", json_string("ns"));
+	json_object_set_new(hist, "buckets", buckets);
+	json_object_set_new(hist, "overflow", json_integer((json_int_t)h->overflow));
+	json_object_set_new(hist, "overflow_above_ns", json_integer((json_int_t)HIST_MAX_NS));
+	return hist;
+}
+
+static int temp_path_for(const char *path, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "%s.tmp.%d", path, (int)getpid());
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+int result_check_writable(const char *path)
+{
+	char temp[4096];
+	int fd, ret;
+
+	ret = temp_path_for(path, temp, sizeof(temp));
+	if (ret)
+		return ret;
+	fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	unlink(temp);
+	return 0;
+}
+
+int result_write(json_t *doc, const char *path)
+{
+	char temp[4096];
+	int fd, ret;
+
+	ret = temp_path_for(path, temp, sizeof(temp));
+	if (ret)
+		return ret;
+	fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	if (json_dumpfd(doc, fd, JSON_INDENT(2) | JSON_PRESERVE_ORDER) ||
+	    write(fd, "\n", 1) != 1 || fsync(fd)) {
+		ret = errno ? -errno : -EIO;
+		close(fd);
+		unlink(temp);
+		return ret;
+	}
+	if (close(fd) || rename(temp, path)) {
+		ret = -errno;
+		unlink(temp);
+		return ret;
+	}
+	return 0;
+}

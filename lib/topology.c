@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "latscope/log.h"
+#include "latscope/topology.h"
+
+#define CPU_DIR "/sys/devices/system/cpu"
+#define NODE_DIR "/sys/devices/system/node"
+
+static int read_optional_list(struct sysroot *root, struct cpuset *set, const char *name)
+{
+	int ret = sysroot_read_cpulist(root, set, CPU_DIR "/%s", name);
+
+	if (ret == -ENOENT) {
+		cpuset_clear(set);
+		return 0;
+	}
+	if (ret)
+		log_error("cannot read %s" CPU_DIR "/%s: %s", sysroot_is_live(root) ? "" :
+			  sysroot_dir(root), name, strerror(-ret));
+	return ret;
+}
+
+static int read_topology_id(struct sysroot *root, unsigned int cpu, const char *name)
+{
+	long long v;
+
+	if (sysroot_read_integer(root, &v, CPU_DIR "/cpu%u/topology/%s", cpu, name) ||
+	    v < -1 || v > INT32_MAX)
+		return -1;
+	return (int)v;
+}
+
+static int load_nodes(struct sysroot *root, struct topology *topo)
+{
+	struct cpuset nodes, cpus;
+	int node, cpu;
+
+	/* Without NUMA there is no node directory: one node holds every CPU. */
+	if (sysroot_read_cpulist(root, &nodes, NODE_DIR "/possible") || cpuset_empty(&nodes)) {
+		cpuset_clear(&nodes);
+		cpuset_add(&nodes, 0);
+	}
+	for (node = cpuset_next(&nodes, -1), topo->nr_nodes = 0; node >= 0;
+	     node = cpuset_next(&nodes, node))
+		topo->nr_nodes = (unsigned int)node + 1;
+	if (topo->nr_nodes > TOPOLOGY_MAX_NODES)
+		return -ERANGE;
+	topo->node_cpus = calloc(topo->nr_nodes, sizeof(*topo->node_cpus));
+	if (!topo->node_cpus)
+		return -ENOMEM;
+	cpuset_for_each(node, &nodes) {
+		if (sysroot_read_cpulist(root, &cpus, NODE_DIR "/node%d/cpulist", node)) {
+			if (node == 0 && topo->nr_nodes == 1)
+				cpus = topo->possible;
+			else
+				cpuset_clear(&cpus);
+		}
+		topo->node_cpus[node] = cpus;
+		cpuset_for_each(cpu, &cpus)
+			if ((unsigned int)cpu < topo->nr_cpus)
+				topo->cpus[cpu].node = node;
+	}
+	return 0;
+}
+
+static void load_places(struct sysroot *root, struct topology *topo)
+{
+	struct cpuset siblings;
+	int cpu;
+
+	for (cpu = 0; (unsigned int)cpu < topo->nr_cpus; cpu++) {
+		struct cpu_place *place = &topo->cpus[cpu];
+
+		place->node = -1;
+		place->package = read_topology_id(root, (unsigned int)cpu, "physical_package_id");
+		place->core = read_topology_id(root, (unsigned int)cpu, "core_id");
+		place->first_sibling = cpu;
+		if (!sysroot_read_cpulist(root, &siblings,
+					  CPU_DIR "/cpu%d/topology/thread_siblings_list", cpu) &&
+		    cpuset_has(&siblings, (unsigned int)cpu))
+			place->first_sibling = cpuset_next(&siblings, -1);
+	}
+}
+
+int topology_load(struct sysroot *root, struct topology *topo)
+{
+	struct cpuset rt;
+	int ret, cpu;
+
+	memset(topo, 0, sizeof(*topo));
+	ret = sysroot_read_cpulist(root, &topo->online, CPU_DIR "/online");
+	if (ret || cpuset_empty(&topo->online)) {
+		log_error("cannot read the online CPUs from %s" CPU_DIR "/online: %s",
+			  sysroot_is_live(root) ? "" : sysroot_dir(root),
+			  ret ? strerror(-ret) : "empty list");
+		return ret ? ret : -EINVAL;
+	}
+	if (sysroot_read_cpulist(root, &topo->possible, CPU_DIR "/possible") ||
+	    !cpuset_subset(&topo->online, &topo->possible))
+		cpuset_or(&topo->possible, &topo->possible, &topo->online);
+	ret = read_optional_list(root, &topo->isolated, "isolated");
+	if (!ret)
+		ret = read_optional_list(root, &topo->nohz_full, "nohz_full");
+	if (ret)
+		return ret;
+	cpuset_or(&rt, &topo->isolated, &topo->nohz_full);
+	cpuset_andnot(&topo->housekeeping, &topo->online, &rt);
+
+	cpuset_for_each(cpu, &topo->possible)
+		topo->nr_cpus = (unsigned int)cpu + 1;
+	topo->cpus = calloc(topo->nr_cpus, sizeof(*topo->cpus));
+	if (!topo->cpus)
+		return -ENOMEM;
+	load_places(root, topo);
+	ret = load_nodes(root, topo);
+	if (ret) {
+		topology_release(topo);
+		return ret;
+	}
+	return 0;
+}
+
+void topology_release(struct topology *topo)
+{
+	free(topo->node_cpus);
+	free(topo->cpus);
+	topo->node_cpus = NULL;
+	topo->cpus = NULL;
+}
+
+int topology_cpu_node(const struct topology *topo, unsigned int cpu)
+{
+	if (cpu >= topo->nr_cpus || topo->cpus[cpu].node < 0)
+		return 0;
+	return topo->cpus[cpu].node;
+}
+
+void topology_smt_siblings(const struct topology *topo, unsigned int cpu,
+			   struct cpuset *siblings)
+{
+	unsigned int other;
+
+	cpuset_clear(siblings);
+	if (cpu >= topo->nr_cpus)
+		return;
+	for (other = 0; other < topo->nr_cpus; other++)
+		if (topo->cpus[other].first_sibling == topo->cpus[cpu].first_sibling)
+			cpuset_add(siblings, other);
+}

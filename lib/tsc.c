@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <stdlib.h>
+#include <string.h>
+
+#include "latscope/tsc.h"
+
+bool tsc_usable(struct sysroot *root, const char **why)
+{
+	char *cpuinfo, *flags, *end;
+	bool constant, nonstop;
+
+	if (!TSC_AVAILABLE) {
+		*why = "this architecture has no TSC";
+		return false;
+	}
+	if (sysroot_read_alloc(root, &cpuinfo, NULL, "/proc/cpuinfo")) {
+		*why = "/proc/cpuinfo cannot be read";
+		return false;
+	}
+	flags = strstr(cpuinfo, "\nflags");
+	end = flags ? strchr(flags + 1, '\n') : NULL;
+	if (end)
+		*end = '\0';
+	constant = flags && strstr(flags, " constant_tsc");
+	nonstop = flags && strstr(flags, " nonstop_tsc");
+	free(cpuinfo);
+	if (!constant || !nonstop) {
+		*why = "the CPU lacks a constant, nonstop TSC (constant_tsc/nonstop_tsc flags)";
+		return false;
+	}
+	*why = NULL;
+	return true;
+}
+
+/*
+ * Take a (tsc, ns) pair with the smallest possible window between the two
+ * reads, so the pair is accurate to a few tens of ns.
+ */
+static void anchor_pair(uint64_t *tsc, uint64_t *ns)
+{
+	uint64_t best = UINT64_MAX;
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		uint64_t t0 = tsc_read_raw();
+		uint64_t mono = tsc_monotonic_raw_ns();
+		uint64_t t1 = tsc_read_raw();
+
+		if (t1 - t0 < best) {
+			best = t1 - t0;
+			*tsc = t0 + (t1 - t0) / 2;
+			*ns = mono;
+		}
+	}
+}
+
+static void set_rate(struct tsc_clock *clock, uint64_t cycles, uint64_t ns)
+{
+	if (!cycles || !ns)
+		return;
+	clock->cycles_per_ns = (double)cycles / (double)ns;
+	clock->mult = (uint64_t)((double)ns / (double)cycles * (double)(1ULL << TSC_SHIFT) + 0.5);
+}
+
+void tsc_calibrate_begin(struct tsc_clock *clock, bool use_tsc, uint64_t min_ns)
+{
+	struct timespec pause;
+	uint64_t tsc, ns;
+
+	memset(clock, 0, sizeof(*clock));
+	clock->use_tsc = use_tsc;
+	if (!use_tsc) {
+		clock->mult = 1ULL << TSC_SHIFT;
+		clock->cycles_per_ns = 1.0;
+		clock->start_ns = tsc_monotonic_raw_ns();
+		clock->start_tsc = clock->start_ns;
+		return;
+	}
+	if (min_ns < 100000000ULL)
+		min_ns = 100000000ULL;
+	anchor_pair(&clock->start_tsc, &clock->start_ns);
+	pause.tv_sec = (time_t)(min_ns / 1000000000ULL);
+	pause.tv_nsec = (long)(min_ns % 1000000000ULL);
+	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &pause, &pause))
+		;
+	anchor_pair(&tsc, &ns);
+	set_rate(clock, tsc - clock->start_tsc, ns - clock->start_ns);
+}
+
+void tsc_calibrate_end(struct tsc_clock *clock)
+{
+	if (!clock->use_tsc) {
+		clock->end_ns = tsc_monotonic_raw_ns();
+		clock->end_tsc = clock->end_ns;
+		return;
+	}
+	anchor_pair(&clock->end_tsc, &clock->end_ns);
+	set_rate(clock, clock->end_tsc - clock->start_tsc, clock->end_ns - clock->start_ns);
+}
+
+uint64_t tsc_to_ns_since_start(const struct tsc_clock *clock, uint64_t stamp)
+{
+	if (stamp <= clock->start_tsc)
+		return 0;
+	return tsc_delta_ns(clock, stamp - clock->start_tsc);
+}

@@ -1,0 +1,41 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Install the Debian packages latscope needs to build, test and benchmark.
+# Installs only what is missing; does nothing when everything is there.
+set -eu
+
+BUILD="meson ninja-build pkg-config gcc libc6-dev libtracefs-dev libtraceevent-dev
+libjansson-dev libnuma-dev zlib1g-dev"
+TEST="check python3 util-linux procps"
+# peers the benchmarks compare against; optional at run time
+BENCH="rt-tests hyperfine time"
+
+want="$BUILD $TEST"
+[ "${1:-}" = "--bench" ] && want="$want $BENCH"
+
+missing=""
+for pkg in $want; do
+	status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
+	case "$status" in
+	*"install ok installed"*) ;;
+	*) missing="$missing $pkg" ;;
+	esac
+done
+
+[ -z "$missing" ] && exit 0
+
+echo "install-deps: installing:$missing"
+if [ "$(id -u)" -ne 0 ]; then
+	if command -v sudo >/dev/null 2>&1; then
+		SUDO=sudo
+	else
+		echo "install-deps: need root to install:$missing" >&2
+		exit 1
+	fi
+else
+	SUDO=
+fi
+export DEBIAN_FRONTEND=noninteractive
+# shellcheck disable=SC2086
+$SUDO apt-get install -y --no-install-recommends $missing >/dev/null ||
+	{ $SUDO apt-get update >/dev/null && $SUDO apt-get install -y --no-install-recommends $missing >/dev/null; }

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <string.h>
+
+#include "latscope/cpuset.h"
+#include "unit.h"
+
+static const char *roundtrip(const char *text)
+{
+	static char out[256];
+	struct cpuset set;
+
+	ck_assert_msg(cpuset_parse_list(text, &set) == 0, "'%s' rejected", text);
+	return cpuset_format_list(&set, out, sizeof(out));
+}
+
+START_TEST(lists_parse_and_format)
+{
+	ck_assert_str_eq(roundtrip("0-3,8,10-11"), "0-3,8,10-11");
+	ck_assert_str_eq(roundtrip("3-5,0"), "0,3-5");
+	ck_assert_str_eq(roundtrip("1"), "1");
+	ck_assert_str_eq(roundtrip("0-1\n"), "0-1");
+	ck_assert_str_eq(roundtrip(""), "");
+	ck_assert_str_eq(roundtrip("0-7:2"), "0,2,4,6");
+	ck_assert_str_eq(roundtrip("8191"), "8191");
+	ck_assert_str_eq(roundtrip("1,1,2"), "1-2");
+}
+END_TEST
+
+START_TEST(lists_rejected)
+{
+	static const char *const bad[] = { "3-x", "a", "1-", "-1", "5-3", "1,,2", "1;2",
+					   "1 2", "0-7:0", "1,", NULL };
+	struct cpuset set;
+
+	for (int i = 0; bad[i]; i++)
+		ck_assert_msg(cpuset_parse_list(bad[i], &set) == -EINVAL, "'%s' accepted", bad[i]);
+	ck_assert_int_eq(cpuset_parse_list("8192", &set), -ERANGE);
+}
+END_TEST
+
+START_TEST(masks)
+{
+	struct cpuset set;
+	char out[256];
+
+	ck_assert_int_eq(cpuset_parse_mask("3\n", &set), 0);
+	ck_assert_str_eq(cpuset_format_list(&set, out, sizeof(out)), "0-1");
+	ck_assert_int_eq(cpuset_parse_mask("ff,00000003", &set), 0);
+	ck_assert_str_eq(cpuset_format_list(&set, out, sizeof(out)), "0-1,32-39");
+	ck_assert_str_eq(cpuset_format_mask(&set, 40, out, sizeof(out)), "ff,00000003");
+	cpuset_parse_list("0-1", &set);
+	ck_assert_str_eq(cpuset_format_mask(&set, 2, out, sizeof(out)), "3");
+	ck_assert_str_eq(cpuset_format_mask(&set, 64, out, sizeof(out)), "00000000,00000003");
+	ck_assert_int_eq(cpuset_parse_mask("xyz", &set), -EINVAL);
+	ck_assert_int_eq(cpuset_parse_mask("", &set), -EINVAL);
+}
+END_TEST
+
+START_TEST(set_algebra)
+{
+	struct cpuset a, b, c;
+	char out[64];
+	int cpu, n = 0;
+
+	cpuset_parse_list("0-7", &a);
+	cpuset_parse_list("2-3,100", &b);
+	cpuset_andnot(&c, &a, &b);
+	ck_assert_str_eq(cpuset_format_list(&c, out, sizeof(out)), "0-1,4-7");
+	cpuset_and(&c, &a, &b);
+	ck_assert_str_eq(cpuset_format_list(&c, out, sizeof(out)), "2-3");
+	cpuset_or(&c, &a, &b);
+	ck_assert_uint_eq(cpuset_count(&c), 9);
+	ck_assert(cpuset_intersects(&a, &b));
+	ck_assert(!cpuset_subset(&b, &a));
+	cpuset_remove(&b, 100);
+	ck_assert(cpuset_subset(&b, &a));
+	cpuset_for_each(cpu, &c)
+		n++;
+	ck_assert_int_eq(n, 9);
+	ck_assert_int_eq(cpuset_next(&c, 7), 100);
+	ck_assert_int_eq(cpuset_next(&c, 100), -1);
+}
+END_TEST
+
+START_TEST(long_lists_are_cut_visibly)
+{
+	struct cpuset set;
+	char out[16];
+
+	cpuset_parse_list("0,2,4,6,8,10,12,14,16,18", &set);
+	cpuset_format_list(&set, out, sizeof(out));
+	ck_assert_ptr_nonnull(strstr(out, "..."));
+	ck_assert_uint_lt(strlen(out), sizeof(out));
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("cpuset");
+	TCase *tc = tcase_create("cpuset");
+
+	tcase_add_test(tc, lists_parse_and_format);
+	tcase_add_test(tc, lists_rejected);
+	tcase_add_test(tc, masks);
+	tcase_add_test(tc, set_algebra);
+	tcase_add_test(tc, long_lists_are_cut_visibly);
+	suite_add_tcase(s, tc);
+	return unit_run(s);
+}

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "latscope/sysroot.h"
+#include "unit.h"
+
+static char scratch[256];
+
+static void make_scratch(void)
+{
+	snprintf(scratch, sizeof(scratch), "/tmp/latscope-sysroot-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(scratch));
+}
+
+static void put(const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", scratch, name);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void remove_scratch(const char *name)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", scratch, name);
+	unlink(path);
+}
+
+START_TEST(reads_under_the_root)
+{
+	struct sysroot *root;
+	char buf[16];
+	long long v;
+	struct cpuset set;
+
+	make_scratch();
+	put("number", "42\n");
+	put("garbage", "4x2\n");
+	put("list", "0-3,7\n");
+	put("long", "0123456789abcdefghijklmnop\n");
+	root = sysroot_new(scratch);
+	ck_assert(!sysroot_is_live(root));
+	ck_assert_int_eq(sysroot_read(root, buf, sizeof(buf), "/%s", "number"), 2);
+	ck_assert_str_eq(buf, "42");
+	ck_assert_int_eq(sysroot_read_integer(root, &v, "/number"), 0);
+	ck_assert_int_eq(v, 42);
+	ck_assert_int_eq(sysroot_read_integer(root, &v, "/garbage"), -EINVAL);
+	ck_assert_int_eq(sysroot_read_cpulist(root, &set, "/list"), 0);
+	ck_assert_uint_eq(cpuset_count(&set), 5);
+	ck_assert_int_eq(sysroot_read(root, buf, sizeof(buf), "/long"), -EFBIG);
+	ck_assert_int_eq(sysroot_read(root, buf, sizeof(buf), "/missing"), -ENOENT);
+	ck_assert(sysroot_exists(root, "/list"));
+	ck_assert(!sysroot_exists(root, "/missing"));
+	ck_assert_int_eq(sysroot_write(root, "1-2\n", "/list"), 0);
+	ck_assert_int_eq(sysroot_read(root, buf, sizeof(buf), "/list"), 3);
+	ck_assert_str_eq(buf, "1-2");
+	ck_assert_uint_eq(sysroot_files_read(root), 6);
+	sysroot_free(root);
+	remove_scratch("number");
+	remove_scratch("garbage");
+	remove_scratch("list");
+	remove_scratch("long");
+	rmdir(scratch);
+}
+END_TEST
+
+START_TEST(live_root_is_slash)
+{
+	struct sysroot *root = sysroot_new("/");
+	char path[64];
+
+	ck_assert(sysroot_is_live(root));
+	ck_assert_int_eq(sysroot_path(root, path, sizeof(path), "/proc/%s", "cmdline"), 0);
+	ck_assert_str_eq(path, "/proc/cmdline");
+	sysroot_free(root);
+	root = sysroot_new("/tmp/x/");
+	ck_assert_int_eq(sysroot_path(root, path, sizeof(path), "/proc/cmdline"), 0);
+	ck_assert_str_eq(path, "/tmp/x/proc/cmdline");
+	sysroot_free(root);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("sysroot");
+	TCase *tc = tcase_create("sysroot");
+
+	tcase_add_test(tc, reads_under_the_root);
+	tcase_add_test(tc, live_root_is_slash);
+	suite_add_tcase(s, tc);
+	return unit_run(s);
+}
