@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef LATSCOPE_RT_H
+#define LATSCOPE_RT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "latscope/cpuset.h"
+#include "latscope/sysroot.h"
+
+/*
+ * What a measurement thread needs to run undisturbed: pinning, a scheduling
+ * policy, locked and prefaulted memory on its own NUMA node, and a PM QoS
+ * request that keeps CPUs out of deep idle states. Kernel state changed here
+ * (the PM QoS request) is undone by the matching release function, which the
+ * commands call on every exit path.
+ */
+enum rt_policy {
+	RT_POLICY_OTHER,
+	RT_POLICY_FIFO,
+	RT_POLICY_RR,
+};
+
+/* "other" (or "normal"), "fifo", "rr"; returns 0 or -EINVAL */
+int rt_policy_parse(const char *name, enum rt_policy *policy);
+const char *rt_policy_name(enum rt_policy policy);
+static inline bool rt_policy_is_realtime(enum rt_policy policy)
+{
+	return policy != RT_POLICY_OTHER;
+}
+
+/**
+ * rt_pin_self - run the calling thread on one CPU only
+ * Returns 0 or a negative errno code (logged).
+ */
+int rt_pin_self(unsigned int cpu);
+
+/**
+ * rt_place_main_thread - keep the calling (main) thread off the measured CPUs
+ * @online: the online CPUs
+ * @measured: the CPUs measurement threads run on
+ * @chosen: an explicit set (e.g. --mainaffinity), or NULL
+ *
+ * Without @chosen, runs on online minus measured when that is not empty, and
+ * says so at info level; otherwise stays where it is. Returns 0 or -errno.
+ */
+int rt_place_main_thread(const struct cpuset *online, const struct cpuset *measured,
+			 const struct cpuset *chosen);
+
+/**
+ * rt_set_self_policy - set the calling thread's policy and priority
+ * @policy: the policy
+ * @priority: 1-99 for FIFO/RR, ignored for OTHER
+ *
+ * Returns 0, or a negative errno code (logged, with a hint when it is a
+ * permission problem).
+ */
+int rt_set_self_policy(enum rt_policy policy, int priority);
+
+/**
+ * rt_lock_memory - lock current and future memory (mlockall)
+ * Returns 0 or a negative errno code (logged). Undo with rt_unlock_memory().
+ */
+int rt_lock_memory(void);
+void rt_unlock_memory(void);
+
+/* Touch @bytes of the calling thread's stack so no page fault happens later. */
+void rt_prefault_stack(size_t bytes);
+
+/**
+ * rt_alloc_local - allocate zeroed, prefaulted memory on the calling thread's
+ * NUMA node (call after rt_pin_self)
+ * Returns memory to free with rt_free_local(ptr, size), or NULL.
+ */
+void *rt_alloc_local(size_t size);
+void rt_free_local(void *ptr, size_t size);
+
+/* A held request on /dev/cpu_dma_latency: the kernel drops it on close. */
+struct rt_dma_latency {
+	int fd;
+	int32_t value_us;
+};
+
+/**
+ * rt_dma_latency_hold - ask that CPUs wake from idle within @value_us
+ * @root: where /dev/cpu_dma_latency is
+ * @value_us: the exit latency bound in us (0: stay out of idle states)
+ * @hold: receives the open request; release with rt_dma_latency_release()
+ *
+ * Returns 0 or a negative errno code (logged).
+ */
+int rt_dma_latency_hold(struct sysroot *root, int32_t value_us, struct rt_dma_latency *hold);
+void rt_dma_latency_release(struct rt_dma_latency *hold);
+
+/* The kernel's real-time bandwidth limit: a spinning FIFO task loses
+ * (period - runtime) of every period. runtime_us is -1 when unlimited. */
+struct rt_throttling {
+	long long runtime_us;
+	long long period_us;
+};
+
+/**
+ * rt_read_throttling - read sched_rt_runtime_us and sched_rt_period_us
+ * Returns 0 or a negative errno code.
+ */
+int rt_read_throttling(struct sysroot *root, struct rt_throttling *limit);
+
+/* true when a FIFO/RR task that never sleeps is throttled */
+bool rt_throttling_active(const struct rt_throttling *limit);
+
+#endif

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <fcntl.h>
+#include <numa.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "latscope/log.h"
+#include "latscope/rt.h"
+
+int rt_policy_parse(const char *name, enum rt_policy *policy)
+{
+	if (!strcmp(name, "other") || !strcmp(name, "normal"))
+		*policy = RT_POLICY_OTHER;
+	else if (!strcmp(name, "fifo"))
+		*policy = RT_POLICY_FIFO;
+	else if (!strcmp(name, "rr"))
+		*policy = RT_POLICY_RR;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+const char *rt_policy_name(enum rt_policy policy)
+{
+	switch (policy) {
+	case RT_POLICY_FIFO:
+		return "fifo";
+	case RT_POLICY_RR:
+		return "rr";
+	default:
+		return "other";
+	}
+}
+
+int rt_pin_self(unsigned int cpu)
+{
+	cpu_set_t set;
+	int ret;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	ret = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	if (ret) {
+		log_error("cannot run on cpu %u: %s", cpu, strerror(ret));
+		return -ret;
+	}
+	return 0;
+}
+
+int rt_place_main_thread(const struct cpuset *online, const struct cpuset *measured,
+			 const struct cpuset *chosen)
+{
+	struct cpuset target;
+	cpu_set_t set;
+	char list[256];
+	int cpu, ret;
+
+	if (chosen)
+		target = *chosen;
+	else
+		cpuset_andnot(&target, online, measured);
+	if (cpuset_empty(&target)) {
+		log_info("no housekeeping cpu: the main thread shares the measured cpus");
+		return 0;
+	}
+	CPU_ZERO(&set);
+	cpuset_for_each(cpu, &target)
+		if (cpu < CPU_SETSIZE)
+			CPU_SET(cpu, &set);
+	ret = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	if (ret) {
+		log_error("cannot move the main thread to cpus %s: %s",
+			  cpuset_format_list(&target, list, sizeof(list)), strerror(ret));
+		return -ret;
+	}
+	log_info("main thread on cpus %s", cpuset_format_list(&target, list, sizeof(list)));
+	return 0;
+}
+
+int rt_set_self_policy(enum rt_policy policy, int priority)
+{
+	struct sched_param param = { 0 };
+	int kernel_policy = SCHED_OTHER, ret;
+
+	if (policy == RT_POLICY_FIFO)
+		kernel_policy = SCHED_FIFO;
+	else if (policy == RT_POLICY_RR)
+		kernel_policy = SCHED_RR;
+	if (rt_policy_is_realtime(policy))
+		param.sched_priority = priority;
+	ret = pthread_setschedparam(pthread_self(), kernel_policy, &param);
+	if (ret) {
+		log_error("cannot set SCHED_%s priority %d: %s%s",
+			  policy == RT_POLICY_FIFO ? "FIFO" : policy == RT_POLICY_RR ? "RR" : "OTHER",
+			  param.sched_priority, strerror(ret),
+			  ret == EPERM ? " (needs root, CAP_SYS_NICE or RLIMIT_RTPRIO)" : "");
+		return -ret;
+	}
+	return 0;
+}
+
+int rt_lock_memory(void)
+{
+	if (mlockall(MCL_CURRENT | MCL_FUTURE)) {
+		int err = errno;
+
+		log_error("cannot lock memory: %s%s", strerror(err),
+			  err == ENOMEM || err == EPERM ? " (raise RLIMIT_MEMLOCK or run as root)" : "");
+		return -err;
+	}
+	return 0;
+}
+
+void rt_unlock_memory(void)
+{
+	munlockall();
+}
+
+void rt_prefault_stack(size_t bytes)
+{
+	volatile unsigned char *stack = alloca(bytes);
+	size_t i;
+
+	for (i = 0; i < bytes; i += 4096)
+		stack[i] = 0;
+}
+
+void *rt_alloc_local(size_t size)
+{
+	void *ptr;
+
+	if (!size)
+		return NULL;
+	if (numa_available() >= 0)
+		ptr = numa_alloc_local(size);
+	else
+		ptr = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!ptr || ptr == MAP_FAILED) {
+		log_error("cannot allocate %zu bytes: %s", size, strerror(ENOMEM));
+		return NULL;
+	}
+	/* fault every page in now, on this CPU's node */
+	memset(ptr, 0, size);
+	return ptr;
+}
+
+void rt_free_local(void *ptr, size_t size)
+{
+	if (!ptr)
+		return;
+	if (numa_available() >= 0)
+		numa_free(ptr, size);
+	else
+		munmap(ptr, size);
+}
+
+int rt_dma_latency_hold(struct sysroot *root, int32_t value_us, struct rt_dma_latency *hold)
+{
+	ssize_t n;
+	int fd;
+
+	hold->fd = -1;
+	hold->value_us = value_us;
+	fd = sysroot_open(root, O_WRONLY, "/dev/cpu_dma_latency");
+	if (fd < 0) {
+		log_error("cannot open /dev/cpu_dma_latency: %s (use --no-dma-latency to measure "
+			  "without a PM QoS request)", strerror(-fd));
+		return fd;
+	}
+	/* The binary s32 form; the request lives as long as the descriptor. */
+	n = write(fd, &value_us, sizeof(value_us));
+	if (n != (ssize_t)sizeof(value_us)) {
+		int err = n < 0 ? errno : EIO;
+
+		close(fd);
+		log_error("cannot write /dev/cpu_dma_latency: %s", strerror(err));
+		return -err;
+	}
+	hold->fd = fd;
+	return 0;
+}
+
+void rt_dma_latency_release(struct rt_dma_latency *hold)
+{
+	if (hold->fd >= 0)
+		close(hold->fd);
+	hold->fd = -1;
+}
+
+int rt_read_throttling(struct sysroot *root, struct rt_throttling *limit)
+{
+	int ret;
+
+	ret = sysroot_read_integer(root, &limit->runtime_us, "/proc/sys/kernel/sched_rt_runtime_us");
+	if (!ret)
+		ret = sysroot_read_integer(root, &limit->period_us,
+					   "/proc/sys/kernel/sched_rt_period_us");
+	return ret;
+}
+
+bool rt_throttling_active(const struct rt_throttling *limit)
+{
+	return limit->runtime_us >= 0 && limit->runtime_us < limit->period_us;
+}
