@@ -12,7 +12,7 @@
 enum exit_code {
 	EXIT_OK = 0,
 	EXIT_ERROR = 1,
-	EXIT_BUDGET = 2,	/* --fail-above, --fail-on, -b */
+	EXIT_BUDGET = 2, /* --fail-above, --fail-on, -b */
 	EXIT_USAGE = 129,
 };
 
@@ -50,13 +50,12 @@ void cli_install_log_hook(void);
  */
 int option_integer(const char *option, const char *arg, long long min, long long max,
 		   long long *value);
-int option_duration(const char *option, const char *arg, uint64_t bare_unit_ns,
-		    uint64_t min_ns, uint64_t max_ns, uint64_t *ns);
+int option_duration(const char *option, const char *arg, uint64_t bare_unit_ns, uint64_t min_ns,
+		    uint64_t max_ns, uint64_t *ns);
 int option_cpus(const char *option, const char *arg, struct cpuset *set);
 /* the usage error for an option getopt_long rejected (unknown, missing value) */
 struct option;
-int option_rejected(int argc, char **argv, const char *shortopts,
-		    const struct option *longopts);
+int option_rejected(int argc, char **argv, const char *shortopts, const struct option *longopts);
 
 /*
  * SIGINT, SIGTERM and SIGHUP set the stop flag (the signal's number); the

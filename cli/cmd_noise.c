@@ -1,14 +1,408 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "cli.h"
+#include "latscope/log.h"
+#include "latscope/noise.h"
+#include "latscope/noise_result.h"
+#include "latscope/parse.h"
+#include "latscope/result.h"
+#include "latscope/topology.h"
+#include "noise_report.h"
+
+#define DEFAULT_MAX_GAPS (1U << 17)
+
+struct noise_options {
+	struct noise_params params;
+	bool cpus_given, priority_given, policy_given;
+	const char *json_path;
+	const char *histogram_path;
+	const char *gaps_path;
+	bool quiet, force, no_dma_latency;
+	uint64_t fail_above_ns; /* 0: none */
+	int verbose;
+};
 
 void cmd_noise_usage(FILE *out)
 {
-	fprintf(out, "usage: latscope noise\n");
+	fprintf(out,
+		"usage: latscope noise [OPTIONS]\n"
+		"\n"
+		"Spin on each CPU reading the TSC back to back; every gap the CPU loses to\n"
+		"an interrupt, a thread, firmware or the hypervisor is measured, and\n"
+		"recurring gaps are reported with their period.\n"
+		"\n"
+		"  -c, --cpus LIST         cpus to measure (default: isolated cpus, else all online)\n"
+		"  -d, --duration DUR      how long (default 10s; a bare number is seconds)\n"
+		"  -t, --threshold DUR     smallest gap recorded (default 1us; bare number: us)\n"
+		"      --policy POLICY     other (default), fifo or rr\n"
+		"  -p, --priority N        1-99 for fifo/rr (implies fifo)\n"
+		"  -j, --json FILE         write the result document (latscope/1 JSON)\n"
+		"      --histogram FILE    write the histograms as text columns (gnuplot-ready)\n"
+		"      --gaps FILE         write every stored gap: cpu, start, duration\n"
+		"  -q, --quiet             no live view\n"
+		"      --fail-above DUR    exit 2 when a cpu's largest gap exceeds DUR (bare: us)\n"
+		"      --force             allow fifo/rr spinning on every online cpu\n"
+		"      --no-dma-latency    do not hold /dev/cpu_dma_latency at 0 while measuring\n"
+		"      --max-gaps N        gaps stored per cpu (default %u; more are counted)\n"
+		"      --clock CLOCK       tsc (default when constant and nonstop) or monotonic\n"
+		"  -v, --verbose           say what is set up\n"
+		"  -h, --help              this text\n"
+		"\n"
+		"Durations take a unit: ns, us, ms, s, m, h. Exit status: 0 ok, 1 error,\n"
+		"2 --fail-above exceeded, 129 usage error. See latscope-noise(1).\n",
+		DEFAULT_MAX_GAPS);
+}
+
+enum long_only {
+	OPT_POLICY = 256,
+	OPT_HISTOGRAM,
+	OPT_GAPS,
+	OPT_FAIL_ABOVE,
+	OPT_FORCE,
+	OPT_NO_DMA_LATENCY,
+	OPT_MAX_GAPS,
+	OPT_CLOCK,
+};
+
+static const char short_options[] = "c:d:t:p:j:qvh";
+static const struct option long_options[] = {
+	{ "cpus", required_argument, NULL, 'c' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "threshold", required_argument, NULL, 't' },
+	{ "policy", required_argument, NULL, OPT_POLICY },
+	{ "priority", required_argument, NULL, 'p' },
+	{ "json", required_argument, NULL, 'j' },
+	{ "histogram", required_argument, NULL, OPT_HISTOGRAM },
+	{ "gaps", required_argument, NULL, OPT_GAPS },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "fail-above", required_argument, NULL, OPT_FAIL_ABOVE },
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "no-dma-latency", no_argument, NULL, OPT_NO_DMA_LATENCY },
+	{ "max-gaps", required_argument, NULL, OPT_MAX_GAPS },
+	{ "clock", required_argument, NULL, OPT_CLOCK },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Returns 0, EXIT_USAGE after printing the error, or -1 for --help. */
+static int parse_options(int argc, char **argv, struct noise_options *o)
+{
+	long long number;
+	int c, ret = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->params.duration_ns = 10 * NS_PER_SEC;
+	o->params.threshold_ns = NS_PER_US;
+	o->params.max_gaps = DEFAULT_MAX_GAPS;
+	o->params.use_tsc = true;
+	o->params.policy = RT_POLICY_OTHER;
+	opterr = 0;
+	optind = 1;
+	while (!ret && (c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			ret = option_cpus("--cpus", optarg, &o->params.cpus);
+			o->cpus_given = true;
+			break;
+		case 'd':
+			ret = option_duration("--duration", optarg, NS_PER_SEC, 10 * NS_PER_MS,
+					      30 * NS_PER_DAY, &o->params.duration_ns);
+			break;
+		case 't':
+			ret = option_duration("--threshold", optarg, NS_PER_US, 1, 10 * NS_PER_SEC,
+					      &o->params.threshold_ns);
+			break;
+		case OPT_POLICY:
+			if (rt_policy_parse(optarg, &o->params.policy))
+				ret = usage_error(
+					"invalid policy '%s' for --policy (other, fifo or rr)",
+					optarg);
+			o->policy_given = true;
+			break;
+		case 'p':
+			ret = option_integer("--priority", optarg, 1, 99, &number);
+			o->params.priority = (int)number;
+			o->priority_given = true;
+			break;
+		case 'j':
+			o->json_path = optarg;
+			break;
+		case OPT_HISTOGRAM:
+			o->histogram_path = optarg;
+			break;
+		case OPT_GAPS:
+			o->gaps_path = optarg;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case OPT_FAIL_ABOVE:
+			ret = option_duration("--fail-above", optarg, NS_PER_US, 1,
+					      1000 * NS_PER_SEC, &o->fail_above_ns);
+			break;
+		case OPT_FORCE:
+			o->force = true;
+			break;
+		case OPT_NO_DMA_LATENCY:
+			o->no_dma_latency = true;
+			break;
+		case OPT_MAX_GAPS:
+			ret = option_integer("--max-gaps", optarg, 0, 1LL << 28, &number);
+			o->params.max_gaps = (size_t)number;
+			break;
+		case OPT_CLOCK:
+			if (!strcmp(optarg, "tsc"))
+				o->params.use_tsc = true;
+			else if (!strcmp(optarg, "monotonic"))
+				o->params.use_tsc = false;
+			else
+				ret = usage_error(
+					"invalid clock '%s' for --clock (tsc or monotonic)",
+					optarg);
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		case 'h':
+			return -1;
+		default:
+			return option_rejected(argc, argv, short_options, long_options);
+		}
+	}
+	if (ret)
+		return ret;
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (o->priority_given && !o->policy_given)
+		o->params.policy = RT_POLICY_FIFO;
+	if (o->priority_given && !rt_policy_is_realtime(o->params.policy))
+		return usage_error("--priority %d needs --policy fifo or rr", o->params.priority);
+	if (rt_policy_is_realtime(o->params.policy) && !o->priority_given)
+		o->params.priority = 1;
+	return 0;
+}
+
+/* What only the machine can tell: online cpus, the default set, RT spinning. */
+static int check_against_machine(struct noise_options *o, const struct topology *topo)
+{
+	struct cpuset offline;
+	char list[256], online[256];
+
+	if (!o->cpus_given)
+		o->params.cpus = cpuset_empty(&topo->isolated) ? topo->online : topo->isolated;
+	cpuset_andnot(&offline, &o->params.cpus, &topo->online);
+	if (!cpuset_empty(&offline))
+		return usage_error("cpu %s in --cpus is not online (online: %s)",
+				   cpuset_format_list(&offline, list, sizeof(list)),
+				   cpuset_format_list(&topo->online, online, sizeof(online)));
+	if (rt_policy_is_realtime(o->params.policy) && !o->force &&
+	    cpuset_subset(&topo->online, &o->params.cpus))
+		return usage_error("refusing to spin at SCHED_%s on every online cpu (%s): the "
+				   "kernel's own threads would starve; leave a housekeeping cpu "
+				   "or pass --force",
+				   o->params.policy == RT_POLICY_FIFO ? "FIFO" : "RR",
+				   cpuset_format_list(&topo->online, online, sizeof(online)));
+	return 0;
+}
+
+static int check_output_path(const char *option, const char *path)
+{
+	int ret;
+
+	if (!path)
+		return 0;
+	ret = result_check_writable(path);
+	if (ret)
+		return usage_error("cannot write %s '%s': %s", option, path, strerror(-ret));
+	return 0;
+}
+
+static void choose_clock(struct noise_options *o, struct sysroot *root)
+{
+	const char *why;
+
+	if (o->params.use_tsc && !tsc_usable(root, &why)) {
+		log_warning("%s: measuring with clock_gettime(CLOCK_MONOTONIC_RAW) instead, "
+			    "which costs more per read",
+			    why);
+		o->params.use_tsc = false;
+	}
+}
+
+/* Reject a threshold the loop cannot resolve: every read would be a gap. */
+static int check_threshold(const struct noise_options *o)
+{
+	struct tsc_clock probe;
+	uint64_t floor_ns;
+	char a[32], b[32];
+
+	tsc_calibrate_begin(&probe, o->params.use_tsc, 100000000ULL);
+	floor_ns = tsc_read_cost_ns(&probe);
+	if (o->params.threshold_ns <= 2 * floor_ns)
+		return usage_error("--threshold %s is below what the loop resolves on this "
+				   "machine (a read costs %s; use at least %s)",
+				   format_duration(o->params.threshold_ns, a, sizeof(a)),
+				   format_duration(floor_ns, b, sizeof(b)),
+				   format_duration(2 * floor_ns + 1, a, sizeof(a)));
+	return 0;
+}
+
+/* Sleep a second, less when the run ends sooner; a signal ends it early. */
+static void wait_a_second(const struct noise_run *run)
+{
+	uint64_t left = noise_remaining_ns(run);
+	struct timespec pause;
+
+	if (left > NS_PER_SEC)
+		left = NS_PER_SEC;
+	pause.tv_sec = (time_t)(left / NS_PER_SEC);
+	pause.tv_nsec = (long)(left % NS_PER_SEC);
+	clock_nanosleep(CLOCK_MONOTONIC, 0, &pause, NULL);
+}
+
+static int write_outputs(const struct noise_options *o, const struct noise_run *run,
+			 const struct topology *topo, struct sysroot *root, json_t *doc)
+{
+	int ret;
+
+	if (o->histogram_path) {
+		ret = noise_report_histogram_file(o->histogram_path, run);
+		if (ret)
+			return runtime_error("cannot write --histogram '%s': %s", o->histogram_path,
+					     strerror(-ret));
+	}
+	if (o->gaps_path) {
+		ret = noise_report_gaps_file(o->gaps_path, run);
+		if (ret)
+			return runtime_error("cannot write --gaps '%s': %s", o->gaps_path,
+					     strerror(-ret));
+	}
+	if (!o->json_path)
+		return 0;
+	result_set_end_time(doc);
+	json_object_set_new(doc, "host", result_host_facts(root, topo));
+	json_object_set_new(doc, "params", noise_result_params(run));
+	json_object_set_new(doc, "elapsed_ns", json_integer((json_int_t)run->elapsed_ns));
+	json_object_set_new(doc, "interrupted_by",
+			    stop_requested ? json_string(strsignal(stop_requested)) : json_null());
+	json_object_set_new(doc, "cpus", noise_result_cpus(run));
+	ret = result_write(doc, o->json_path);
+	if (ret)
+		return runtime_error("cannot write --json '%s': %s", o->json_path, strerror(-ret));
+	return 0;
+}
+
+static int exit_status(const struct noise_options *o, const struct noise_run *run)
+{
+	unsigned int i;
+
+	if (!o->fail_above_ns)
+		return EXIT_OK;
+	for (i = 0; i < run->nr_cpus; i++)
+		if (run->cpus[i].hist->max > o->fail_above_ns)
+			return EXIT_BUDGET;
+	return EXIT_OK;
+}
+
+static int measure(struct noise_options *o, struct sysroot *root, const struct topology *topo,
+		   json_t *doc)
+{
+	struct rt_dma_latency dma = { .fd = -1 };
+	struct rt_throttling limit = { .runtime_us = -1, .period_us = 1000000 };
+	bool live = !o->quiet && isatty(STDOUT_FILENO), first = true;
+	struct noise_run run;
+	int ret, status;
+
+	if (rt_policy_is_realtime(o->params.policy) && rt_read_throttling(root, &limit))
+		log_warning(
+			"cannot read sched_rt_runtime_us: RT throttling will not be recognised");
+	if (rt_lock_memory())
+		log_warning("measuring with unlocked memory: page faults may show as gaps");
+	if (!o->no_dma_latency && rt_dma_latency_hold(root, 0, &dma)) {
+		rt_unlock_memory();
+		return EXIT_ERROR;
+	}
+	rt_place_main_thread(&topo->online, &o->params.cpus, NULL);
+	ret = noise_start(&run, root, &o->params);
+	if (ret) {
+		rt_dma_latency_release(&dma);
+		rt_unlock_memory();
+		return EXIT_ERROR;
+	}
+	noise_report_header(stdout, &run);
+	while (!stop_requested && noise_running(&run)) {
+		wait_a_second(&run);
+		if (live)
+			noise_report_live(stdout, &run, first);
+		first = false;
+	}
+	noise_stop(&run);
+	/* kernel state first: nothing of ours outlives the measurement */
+	rt_dma_latency_release(&dma);
+	rt_unlock_memory();
+	if (live)
+		noise_report_live_clear(stdout, &run);
+	noise_classify_throttling(&run, &limit);
+	if (noise_find_periods(&run))
+		log_warning("out of memory looking for periodic gaps");
+	noise_report_summary(stdout, &run, &limit);
+	status = write_outputs(o, &run, topo, root, doc);
+	if (!status)
+		status = exit_status(o, &run);
+	noise_release(&run);
+	return status;
 }
 
 int cmd_noise(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return EXIT_ERROR;
+	struct noise_options o;
+	struct topology topo;
+	struct sysroot *root;
+	json_t *doc = NULL;
+	int ret;
+
+	ret = parse_options(argc, argv, &o);
+	if (ret < 0) {
+		cmd_noise_usage(stdout);
+		return EXIT_OK;
+	}
+	if (ret)
+		return ret;
+	cli_set_verbosity(o.verbose);
+	root = sysroot_new(NULL);
+	if (!root)
+		return runtime_error("out of memory");
+	if (topology_load(root, &topo)) {
+		sysroot_free(root);
+		return EXIT_ERROR;
+	}
+	ret = check_against_machine(&o, &topo);
+	if (!ret)
+		ret = check_output_path("--json", o.json_path);
+	if (!ret)
+		ret = check_output_path("--histogram", o.histogram_path);
+	if (!ret)
+		ret = check_output_path("--gaps", o.gaps_path);
+	if (!ret) {
+		choose_clock(&o, root);
+		ret = check_threshold(&o);
+	}
+	if (!ret && signals_catch())
+		ret = runtime_error("cannot catch signals: %s", strerror(errno));
+	if (!ret) {
+		/* argv[0] is the command; main's argv[0], "latscope", precedes it */
+		doc = result_new("noise", argc + 1, argv - 1);
+		ret = measure(&o, root, &topo, doc);
+	}
+	json_decref(doc);
+	topology_release(&topo);
+	sysroot_free(root);
+	return ret;
 }

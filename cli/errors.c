@@ -51,8 +51,10 @@ int runtime_error(const char *fmt, ...)
 static void print_log(enum log_level level, const char *fmt, ...)
 {
 	static const char *const kinds[] = {
-		[LOG_ERROR] = "", [LOG_WARNING] = "warning: ",
-		[LOG_INFO] = "", [LOG_DEBUG] = "debug: ",
+		[LOG_ERROR] = "",
+		[LOG_WARNING] = "warning: ",
+		[LOG_INFO] = "",
+		[LOG_DEBUG] = "debug: ",
 	};
 	va_list ap;
 

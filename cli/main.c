@@ -7,8 +7,8 @@
 #include "latscope-config.h"
 
 static const struct command commands[] = {
-	{ "noise", NULL, "OS noise: gaps a busy CPU loses, their sizes and periods",
-	  cmd_noise, cmd_noise_usage },
+	{ "noise", NULL, "OS noise: gaps a busy CPU loses, their sizes and periods", cmd_noise,
+	  cmd_noise_usage },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -34,9 +34,10 @@ static void main_usage(FILE *out)
 		     "commands:\n");
 	for (i = 0; i < NR_COMMANDS; i++)
 		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "\n'latscope help COMMAND' or 'latscope COMMAND --help' shows a command's options;\n"
-		     "'man latscope-COMMAND' explains it.\n"
-		     "exit status: 0 ok, 1 error, 2 a budget was exceeded, 129 usage error\n");
+	fprintf(out,
+		"\n'latscope help COMMAND' or 'latscope COMMAND --help' shows a command's options;\n"
+		"'man latscope-COMMAND' explains it.\n"
+		"exit status: 0 ok, 1 error, 2 a budget was exceeded, 129 usage error\n");
 }
 
 static int help(int argc, char **argv)

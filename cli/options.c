@@ -18,8 +18,8 @@ int option_integer(const char *option, const char *arg, long long min, long long
 	return 0;
 }
 
-int option_duration(const char *option, const char *arg, uint64_t bare_unit_ns,
-		    uint64_t min_ns, uint64_t max_ns, uint64_t *ns)
+int option_duration(const char *option, const char *arg, uint64_t bare_unit_ns, uint64_t min_ns,
+		    uint64_t max_ns, uint64_t *ns)
 {
 	char low[32], high[32];
 	int ret = parse_duration(arg, bare_unit_ns, min_ns, max_ns, ns);
@@ -41,8 +41,7 @@ int option_cpus(const char *option, const char *arg, struct cpuset *set)
 	return 0;
 }
 
-static const struct option *find_long(const struct option *longopts, const char *name,
-				     size_t len)
+static const struct option *find_long(const struct option *longopts, const char *name, size_t len)
 {
 	for (; longopts && longopts->name; longopts++)
 		if (strlen(longopts->name) == len && !strncmp(longopts->name, name, len))
@@ -50,8 +49,7 @@ static const struct option *find_long(const struct option *longopts, const char 
 	return NULL;
 }
 
-int option_rejected(int argc, char **argv, const char *shortopts,
-		    const struct option *longopts)
+int option_rejected(int argc, char **argv, const char *shortopts, const struct option *longopts)
 {
 	const char *word = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
 	const struct option *known_long;

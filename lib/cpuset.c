@@ -255,8 +255,7 @@ char *cpuset_format_list(const struct cpuset *set, char *buf, size_t size)
 	return buf;
 }
 
-char *cpuset_format_mask(const struct cpuset *set, unsigned int nr_cpus, char *buf,
-			 size_t size)
+char *cpuset_format_mask(const struct cpuset *set, unsigned int nr_cpus, char *buf, size_t size)
 {
 	unsigned int groups, g, top_digits;
 	size_t len = 0;

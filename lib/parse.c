@@ -29,9 +29,8 @@ struct unit {
 };
 
 static const struct unit duration_units[] = {
-	{ "ns", NS_PER_NS }, { "us", NS_PER_US }, { "ms", NS_PER_MS },
-	{ "s", NS_PER_SEC }, { "m", NS_PER_MIN }, { "h", NS_PER_HOUR },
-	{ "d", NS_PER_DAY },
+	{ "ns", NS_PER_NS }, { "us", NS_PER_US },  { "ms", NS_PER_MS }, { "s", NS_PER_SEC },
+	{ "m", NS_PER_MIN }, { "h", NS_PER_HOUR }, { "d", NS_PER_DAY },
 };
 
 static int unit_ns(const char *suffix, uint64_t bare_unit_ns, uint64_t *ns)
@@ -51,8 +50,8 @@ static int unit_ns(const char *suffix, uint64_t bare_unit_ns, uint64_t *ns)
 	return -EINVAL;
 }
 
-int parse_duration(const char *text, uint64_t bare_unit_ns, uint64_t min_ns,
-		   uint64_t max_ns, uint64_t *ns)
+int parse_duration(const char *text, uint64_t bare_unit_ns, uint64_t min_ns, uint64_t max_ns,
+		   uint64_t *ns)
 {
 	uint64_t whole = 0, unit, frac_num = 0, frac_den = 1;
 	const char *p = text;

@@ -176,15 +176,16 @@ json_t *result_percentiles(const struct hist *h)
 		const char *key;
 		double percent;
 	} points[] = {
-		{ "p50", 50 }, { "p90", 90 }, { "p99", 99 },
+		{ "p50", 50 },	   { "p90", 90 },	{ "p99", 99 },
 		{ "p99.9", 99.9 }, { "p99.99", 99.99 }, { "p99.999", 99.999 },
 	};
 	json_t *p = json_object();
 	size_t i;
 
 	for (i = 0; i < sizeof(points) / sizeof(points[0]); i++)
-		json_object_set_new(p, points[i].key,
-				    json_integer((json_int_t)hist_percentile(h, points[i].percent)));
+		json_object_set_new(
+			p, points[i].key,
+			json_integer((json_int_t)hist_percentile(h, points[i].percent)));
 	return p;
 }
 
@@ -196,16 +197,35 @@ json_t *result_histogram(const struct hist *h)
 	for (i = 0; i < HIST_BUCKETS; i++) {
 		if (!h->buckets[i])
 			continue;
-		json_array_append_new(buckets,
-				      json_pack("[III]", (json_int_t)hist_bucket_low(i),
-						(json_int_t)hist_bucket_high(i),
-						(json_int_t)h->buckets[i]));
+		json_array_append_new(buckets, json_pack("[III]", (json_int_t)hist_bucket_low(i),
+							 (json_int_t)hist_bucket_high(i),
+							 (json_int_t)h->buckets[i]));
 	}
 	json_object_set_new(hist, "unit", json_string("ns"));
 	json_object_set_new(hist, "buckets", buckets);
 	json_object_set_new(hist, "overflow", json_integer((json_int_t)h->overflow));
 	json_object_set_new(hist, "overflow_above_ns", json_integer((json_int_t)HIST_MAX_NS));
 	return hist;
+}
+
+json_t *result_period_sources(const struct period_source *sources, int nr_sources)
+{
+	json_t *list = json_array();
+	int i;
+
+	for (i = 0; i < nr_sources; i++) {
+		const struct period_source *s = &sources[i];
+
+		json_array_append_new(
+			list,
+			json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "period_ns",
+				  (json_int_t)s->period_ns, "phase_ns", (json_int_t)s->phase_ns,
+				  "duration_ns", (json_int_t)s->duration_ns, "max_duration_ns",
+				  (json_int_t)s->max_duration_ns, "jitter_ns",
+				  (json_int_t)s->jitter_ns, "seen", (json_int_t)s->seen, "expected",
+				  (json_int_t)s->expected));
+	}
+	return list;
 }
 
 static int temp_path_for(const char *path, char *buf, size_t size)
@@ -242,8 +262,8 @@ int result_write(json_t *doc, const char *path)
 	fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
-	if (json_dumpfd(doc, fd, JSON_INDENT(2) | JSON_PRESERVE_ORDER) ||
-	    write(fd, "\n", 1) != 1 || fsync(fd)) {
+	if (json_dumpfd(doc, fd, JSON_INDENT(2) | JSON_PRESERVE_ORDER) || write(fd, "\n", 1) != 1 ||
+	    fsync(fd)) {
 		ret = errno ? -errno : -EIO;
 		close(fd);
 		unlink(temp);

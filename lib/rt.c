@@ -96,7 +96,9 @@ int rt_set_self_policy(enum rt_policy policy, int priority)
 	ret = pthread_setschedparam(pthread_self(), kernel_policy, &param);
 	if (ret) {
 		log_error("cannot set SCHED_%s priority %d: %s%s",
-			  policy == RT_POLICY_FIFO ? "FIFO" : policy == RT_POLICY_RR ? "RR" : "OTHER",
+			  policy == RT_POLICY_FIFO ? "FIFO" :
+			  policy == RT_POLICY_RR   ? "RR" :
+						     "OTHER",
 			  param.sched_priority, strerror(ret),
 			  ret == EPERM ? " (needs root, CAP_SYS_NICE or RLIMIT_RTPRIO)" : "");
 		return -ret;
@@ -110,7 +112,8 @@ int rt_lock_memory(void)
 		int err = errno;
 
 		log_error("cannot lock memory: %s%s", strerror(err),
-			  err == ENOMEM || err == EPERM ? " (raise RLIMIT_MEMLOCK or run as root)" : "");
+			  err == ENOMEM || err == EPERM ? " (raise RLIMIT_MEMLOCK or run as root)" :
+							  "");
 		return -err;
 	}
 	return 0;
@@ -169,7 +172,8 @@ int rt_dma_latency_hold(struct sysroot *root, int32_t value_us, struct rt_dma_la
 	fd = sysroot_open(root, O_WRONLY, "/dev/cpu_dma_latency");
 	if (fd < 0) {
 		log_error("cannot open /dev/cpu_dma_latency: %s (use --no-dma-latency to measure "
-			  "without a PM QoS request)", strerror(-fd));
+			  "without a PM QoS request)",
+			  strerror(-fd));
 		return fd;
 	}
 	/* The binary s32 form; the request lives as long as the descriptor. */
@@ -196,7 +200,8 @@ int rt_read_throttling(struct sysroot *root, struct rt_throttling *limit)
 {
 	int ret;
 
-	ret = sysroot_read_integer(root, &limit->runtime_us, "/proc/sys/kernel/sched_rt_runtime_us");
+	ret = sysroot_read_integer(root, &limit->runtime_us,
+				   "/proc/sys/kernel/sched_rt_runtime_us");
 	if (!ret)
 		ret = sysroot_read_integer(root, &limit->period_us,
 					   "/proc/sys/kernel/sched_rt_period_us");

@@ -61,8 +61,7 @@ unsigned long sysroot_files_read(const struct sysroot *root)
 	return root->files_read;
 }
 
-static int vpath(const struct sysroot *root, char *buf, size_t size, const char *fmt,
-		 va_list ap)
+static int vpath(const struct sysroot *root, char *buf, size_t size, const char *fmt, va_list ap)
 {
 	size_t prefix = root->live ? 0 : strlen(root->dir);
 	int n;
@@ -87,16 +86,16 @@ int sysroot_path(const struct sysroot *root, char *buf, size_t size, const char 
 	return ret;
 }
 
-#define WITH_PATH(root, fmt, path)                                   \
-	char path[4096];                                             \
-	do {                                                         \
-		va_list ap_;                                         \
-		int ret_;                                            \
-		va_start(ap_, fmt);                                  \
-		ret_ = vpath(root, path, sizeof(path), fmt, ap_);    \
-		va_end(ap_);                                         \
-		if (ret_)                                            \
-			return ret_;                                 \
+#define WITH_PATH(root, fmt, path)                                \
+	char path[4096];                                          \
+	do {                                                      \
+		va_list ap_;                                      \
+		int ret_;                                         \
+		va_start(ap_, fmt);                               \
+		ret_ = vpath(root, path, sizeof(path), fmt, ap_); \
+		va_end(ap_);                                      \
+		if (ret_)                                         \
+			return ret_;                              \
 	} while (0)
 
 static int read_fd_alloc(int fd, char **text, size_t *len)

@@ -19,8 +19,8 @@ static int read_optional_list(struct sysroot *root, struct cpuset *set, const ch
 		return 0;
 	}
 	if (ret)
-		log_error("cannot read %s" CPU_DIR "/%s: %s", sysroot_is_live(root) ? "" :
-			  sysroot_dir(root), name, strerror(-ret));
+		log_error("cannot read %s" CPU_DIR "/%s: %s",
+			  sysroot_is_live(root) ? "" : sysroot_dir(root), name, strerror(-ret));
 	return ret;
 }
 
@@ -28,8 +28,8 @@ static int read_topology_id(struct sysroot *root, unsigned int cpu, const char *
 {
 	long long v;
 
-	if (sysroot_read_integer(root, &v, CPU_DIR "/cpu%u/topology/%s", cpu, name) ||
-	    v < -1 || v > INT32_MAX)
+	if (sysroot_read_integer(root, &v, CPU_DIR "/cpu%u/topology/%s", cpu, name) || v < -1 ||
+	    v > INT32_MAX)
 		return -1;
 	return (int)v;
 }
@@ -139,8 +139,7 @@ int topology_cpu_node(const struct topology *topo, unsigned int cpu)
 	return topo->cpus[cpu].node;
 }
 
-void topology_smt_siblings(const struct topology *topo, unsigned int cpu,
-			   struct cpuset *siblings)
+void topology_smt_siblings(const struct topology *topo, unsigned int cpu, struct cpuset *siblings)
 {
 	unsigned int other;
 

@@ -98,6 +98,21 @@ void tsc_calibrate_end(struct tsc_clock *clock)
 	set_rate(clock, clock->end_tsc - clock->start_tsc, clock->end_ns - clock->start_ns);
 }
 
+uint64_t tsc_read_cost_ns(const struct tsc_clock *clock)
+{
+	uint64_t best = UINT64_MAX, prev = tsc_now(clock), now, ns;
+	int i;
+
+	for (i = 0; i < 100000; i++) {
+		now = tsc_now(clock);
+		if (now > prev && now - prev < best)
+			best = now - prev;
+		prev = now;
+	}
+	ns = best == UINT64_MAX ? 1 : tsc_delta_ns(clock, best);
+	return ns ? ns : 1;
+}
+
 uint64_t tsc_to_ns_since_start(const struct tsc_clock *clock, uint64_t stamp)
 {
 	if (stamp <= clock->start_tsc)

@@ -45,8 +45,7 @@ static void release_workers(struct worker_group *group, bool abort)
 	pthread_mutex_unlock(&group->lock);
 }
 
-int worker_group_start(struct worker_group *group, struct worker *workers,
-		       unsigned int nr_workers)
+int worker_group_start(struct worker_group *group, struct worker *workers, unsigned int nr_workers)
 {
 	sigset_t all, old;
 	unsigned int i;

@@ -79,7 +79,6 @@ char *cpuset_format_list(const struct cpuset *set, char *buf, size_t size);
  *
  * Returns @buf.
  */
-char *cpuset_format_mask(const struct cpuset *set, unsigned int nr_cpus, char *buf,
-			 size_t size);
+char *cpuset_format_mask(const struct cpuset *set, unsigned int nr_cpus, char *buf, size_t size);
 
 #endif

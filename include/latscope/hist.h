@@ -20,8 +20,8 @@
 #define HIST_BUCKETS (256 + 26 * HIST_SUB_BUCKETS)
 
 struct hist {
-	uint64_t count;	/* every value added, overflow included */
-	uint64_t overflow;	/* values above HIST_MAX_NS */
+	uint64_t count; /* every value added, overflow included */
+	uint64_t overflow; /* values above HIST_MAX_NS */
 	uint64_t min;
 	uint64_t max;
 	unsigned __int128 sum;

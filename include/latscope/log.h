@@ -27,8 +27,7 @@ void log_set_hook(log_hook hook);
  * @level: how serious the message is
  * @fmt: printf-style format, lower case, no trailing newline or period
  */
-void log_message(enum log_level level, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void log_message(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define log_error(...) log_message(LOG_ERROR, __VA_ARGS__)
 #define log_warning(...) log_message(LOG_WARNING, __VA_ARGS__)

@@ -38,7 +38,7 @@ int parse_integer(const char *text, long long min, long long max, long long *val
  * @max_ns: largest accepted duration
  * @ns: receives the duration in nanoseconds
  */
-int parse_duration(const char *text, uint64_t bare_unit_ns, uint64_t min_ns,
-		   uint64_t max_ns, uint64_t *ns);
+int parse_duration(const char *text, uint64_t bare_unit_ns, uint64_t min_ns, uint64_t max_ns,
+		   uint64_t *ns);
 
 #endif

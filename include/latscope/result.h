@@ -7,6 +7,7 @@
 
 #include "latscope/cpuset.h"
 #include "latscope/hist.h"
+#include "latscope/period.h"
 #include "latscope/sysroot.h"
 #include "latscope/topology.h"
 
@@ -55,6 +56,10 @@ json_t *result_percentiles(const struct hist *h);
  * "overflow": n, "overflow_above_ns": HIST_MAX_NS} (new reference).
  */
 json_t *result_histogram(const struct hist *h);
+
+/* periodic sources as a JSON list of {period_ns, phase_ns, duration_ns,
+ * max_duration_ns, jitter_ns, seen, expected} (new reference) */
+json_t *result_period_sources(const struct period_source *sources, int nr_sources);
 
 /**
  * result_check_writable - fail early when a result could not be written

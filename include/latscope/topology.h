@@ -11,8 +11,8 @@
 struct cpu_place {
 	int node;
 	int package;
-	int core;	/* core_id within the package */
-	int first_sibling;	/* lowest CPU of its SMT sibling group: one per physical core */
+	int core; /* core_id within the package */
+	int first_sibling; /* lowest CPU of its SMT sibling group: one per physical core */
 };
 
 /*
@@ -26,10 +26,10 @@ struct topology {
 	struct cpuset isolated;
 	struct cpuset nohz_full;
 	struct cpuset housekeeping;
-	unsigned int nr_cpus;	/* highest possible CPU + 1 */
-	unsigned int nr_nodes;	/* highest node + 1; 1 without NUMA */
-	struct cpuset *node_cpus;	/* nr_nodes entries */
-	struct cpu_place *cpus;	/* nr_cpus entries */
+	unsigned int nr_cpus; /* highest possible CPU + 1 */
+	unsigned int nr_nodes; /* highest node + 1; 1 without NUMA */
+	struct cpuset *node_cpus; /* nr_nodes entries */
+	struct cpu_place *cpus; /* nr_cpus entries */
 };
 
 /**
@@ -53,7 +53,6 @@ int topology_cpu_node(const struct topology *topo, unsigned int cpu);
  * @cpu: a CPU
  * @siblings: receives the set, @cpu included
  */
-void topology_smt_siblings(const struct topology *topo, unsigned int cpu,
-			   struct cpuset *siblings);
+void topology_smt_siblings(const struct topology *topo, unsigned int cpu, struct cpuset *siblings);
 
 #endif

@@ -15,8 +15,8 @@
  * for the hot loop (the kernel's clocksource mult/shift scheme).
  */
 struct tsc_clock {
-	bool use_tsc;	/* false: timestamps are CLOCK_MONOTONIC_RAW ns */
-	uint64_t mult;	/* ns = (delta * mult) >> TSC_SHIFT */
+	bool use_tsc; /* false: timestamps are CLOCK_MONOTONIC_RAW ns */
+	uint64_t mult; /* ns = (delta * mult) >> TSC_SHIFT */
 	double cycles_per_ns;
 	/* calibration anchors: a TSC value and CLOCK_MONOTONIC_RAW at one instant */
 	uint64_t start_tsc, start_ns;
@@ -88,6 +88,14 @@ void tsc_calibrate_begin(struct tsc_clock *clock, bool use_tsc, uint64_t min_ns)
  * accurate to parts per billion.
  */
 void tsc_calibrate_end(struct tsc_clock *clock);
+
+/**
+ * tsc_read_cost_ns - the smallest read-to-read delta of back-to-back reads
+ * @clock: a calibrated clock
+ *
+ * The finest gap a busy loop on this clock can resolve, in ns (at least 1).
+ */
+uint64_t tsc_read_cost_ns(const struct tsc_clock *clock);
 
 /* Convert a timestamp to ns since the calibration start anchor. */
 uint64_t tsc_to_ns_since_start(const struct tsc_clock *clock, uint64_t stamp);

@@ -19,7 +19,7 @@ struct worker {
 	unsigned int cpu;
 	enum rt_policy policy;
 	int priority;
-	int (*setup)(struct worker *worker);	/* optional; 0 or -errno */
+	int (*setup)(struct worker *worker); /* optional; 0 or -errno */
 	void (*run)(struct worker *worker);
 	void *data;
 	/* set by the thread */
@@ -52,8 +52,7 @@ struct worker_group {
  * joined and the first error is returned (already logged).
  * Returns 0 when every worker's run() has been entered, or a negative errno.
  */
-int worker_group_start(struct worker_group *group, struct worker *workers,
-		       unsigned int nr_workers);
+int worker_group_start(struct worker_group *group, struct worker *workers, unsigned int nr_workers);
 
 /* Wait for every worker's run() to return. */
 void worker_group_join(struct worker_group *group);

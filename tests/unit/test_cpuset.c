@@ -29,8 +29,8 @@ END_TEST
 
 START_TEST(lists_rejected)
 {
-	static const char *const bad[] = { "3-x", "a", "1-", "-1", "5-3", "1,,2", "1;2",
-					   "1 2", "0-7:0", "1,", NULL };
+	static const char *const bad[] = { "3-x", "a",	 "1-",	  "-1", "5-3", "1,,2",
+					   "1;2", "1 2", "0-7:0", "1,", NULL };
 	struct cpuset set;
 
 	for (int i = 0; bad[i]; i++)

@@ -39,8 +39,8 @@ static void check_against_reference(uint64_t *values, size_t n)
 		double want = (double)reference_percentile(values, n, points[i]);
 		double got = (double)hist_percentile(h, points[i]);
 
-		ck_assert_msg(fabs(got - want) <= 0.01 * want + 0.5,
-			      "p%g: got %.0f, want %.0f", points[i], got, want);
+		ck_assert_msg(fabs(got - want) <= 0.01 * want + 0.5, "p%g: got %.0f, want %.0f",
+			      points[i], got, want);
 	}
 	free(h);
 }

@@ -37,7 +37,8 @@ static uint64_t duration(const char *text, uint64_t bare)
 {
 	uint64_t ns = 0;
 
-	ck_assert_msg(parse_duration(text, bare, 0, UINT64_MAX / 2, &ns) == 0, "'%s' rejected", text);
+	ck_assert_msg(parse_duration(text, bare, 0, UINT64_MAX / 2, &ns) == 0, "'%s' rejected",
+		      text);
 	return ns;
 }
 
@@ -65,8 +66,8 @@ END_TEST
 
 START_TEST(durations_rejected)
 {
-	static const char *const bad[] = { "", "s", "-1s", "+1s", "1 s", "1sec", "1.2.3s",
-					   "10x", "0x10", "1e3", ".s", "us5", NULL };
+	static const char *const bad[] = { "",	  "s",	  "-1s", "+1s", "1 s", "1sec", "1.2.3s",
+					   "10x", "0x10", "1e3", ".s",	"us5", NULL };
 	uint64_t ns = 7;
 
 	for (int i = 0; bad[i]; i++)

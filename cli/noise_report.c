@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "noise_report.h"
+
+#define LABEL_WIDTH 20
+#define COLUMN_WIDTH 14
+
+static const char *policy_label(const struct noise_run *run, char *buf, size_t size)
+{
+	if (rt_policy_is_realtime(run->params.policy))
+		snprintf(buf, size, "SCHED_%s priority %d",
+			 run->params.policy == RT_POLICY_FIFO ? "FIFO" : "RR",
+			 run->params.priority);
+	else
+		snprintf(buf, size, "SCHED_OTHER");
+	return buf;
+}
+
+void noise_report_header(FILE *out, const struct noise_run *run)
+{
+	char cpus[128], duration[32], threshold[32], policy[64];
+
+	fprintf(out, "latscope noise: cpus %s for %s, gaps >= %s, %s, clock %s",
+		cpuset_format_list(&run->params.cpus, cpus, sizeof(cpus)),
+		format_duration(run->params.duration_ns, duration, sizeof(duration)),
+		format_duration(run->params.threshold_ns, threshold, sizeof(threshold)),
+		policy_label(run, policy, sizeof(policy)),
+		run->clock.use_tsc ? "tsc" : "monotonic_raw");
+	if (run->clock.use_tsc)
+		fprintf(out, " (%.3f GHz)", run->clock.cycles_per_ns);
+	fputc('\n', out);
+	fflush(out);
+}
+
+void noise_report_live(FILE *out, const struct noise_run *run, bool first)
+{
+	uint64_t elapsed = run->elapsed_ns;
+	unsigned int i;
+
+	(void)elapsed;
+	if (!first)
+		fprintf(out, "\033[%uA", run->nr_cpus);
+	for (i = 0; i < run->nr_cpus; i++) {
+		const struct noise_cpu *c = &run->cpus[i];
+		struct noise_live live;
+		char max[32], lost[32];
+
+		noise_read_live(c, &live);
+		fprintf(out, "\033[2Kcpu %3u: %12llu reads  max %12s us  %8llu gaps  lost %s\n",
+			c->cpu, (unsigned long long)live.loops,
+			format_us(live.max_ns, max, sizeof(max)), (unsigned long long)live.gaps,
+			format_duration(live.lost_ns, lost, sizeof(lost)));
+	}
+	fflush(out);
+}
+
+void noise_report_live_clear(FILE *out, const struct noise_run *run)
+{
+	unsigned int i;
+
+	fprintf(out, "\033[%uA", run->nr_cpus);
+	for (i = 0; i < run->nr_cpus; i++)
+		fprintf(out, "\033[2K\n");
+	fprintf(out, "\033[%uA", run->nr_cpus);
+}
+
+typedef void (*cell_fn)(const struct noise_run *run, const struct noise_cpu *c, char *buf,
+			size_t size, const void *arg);
+
+static void row(FILE *out, const struct noise_run *run, const char *label, cell_fn cell,
+		const void *arg)
+{
+	unsigned int i;
+	char buf[64];
+
+	fprintf(out, "  %-*s", LABEL_WIDTH, label);
+	for (i = 0; i < run->nr_cpus; i++) {
+		cell(run, &run->cpus[i], buf, sizeof(buf), arg);
+		fprintf(out, "%*s", COLUMN_WIDTH, buf);
+	}
+	fputc('\n', out);
+}
+
+static void cell_min(const struct noise_run *run, const struct noise_cpu *c, char *buf, size_t size,
+		     const void *arg)
+{
+	(void)run, (void)arg;
+	format_us(c->hist->count ? c->hist->min : 0, buf, size);
+}
+
+static void cell_avg(const struct noise_run *run, const struct noise_cpu *c, char *buf, size_t size,
+		     const void *arg)
+{
+	(void)run, (void)arg;
+	format_us((uint64_t)(hist_mean(c->hist) + 0.5), buf, size);
+}
+
+static void cell_max(const struct noise_run *run, const struct noise_cpu *c, char *buf, size_t size,
+		     const void *arg)
+{
+	(void)run, (void)arg;
+	format_us(c->hist->max, buf, size);
+}
+
+static void cell_count(const struct noise_run *run, const struct noise_cpu *c, char *buf,
+		       size_t size, const void *arg)
+{
+	(void)run, (void)arg;
+	snprintf(buf, size, "%llu", (unsigned long long)c->hist->count);
+}
+
+static void cell_time(const struct noise_run *run, const struct noise_cpu *c, char *buf,
+		      size_t size, const void *arg)
+{
+	(void)arg;
+	snprintf(buf, size, "%.3f", (double)noise_cpu_run_ns(run, c) / 1e9);
+}
+
+static void cell_percentile(const struct noise_run *run, const struct noise_cpu *c, char *buf,
+			    size_t size, const void *arg)
+{
+	(void)run;
+	format_us(hist_percentile(c->hist, *(const double *)arg), buf, size);
+}
+
+static void cell_gaps(const struct noise_run *run, const struct noise_cpu *c, char *buf,
+		      size_t size, const void *arg)
+{
+	(void)run, (void)arg;
+	snprintf(buf, size, "%llu", (unsigned long long)c->gap_count);
+}
+
+static void cell_not_stored(const struct noise_run *run, const struct noise_cpu *c, char *buf,
+			    size_t size, const void *arg)
+{
+	(void)run, (void)arg;
+	snprintf(buf, size, "%llu", (unsigned long long)c->gaps_not_stored);
+}
+
+static void cell_lost(const struct noise_run *run, const struct noise_cpu *c, char *buf,
+		      size_t size, const void *arg)
+{
+	(void)run, (void)arg;
+	snprintf(buf, size, "%.3f", (double)c->lost_ns / 1e6);
+}
+
+static void cell_lost_share(const struct noise_run *run, const struct noise_cpu *c, char *buf,
+			    size_t size, const void *arg)
+{
+	uint64_t span = noise_cpu_run_ns(run, c);
+
+	(void)arg;
+	snprintf(buf, size, "%.4f", span ? 100.0 * (double)c->lost_ns / (double)span : 0.0);
+}
+
+static void cell_steal(const struct noise_run *run, const struct noise_cpu *c, char *buf,
+		       size_t size, const void *arg)
+{
+	(void)run, (void)arg;
+	snprintf(buf, size, "%.3f", (double)c->steal_ns / 1e6);
+}
+
+static void cell_throttled(const struct noise_run *run, const struct noise_cpu *c, char *buf,
+			   size_t size, const void *arg)
+{
+	(void)run, (void)arg;
+	snprintf(buf, size, "%llu / %.1f", (unsigned long long)c->throttled_count,
+		 (double)c->throttled_ns / 1e6);
+}
+
+static void print_table(FILE *out, const struct noise_run *run)
+{
+	static const struct {
+		const char *label;
+		double percent;
+	} percentiles[] = {
+		{ "p50 (us):", 50 },	 { "p90 (us):", 90 },	    { "p99 (us):", 99 },
+		{ "p99.9 (us):", 99.9 }, { "p99.99 (us):", 99.99 }, { "p99.999 (us):", 99.999 },
+	};
+	char label[64], threshold[32];
+	unsigned int i;
+	size_t p;
+
+	fprintf(out, "  %-*s", LABEL_WIDTH, "");
+	for (i = 0; i < run->nr_cpus; i++) {
+		char head[32];
+
+		snprintf(head, sizeof(head), "cpu %u", run->cpus[i].cpu);
+		fprintf(out, "%*s", COLUMN_WIDTH, head);
+	}
+	fputc('\n', out);
+	row(out, run, "Min (us):", cell_min, NULL);
+	row(out, run, "Avg (us):", cell_avg, NULL);
+	row(out, run, "Max (us):", cell_max, NULL);
+	row(out, run, "Count:", cell_count, NULL);
+	row(out, run, "Test time (s):", cell_time, NULL);
+	for (p = 0; p < sizeof(percentiles) / sizeof(percentiles[0]); p++)
+		row(out, run, percentiles[p].label, cell_percentile, &percentiles[p].percent);
+	snprintf(label, sizeof(label), "Gaps >= %s:",
+		 format_duration(run->params.threshold_ns, threshold, sizeof(threshold)));
+	row(out, run, label, cell_gaps, NULL);
+	row(out, run, "  not stored:", cell_not_stored, NULL);
+	row(out, run, "Lost (ms):", cell_lost, NULL);
+	row(out, run, "Lost (%):", cell_lost_share, NULL);
+	row(out, run, "Steal (ms):", cell_steal, NULL);
+	if (rt_policy_is_realtime(run->params.policy))
+		row(out, run, "Throttled (n / ms):", cell_throttled, NULL);
+}
+
+static void print_periodic(FILE *out, const struct noise_run *run)
+{
+	unsigned int i;
+	int s;
+
+	for (i = 0; i < run->nr_cpus; i++) {
+		const struct noise_cpu *c = &run->cpus[i];
+
+		if (!c->nr_periodic) {
+			fprintf(out, "cpu %u: no periodic source among %zu gaps\n", c->cpu,
+				c->nr_gaps);
+			continue;
+		}
+		fprintf(out, "cpu %u: periodic sources\n", c->cpu);
+		for (s = 0; s < c->nr_periodic; s++) {
+			const struct period_source *p = &c->periodic[s];
+			char duration[32], period[32], jitter[32], max[32];
+
+			fprintf(out, "  %s every %s (%llu of %llu), jitter %s, max %s\n",
+				format_duration(p->duration_ns, duration, sizeof(duration)),
+				format_duration(p->period_ns, period, sizeof(period)),
+				(unsigned long long)p->seen, (unsigned long long)p->expected,
+				format_duration(p->jitter_ns, jitter, sizeof(jitter)),
+				format_duration(p->max_duration_ns, max, sizeof(max)));
+		}
+	}
+}
+
+void noise_report_summary(FILE *out, const struct noise_run *run, const struct rt_throttling *limit)
+{
+	unsigned int i;
+
+	fputc('\n', out);
+	print_table(out, run);
+	fputc('\n', out);
+	if (rt_policy_is_realtime(run->params.policy) && rt_throttling_active(limit))
+		fprintf(out,
+			"RT throttling (sched_rt_runtime_us %lld of %lld) is counted apart, "
+			"not as noise.\n",
+			limit->runtime_us, limit->period_us);
+	for (i = 0; i < run->nr_cpus; i++)
+		if (run->cpus[i].gaps_not_stored) {
+			fprintf(out,
+				"Gap buffers filled: raise --max-gaps to keep every gap for the "
+				"periodicity search.\n");
+			break;
+		}
+	print_periodic(out, run);
+	if (stop_requested)
+		fprintf(out, "Stopped early by %s.\n", strsignal(stop_requested));
+	fflush(out);
+}
+
+int noise_report_gaps_file(const char *path, const struct noise_run *run)
+{
+	unsigned int i;
+	size_t g;
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -errno;
+	fprintf(f,
+		"# latscope noise gaps >= %llu ns; start: ns since the cpu's first read\n"
+		"# cpu start_ns duration_ns throttled\n",
+		(unsigned long long)run->params.threshold_ns);
+	for (i = 0; i < run->nr_cpus; i++) {
+		const struct noise_cpu *c = &run->cpus[i];
+
+		for (g = 0; g < c->nr_gaps; g++)
+			fprintf(f, "%u %llu %llu %d\n", c->cpu,
+				(unsigned long long)noise_gap_start_ns(run, c, &c->gaps[g]),
+				(unsigned long long)c->gaps[g].duration_ns,
+				c->throttled ? c->throttled[g] : 0);
+	}
+	if (ferror(f)) {
+		fclose(f);
+		return -EIO;
+	}
+	return fclose(f) ? -errno : 0;
+}
+
+int noise_report_histogram_file(const char *path, const struct noise_run *run)
+{
+	unsigned int i, b;
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -errno;
+	fprintf(f, "# latscope noise histogram: one row per bucket holding a value\n"
+		   "# low_ns high_ns");
+	for (i = 0; i < run->nr_cpus; i++)
+		fprintf(f, " cpu%u", run->cpus[i].cpu);
+	fputc('\n', f);
+	for (b = 0; b < HIST_BUCKETS; b++) {
+		bool any = false;
+
+		for (i = 0; i < run->nr_cpus; i++)
+			any |= run->cpus[i].hist->buckets[b] != 0;
+		if (!any)
+			continue;
+		fprintf(f, "%llu %llu", (unsigned long long)hist_bucket_low(b),
+			(unsigned long long)hist_bucket_high(b));
+		for (i = 0; i < run->nr_cpus; i++)
+			fprintf(f, " %llu", (unsigned long long)run->cpus[i].hist->buckets[b]);
+		fputc('\n', f);
+	}
+	fprintf(f, "# overflow (> %llu ns):", (unsigned long long)HIST_MAX_NS);
+	for (i = 0; i < run->nr_cpus; i++)
+		fprintf(f, " %llu", (unsigned long long)run->cpus[i].hist->overflow);
+	fputc('\n', f);
+	if (ferror(f)) {
+		fclose(f);
+		return -EIO;
+	}
+	return fclose(f) ? -errno : 0;
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef LATSCOPE_CLI_NOISE_REPORT_H
+#define LATSCOPE_CLI_NOISE_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "latscope/noise.h"
+#include "latscope/rt.h"
+
+/* One line saying what is measured and how. */
+void noise_report_header(FILE *out, const struct noise_run *run);
+
+/* The live view: a line per CPU, redrawn in place (terminal only). */
+void noise_report_live(FILE *out, const struct noise_run *run, bool first);
+void noise_report_live_clear(FILE *out, const struct noise_run *run);
+
+/* The summary: the classic Min/Avg/Max/Count/Test time, percentiles, gaps,
+ * lost time, steal, RT throttling and the periodic sources, per CPU. */
+void noise_report_summary(FILE *out, const struct noise_run *run,
+			  const struct rt_throttling *limit);
+
+/**
+ * noise_report_histogram_file - write the histograms as text columns
+ * (low ns, high ns, then a count per CPU), ready for gnuplot
+ * Returns 0 or a negative errno code.
+ */
+int noise_report_histogram_file(const char *path, const struct noise_run *run);
+
+/**
+ * noise_report_gaps_file - write every stored gap: cpu, start (ns since the
+ * cpu's first read), duration in ns, and whether it was RT throttling
+ * Returns 0 or a negative errno code.
+ */
+int noise_report_gaps_file(const char *path, const struct noise_run *run);
+
+#endif

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef LATSCOPE_PERIOD_H
+#define LATSCOPE_PERIOD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Periodicity detection: which of a list of events (gaps, spikes, one
+ * cause's occurrences) recur with a period. A pure function of the list.
+ *
+ * Each source is a train t = phase + k * period (k integer) within a
+ * tolerance; occurrences may be missing. Harmonics (2x, 3x the period) of a
+ * found source are not reported separately; several interleaved trains are.
+ */
+struct period_event {
+	uint64_t t_ns; /* when it started, since the run began; ascending */
+	uint64_t duration_ns;
+};
+
+struct period_source {
+	uint64_t period_ns;
+	uint64_t phase_ns; /* first occurrence slot after the run began */
+	uint64_t jitter_ns; /* standard deviation of occurrence times around the train */
+	uint64_t duration_ns; /* median duration of its occurrences */
+	uint64_t max_duration_ns;
+	uint64_t seen; /* occurrences found */
+	uint64_t expected; /* slots of the train within the run */
+};
+
+struct period_params {
+	uint64_t run_ns; /* length of the run the events come from */
+	uint64_t min_period_ns; /* 0: 20 us */
+	uint64_t max_period_ns; /* 0: a third of the run */
+};
+
+#define PERIOD_MAX_SOURCES 8
+#define PERIOD_UNASSIGNED 0xff
+
+/**
+ * period_detect - find the periodic sources among events
+ * @events: @nr_events events sorted by t_ns
+ * @nr_events: how many
+ * @params: the run's length and the period range
+ * @sources: receives up to @max_sources sources, most occurrences first
+ * @max_sources: room in @sources (at most PERIOD_MAX_SOURCES are found)
+ * @assignment: optional, @nr_events entries: the index of the source each
+ *		event belongs to, or PERIOD_UNASSIGNED
+ *
+ * Returns the number of sources found, or -ENOMEM.
+ */
+int period_detect(const struct period_event *events, size_t nr_events,
+		  const struct period_params *params, struct period_source *sources,
+		  size_t max_sources, uint8_t *assignment);
+
+#endif

@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "latscope/counters.h"
+#include "latscope/log.h"
+#include "latscope/noise.h"
+
+/* how often (in loops) a thread publishes its loop count without a gap */
+#define PUBLISH_EVERY (1U << 20)
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void publish(struct noise_cpu *c)
+{
+	__atomic_store_n(&c->live.loops, c->hist->count, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->live.max_ns, c->hist->max, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->live.gaps, c->gap_count, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->live.lost_ns, c->lost_ns, __ATOMIC_RELAXED);
+}
+
+/*
+ * The hot loop. Inlined twice with use_tsc constant so the clock read is a
+ * bare rdtsc (or a vDSO call) with no branch around it.
+ */
+static inline __attribute__((always_inline)) void spin(struct noise_cpu *c, bool use_tsc)
+{
+	const struct tsc_clock *clock = &c->run->clock;
+	const uint64_t threshold = c->run->params.threshold_ns;
+	const size_t max_gaps = c->run->params.max_gaps;
+	uint64_t *deadline = &c->deadline;
+	struct hist *h = c->hist;
+	uint32_t countdown = PUBLISH_EVERY;
+	uint64_t prev, now, ns;
+
+	prev = use_tsc ? tsc_read_raw() : tsc_monotonic_raw_ns();
+	c->first_stamp = prev;
+	/* unless stopped already: each thread measures the full duration */
+	__atomic_compare_exchange_n(deadline, &(uint64_t){ UINT64_MAX },
+				    prev + c->run->duration_ticks, false, __ATOMIC_RELAXED,
+				    __ATOMIC_RELAXED);
+	for (;;) {
+		now = use_tsc ? tsc_read_raw() : tsc_monotonic_raw_ns();
+		/* reads are not serialised; a read that runs ahead is no gap */
+		ns = now > prev ? tsc_delta_ns(clock, now - prev) : 0;
+		hist_add(h, ns);
+		if (__builtin_expect(ns >= threshold, 0)) {
+			if (c->nr_gaps < max_gaps) {
+				c->gaps[c->nr_gaps].stamp = prev;
+				c->gaps[c->nr_gaps].duration_ns = ns;
+				c->nr_gaps++;
+			} else {
+				c->gaps_not_stored++;
+			}
+			c->gap_count++;
+			c->lost_ns += ns;
+			publish(c);
+		}
+		if (__builtin_expect(!--countdown, 0)) {
+			countdown = PUBLISH_EVERY;
+			publish(c);
+		}
+		if (__builtin_expect(now >= __atomic_load_n(deadline, __ATOMIC_RELAXED), 0))
+			break;
+		prev = now;
+	}
+	c->last_stamp = now;
+	publish(c);
+}
+
+static void noise_thread_run(struct worker *worker)
+{
+	struct noise_cpu *c = worker->data;
+
+	if (c->run->clock.use_tsc)
+		spin(c, true);
+	else
+		spin(c, false);
+}
+
+/* In the thread, after pinning: its buffers on its own node. */
+static int noise_thread_setup(struct worker *worker)
+{
+	struct noise_cpu *c = worker->data;
+	size_t gaps_bytes = c->run->params.max_gaps * sizeof(*c->gaps);
+
+	c->hist = rt_alloc_local(sizeof(*c->hist));
+	c->gaps = rt_alloc_local(gaps_bytes ? gaps_bytes : sizeof(*c->gaps));
+	if (!c->hist || !c->gaps)
+		return -ENOMEM;
+	hist_init(c->hist);
+	return 0;
+}
+
+static void free_cpu_buffers(struct noise_run *run)
+{
+	unsigned int i;
+
+	for (i = 0; i < run->nr_cpus; i++) {
+		struct noise_cpu *c = &run->cpus[i];
+
+		rt_free_local(c->hist, sizeof(*c->hist));
+		rt_free_local(c->gaps, run->params.max_gaps ?
+					       run->params.max_gaps * sizeof(*c->gaps) :
+					       sizeof(*c->gaps));
+		free(c->throttled);
+		c->hist = NULL;
+		c->gaps = NULL;
+		c->throttled = NULL;
+	}
+}
+
+static int read_steal(struct noise_run *run, uint64_t *steal)
+{
+	int ret = counters_read_steal(run->root, steal, run->nr_possible);
+
+	if (ret)
+		log_warning("cannot read steal time from /proc/stat: %s", strerror(-ret));
+	return ret;
+}
+
+int noise_start(struct noise_run *run, struct sysroot *root, const struct noise_params *params)
+{
+	unsigned int i = 0;
+	int cpu, ret;
+
+	memset(run, 0, sizeof(*run));
+	run->params = *params;
+	run->root = root;
+	run->nr_cpus = cpuset_count(&params->cpus);
+	cpuset_for_each(cpu, &params->cpus)
+		run->nr_possible = (unsigned int)cpu + 1;
+	if (!run->nr_cpus)
+		return -EINVAL;
+	if (posix_memalign((void **)&run->cpus, 64, run->nr_cpus * sizeof(*run->cpus)))
+		return -ENOMEM;
+	memset(run->cpus, 0, run->nr_cpus * sizeof(*run->cpus));
+	run->workers = calloc(run->nr_cpus, sizeof(*run->workers));
+	run->steal_before = calloc(run->nr_possible, sizeof(*run->steal_before));
+	if (!run->workers || !run->steal_before) {
+		noise_release(run);
+		return -ENOMEM;
+	}
+	cpuset_for_each(cpu, &params->cpus) {
+		run->cpus[i].cpu = (unsigned int)cpu;
+		run->cpus[i].run = run;
+		run->workers[i].cpu = (unsigned int)cpu;
+		run->workers[i].policy = params->policy;
+		run->workers[i].priority = params->priority;
+		run->workers[i].setup = noise_thread_setup;
+		run->workers[i].run = noise_thread_run;
+		run->workers[i].data = &run->cpus[i];
+		i++;
+	}
+	tsc_calibrate_begin(&run->clock, params->use_tsc, 100000000ULL);
+	read_steal(run, run->steal_before);
+	/* each thread's clock starts at its first read, not while it sets up */
+	run->duration_ticks = (uint64_t)((double)params->duration_ns * run->clock.cycles_per_ns);
+	for (i = 0; i < run->nr_cpus; i++)
+		run->cpus[i].deadline = UINT64_MAX;
+	run->start_mono_ns = monotonic_ns();
+	ret = worker_group_start(&run->group, run->workers, run->nr_cpus);
+	if (ret) {
+		free_cpu_buffers(run);
+		return ret;
+	}
+	return 0;
+}
+
+void noise_read_live(const struct noise_cpu *cpu, struct noise_live *live)
+{
+	live->loops = __atomic_load_n(&cpu->live.loops, __ATOMIC_RELAXED);
+	live->max_ns = __atomic_load_n(&cpu->live.max_ns, __ATOMIC_RELAXED);
+	live->gaps = __atomic_load_n(&cpu->live.gaps, __ATOMIC_RELAXED);
+	live->lost_ns = __atomic_load_n(&cpu->live.lost_ns, __ATOMIC_RELAXED);
+}
+
+/* the last deadline of all threads; UINT64_MAX while one has not started */
+static uint64_t last_deadline(const struct noise_run *run)
+{
+	uint64_t last = 0, deadline;
+	unsigned int i;
+
+	for (i = 0; i < run->nr_cpus; i++) {
+		deadline = __atomic_load_n(&run->cpus[i].deadline, __ATOMIC_RELAXED);
+		if (deadline > last)
+			last = deadline;
+	}
+	return last;
+}
+
+bool noise_running(const struct noise_run *run)
+{
+	return tsc_now(&run->clock) < last_deadline(run);
+}
+
+uint64_t noise_remaining_ns(const struct noise_run *run)
+{
+	uint64_t now = tsc_now(&run->clock), deadline = last_deadline(run);
+
+	if (deadline == UINT64_MAX)
+		return run->params.duration_ns;
+	return now < deadline ? tsc_delta_ns(&run->clock, deadline - now) : 0;
+}
+
+uint64_t noise_gap_start_ns(const struct noise_run *run, const struct noise_cpu *cpu,
+			    const struct noise_gap *gap)
+{
+	return gap->stamp > cpu->first_stamp ?
+		       tsc_delta_ns(&run->clock, gap->stamp - cpu->first_stamp) :
+		       0;
+}
+
+uint64_t noise_cpu_run_ns(const struct noise_run *run, const struct noise_cpu *cpu)
+{
+	return cpu->last_stamp > cpu->first_stamp ?
+		       tsc_delta_ns(&run->clock, cpu->last_stamp - cpu->first_stamp) :
+		       0;
+}
+
+void noise_stop(struct noise_run *run)
+{
+	uint64_t *steal_after;
+	unsigned int i;
+
+	if (!run->group.nr_started)
+		return;
+	for (i = 0; i < run->nr_cpus; i++)
+		__atomic_store_n(&run->cpus[i].deadline, 0, __ATOMIC_RELAXED);
+	worker_group_join(&run->group);
+	run->end_mono_ns = monotonic_ns();
+	run->elapsed_ns = run->end_mono_ns - run->start_mono_ns;
+	/* the long span of the run gives the exact TSC rate */
+	tsc_calibrate_end(&run->clock);
+	steal_after = calloc(run->nr_possible, sizeof(*steal_after));
+	if (steal_after && !read_steal(run, steal_after)) {
+		for (i = 0; i < run->nr_cpus; i++) {
+			unsigned int cpu = run->cpus[i].cpu;
+
+			run->cpus[i].steal_ns = steal_after[cpu] - run->steal_before[cpu];
+		}
+	}
+	free(steal_after);
+}
+
+/* The largest delta the histogram holds, when the largest was taken out. */
+static uint64_t remaining_max(const struct noise_cpu *c)
+{
+	uint64_t max = 0;
+	size_t i;
+	int b;
+
+	for (i = 0; i < c->nr_gaps; i++)
+		if (!c->throttled[i] && c->gaps[i].duration_ns > max)
+			max = c->gaps[i].duration_ns;
+	if (max)
+		return max;
+	for (b = HIST_BUCKETS - 1; b >= 0; b--)
+		if (c->hist->buckets[b])
+			return hist_bucket_high((unsigned int)b);
+	return 0;
+}
+
+void noise_classify_throttling(struct noise_run *run, const struct rt_throttling *limit)
+{
+	uint64_t throttle_ns;
+	unsigned int i;
+	size_t g;
+
+	if (!rt_policy_is_realtime(run->params.policy) || !rt_throttling_active(limit))
+		return;
+	throttle_ns = (uint64_t)(limit->period_us - limit->runtime_us) * 1000ULL;
+	for (i = 0; i < run->nr_cpus; i++) {
+		struct noise_cpu *c = &run->cpus[i];
+		bool max_removed = false;
+
+		c->throttled = calloc(c->nr_gaps ? c->nr_gaps : 1, 1);
+		if (!c->throttled)
+			continue;
+		for (g = 0; g < c->nr_gaps; g++) {
+			uint64_t d = c->gaps[g].duration_ns;
+
+			/* the throttle lasts the rest of the period; the fair
+			 * server may hand part of it back, so allow a margin */
+			if (d < throttle_ns / 2 || d > throttle_ns + throttle_ns / 2)
+				continue;
+			c->throttled[g] = 1;
+			c->throttled_count++;
+			c->throttled_ns += d;
+			c->lost_ns -= d;
+			c->gap_count--;
+			hist_remove(c->hist, d);
+			max_removed |= d == c->hist->max;
+		}
+		if (max_removed)
+			c->hist->max = remaining_max(c);
+	}
+}
+
+int noise_find_periods(struct noise_run *run)
+{
+	unsigned int i;
+	size_t g, n;
+
+	for (i = 0; i < run->nr_cpus; i++) {
+		struct noise_cpu *c = &run->cpus[i];
+		struct period_params params = { .run_ns = noise_cpu_run_ns(run, c) };
+		struct period_event *events =
+			malloc((c->nr_gaps ? c->nr_gaps : 1) * sizeof(*events));
+		int found;
+
+		if (!events)
+			return -ENOMEM;
+		for (g = 0, n = 0; g < c->nr_gaps; g++) {
+			if (c->throttled && c->throttled[g])
+				continue;
+			events[n].t_ns = noise_gap_start_ns(run, c, &c->gaps[g]);
+			events[n].duration_ns = c->gaps[g].duration_ns;
+			n++;
+		}
+		found = period_detect(events, n, &params, c->periodic, PERIOD_MAX_SOURCES, NULL);
+		free(events);
+		if (found < 0)
+			return found;
+		c->nr_periodic = found;
+	}
+	return 0;
+}
+
+void noise_release(struct noise_run *run)
+{
+	if (run->cpus)
+		free_cpu_buffers(run);
+	free(run->cpus);
+	free(run->workers);
+	free(run->steal_before);
+	run->cpus = NULL;
+	run->workers = NULL;
+	run->steal_before = NULL;
+}

@@ -1,0 +1,1026 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Periodicity detection.
+ *
+ * 1. Candidate periods: the differences between each event and its next few
+ *    neighbours, binned on a log scale (0.5% wide); the peaks are candidates.
+ * 2. Each candidate is fitted as a train t = a + b*k: walk forward from a
+ *    seed event, accepting the event nearest each predicted slot within a
+ *    tolerance and refining (a, b) by least squares as it goes, so slow
+ *    drift between the clocks is followed; then sweep every event against
+ *    the final fit, keeping the closest event per slot.
+ * 3. A train is a source when it has enough occurrences, fills enough of
+ *    its slots, and has clearly more occurrences than background events
+ *    falling into its windows by chance would give.
+ * 4. The best train (most occurrences; among near ties the fuller, i.e. not
+ *    a sub-harmonic) is taken out and the search repeats on what is left,
+ *    which finds interleaved sources. Trains whose period is a multiple of
+ *    an earlier one and which are in phase with it are merged into it.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "latscope/period.h"
+
+#define DEFAULT_MIN_PERIOD_NS 20000ULL
+#define NEIGHBOURS 10
+#define BIN_RATIO 1.005
+#define MAX_CANDIDATES 32
+#define MAX_SEEDS 4
+#define MIN_SEEN 10
+#define MIN_FILL 0.25
+#define TOLERANCE_FRACTION 0.03
+#define MIN_TOLERANCE_NS 2000.0
+#define SATELLITE_MIN_NS 50000.0
+
+struct candidate {
+	double period;
+	double score; /* how far its peak stands above the background */
+};
+
+/* A least-squares line t = a + b*k, fed one (k, t) point at a time. */
+struct line_fit {
+	double n, mean_k, mean_t, m2_k, c_kt;
+	double fallback_b;
+};
+
+static void fit_reset(struct line_fit *fit, double fallback_b)
+{
+	memset(fit, 0, sizeof(*fit));
+	fit->fallback_b = fallback_b;
+}
+
+static void fit_add(struct line_fit *fit, double k, double t)
+{
+	double dk = k - fit->mean_k;
+
+	fit->n += 1;
+	fit->mean_k += dk / fit->n;
+	fit->mean_t += (t - fit->mean_t) / fit->n;
+	fit->m2_k += dk * (k - fit->mean_k);
+	fit->c_kt += dk * (t - fit->mean_t);
+}
+
+static double fit_slope(const struct line_fit *fit)
+{
+	double b;
+
+	if (fit->n < 2 || fit->m2_k <= 0)
+		return fit->fallback_b;
+	b = fit->c_kt / fit->m2_k;
+	/* a wild slope means the points are not one train: keep the candidate */
+	if (b < 0.9 * fit->fallback_b || b > 1.1 * fit->fallback_b)
+		return fit->fallback_b;
+	return b;
+}
+
+static double fit_intercept(const struct line_fit *fit)
+{
+	return fit->mean_t - fit_slope(fit) * fit->mean_k;
+}
+
+/* Work space for one detection. */
+struct detector {
+	const struct period_event *events;
+	size_t nr_events;
+	uint64_t run_ns, min_period, max_period;
+	uint8_t *owner; /* per event: source index or PERIOD_UNASSIGNED */
+	size_t *unused; /* indices of unassigned events, ascending */
+	size_t nr_unused;
+	/* per unused position: slot of the train being fitted, or -1 */
+	int64_t *slot;
+	int64_t *best_slot;
+	size_t *octave_previous; /* per unused position: previous one of its octave */
+	double *residuals; /* scratch for the sweep */
+	uint64_t *bin_count;
+	uint64_t *bin_prefix; /* nr_bins + 1 running sums of bin_count */
+	double *bin_sum;
+	size_t nr_bins;
+};
+
+struct train {
+	double period, tolerance;
+	double a, b; /* t = a + b*k, t relative to the first event */
+	uint64_t seen, expected;
+	double chance;
+};
+
+static double event_t(const struct detector *d, size_t position)
+{
+	return (double)(d->events[d->unused[position]].t_ns - d->events[0].t_ns);
+}
+
+static size_t bin_of(const struct detector *d, double diff)
+{
+	return (size_t)(log(diff / (double)d->min_period) / log(BIN_RATIO));
+}
+
+static int compare_candidates(const void *x, const void *y)
+{
+	const struct candidate *a = x, *b = y;
+
+	if (a->score != b->score)
+		return a->score < b->score ? 1 : -1;
+	return a->period < b->period ? -1 : a->period > b->period;
+}
+
+static void add_difference(struct detector *d, double diff)
+{
+	size_t b;
+
+	if (diff < (double)d->min_period || diff > (double)d->max_period)
+		return;
+	b = bin_of(d, diff);
+	if (b >= d->nr_bins)
+		return;
+	d->bin_count[b]++;
+	d->bin_sum[b] += diff;
+}
+
+static unsigned int duration_octave(const struct detector *d, size_t position)
+{
+	uint64_t duration = d->events[d->unused[position]].duration_ns;
+
+	return duration ? 64U - (unsigned int)__builtin_clzll(duration) : 0;
+}
+
+/*
+ * Differences to the next few events, and to the next few events of about
+ * the same duration (the same power of two): a slow source hidden among
+ * frequent short gaps usually differs from them in duration, and its
+ * neighbours of its own kind are its own next occurrences.
+ */
+static void collect_differences(struct detector *d)
+{
+	size_t last_in_octave[65], count_in_octave[65];
+	size_t *chain = d->octave_previous;
+	size_t i, j;
+
+	for (i = 0; i < 65; i++)
+		last_in_octave[i] = SIZE_MAX;
+	memset(count_in_octave, 0, sizeof(count_in_octave));
+	for (i = 0; i < d->nr_unused; i++) {
+		unsigned int octave = duration_octave(d, i);
+		size_t k, previous;
+
+		for (j = i + 1; j < d->nr_unused && j <= i + NEIGHBOURS; j++) {
+			double diff = event_t(d, j) - event_t(d, i);
+
+			if (diff > (double)d->max_period)
+				break;
+			add_difference(d, diff);
+		}
+		/* walk back through earlier events of this octave */
+		chain[i] = last_in_octave[octave];
+		last_in_octave[octave] = i;
+		for (k = 0, previous = chain[i]; k < NEIGHBOURS && previous != SIZE_MAX;
+		     k++, previous = chain[previous]) {
+			double diff = event_t(d, i) - event_t(d, previous);
+
+			if (diff > (double)d->max_period)
+				break;
+			/* already counted among the plain neighbours */
+			if (i - previous <= NEIGHBOURS)
+				continue;
+			add_difference(d, diff);
+		}
+		count_in_octave[octave]++;
+	}
+}
+
+#define BACKGROUND_NEAR 4
+#define BACKGROUND_FAR 40
+
+/* (peak - background) / sqrt(background + 1) of a 3-bin window at bin b */
+static double prominence(const struct detector *d, size_t b, uint64_t here)
+{
+	size_t near_low = b > BACKGROUND_NEAR ? b - BACKGROUND_NEAR : 0;
+	size_t far_low = b > BACKGROUND_FAR ? b - BACKGROUND_FAR : 0;
+	size_t near_high = b + BACKGROUND_NEAR < d->nr_bins ? b + BACKGROUND_NEAR : d->nr_bins;
+	size_t far_high = b + BACKGROUND_FAR < d->nr_bins ? b + BACKGROUND_FAR : d->nr_bins;
+	uint64_t around = d->bin_prefix[near_low] - d->bin_prefix[far_low] +
+			  d->bin_prefix[far_high] - d->bin_prefix[near_high];
+	size_t bins = (near_low - far_low) + (far_high - near_high);
+	double background = bins ? 3.0 * (double)around / (double)bins : 0;
+
+	return ((double)here - background) / sqrt(background + 1);
+}
+
+static size_t find_candidates(struct detector *d, struct candidate *out)
+{
+	size_t b, n = 0;
+
+	memset(d->bin_count, 0, d->nr_bins * sizeof(*d->bin_count));
+	memset(d->bin_sum, 0, d->nr_bins * sizeof(*d->bin_sum));
+	collect_differences(d);
+	/* prefix sums, for the background around each bin */
+	d->bin_prefix[0] = 0;
+	for (b = 0; b < d->nr_bins; b++)
+		d->bin_prefix[b + 1] = d->bin_prefix[b] + d->bin_count[b];
+	/*
+	 * Peaks of the count smoothed over three bins (a 1.5% window), ranked
+	 * by how far they stand above the counts around them: random events
+	 * give many differences at short spans, a slow source few but all in
+	 * one place.
+	 */
+	for (b = 1; b + 1 < d->nr_bins; b++) {
+		uint64_t here = d->bin_count[b - 1] + d->bin_count[b] + d->bin_count[b + 1];
+		uint64_t left =
+			b >= 2 ? d->bin_count[b - 2] + d->bin_count[b - 1] + d->bin_count[b] : 0;
+		uint64_t right = b + 2 < d->nr_bins ? d->bin_count[b] + d->bin_count[b + 1] +
+							      d->bin_count[b + 2] :
+						      0;
+		struct candidate c;
+
+		if (here < 3 || here <= left || here < right)
+			continue;
+		c.score = prominence(d, b, here);
+		if (c.score <= 0)
+			continue;
+		c.period = (d->bin_sum[b - 1] + d->bin_sum[b] + d->bin_sum[b + 1]) / (double)here;
+		if (n < MAX_CANDIDATES) {
+			out[n++] = c;
+		} else if (c.score > out[MAX_CANDIDATES - 1].score) {
+			out[MAX_CANDIDATES - 1] = c;
+		} else {
+			continue;
+		}
+		qsort(out, n, sizeof(*out), compare_candidates);
+	}
+	return n;
+}
+
+/* first unused position at or after time t */
+static size_t position_at(const struct detector *d, double t)
+{
+	size_t low = 0, high = d->nr_unused;
+
+	while (low < high) {
+		size_t mid = low + (high - low) / 2;
+
+		if (event_t(d, mid) < t)
+			low = mid + 1;
+		else
+			high = mid;
+	}
+	return low;
+}
+
+static int64_t nearest_slot(double t, double a, double b)
+{
+	return (int64_t)llround((t - a) / b);
+}
+
+struct walk {
+	struct line_fit fit;
+	uint64_t accepted;
+	double spread; /* root mean square distance of accepted events from the line */
+};
+
+#define WALK_MEMORY 32
+
+static double median_of(const double *values, size_t n)
+{
+	double sorted[WALK_MEMORY];
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		for (j = i; j > 0 && sorted[j - 1] > values[i]; j--)
+			sorted[j] = sorted[j - 1];
+		sorted[j] = values[i];
+	}
+	return n ? sorted[n / 2] : 0;
+}
+
+/*
+ * Walk forward from a seed: in each slot take the event closest to the
+ * predicted time, and refine the line as the walk goes, so slow drift
+ * between the clocks is followed. Once the train shows its jitter, the
+ * window shrinks to it, so slots the source left empty do not pull in
+ * background events that would bend the line.
+ */
+static void walk_from(const struct detector *d, size_t seed, double period, double tolerance,
+		      struct walk *walk)
+{
+	int64_t last = 0, pending_slot = -1;
+	double pending_t = 0, pending_residual = 0, sum_squares = 0;
+	double recent[WALK_MEMORY];
+	size_t p, nr_recent = 0;
+
+	fit_reset(&walk->fit, period);
+	fit_add(&walk->fit, 0, event_t(d, seed));
+	walk->accepted = 1;
+	for (p = seed + 1; p <= d->nr_unused; p++) {
+		double t = p < d->nr_unused ? event_t(d, p) : INFINITY;
+		double a = fit_intercept(&walk->fit), b = fit_slope(&walk->fit), residual;
+		int64_t k = isinf(t) ? INT64_MAX : nearest_slot(t, a, b);
+
+		if (pending_slot >= 0 && k != pending_slot) {
+			fit_add(&walk->fit, (double)pending_slot, pending_t);
+			sum_squares += pending_residual * pending_residual;
+			recent[nr_recent++ % WALK_MEMORY] = pending_residual;
+			if (nr_recent >= 4)
+				tolerance =
+					fmin(tolerance,
+					     fmax(8 * median_of(recent, nr_recent < WALK_MEMORY ?
+										nr_recent :
+										WALK_MEMORY),
+						  MIN_TOLERANCE_NS));
+			walk->accepted++;
+			last = pending_slot;
+			pending_slot = -1;
+			a = fit_intercept(&walk->fit);
+			b = fit_slope(&walk->fit);
+			k = isinf(t) ? INT64_MAX : nearest_slot(t, a, b);
+		}
+		if (isinf(t))
+			break;
+		residual = fabs(t - (a + b * (double)k));
+		if (k <= last || residual > tolerance)
+			continue;
+		if (pending_slot < 0 || residual < pending_residual) {
+			pending_slot = k;
+			pending_t = t;
+			pending_residual = residual;
+		}
+	}
+	walk->spread =
+		walk->accepted > 1 ? sqrt(sum_squares / (double)(walk->accepted - 1)) : tolerance;
+}
+
+static int compare_doubles(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * Assign every unused event to its nearest slot of the line, keeping the
+ * closest event per slot; refit the line. @spread receives a robust spread
+ * of the kept events around the line (1.4826 x their median distance, the
+ * standard deviation for normal jitter), which background events filling
+ * a minority of the slots cannot inflate.
+ */
+static uint64_t sweep(struct detector *d, struct line_fit *fit, double tolerance, double *spread)
+{
+	double a = fit_intercept(fit), b = fit_slope(fit), best_residual = 0, inlier;
+	int64_t previous_slot = INT64_MIN;
+	size_t p, previous = 0, n = 0;
+	uint64_t seen = 0;
+	struct line_fit refit;
+
+	for (p = 0; p < d->nr_unused; p++) {
+		double t = event_t(d, p), residual;
+		int64_t k = nearest_slot(t, a, b);
+
+		d->slot[p] = -1;
+		residual = fabs(t - (a + b * (double)k));
+		if (residual > tolerance)
+			continue;
+		if (k == previous_slot) {
+			if (residual >= best_residual)
+				continue;
+			d->slot[previous] = -1;
+			seen--;
+		}
+		d->slot[p] = k;
+		previous = p;
+		previous_slot = k;
+		best_residual = residual;
+		seen++;
+	}
+	for (p = 0; p < d->nr_unused; p++)
+		if (d->slot[p] != -1)
+			d->residuals[n++] = fabs(event_t(d, p) - (a + b * (double)d->slot[p]));
+	if (!n) {
+		*spread = tolerance;
+		return 0;
+	}
+	qsort(d->residuals, n, sizeof(*d->residuals), compare_doubles);
+	*spread = 1.4826 * d->residuals[n / 2];
+	/* refit on the inliers only: a few background events must not bend it */
+	inlier = fmax(3 * *spread, MIN_TOLERANCE_NS);
+	fit_reset(&refit, fit->fallback_b);
+	for (p = 0; p < d->nr_unused; p++)
+		if (d->slot[p] != -1 &&
+		    fabs(event_t(d, p) - (a + b * (double)d->slot[p])) <= inlier)
+			fit_add(&refit, (double)d->slot[p], event_t(d, p));
+	if (refit.n >= 2)
+		*fit = refit;
+	return seen;
+}
+
+static void train_measure(const struct detector *d, struct train *train)
+{
+	double origin = -(double)d->events[0].t_ns, phase, background_rate, window;
+	uint64_t others;
+
+	/* slots between the run's start (t = origin) and its end */
+	phase = fmod(train->a - origin, train->b);
+	if (phase < 0)
+		phase += train->b;
+	train->expected = phase <= (double)d->run_ns ?
+				  (uint64_t)(((double)d->run_ns - phase) / train->b) + 1 :
+				  0;
+	/* background events landing in the train's windows by chance */
+	others = d->nr_unused > train->seen ? d->nr_unused - train->seen : 0;
+	background_rate = (double)others / (double)(d->run_ns ? d->run_ns : 1);
+	window = 2 * train->tolerance;
+	train->chance = (double)train->expected * (1 - exp(-background_rate * window));
+}
+
+static bool train_significant(const struct train *train)
+{
+	if (train->seen < MIN_SEEN || !train->expected)
+		return false;
+	if ((double)train->seen < MIN_FILL * (double)train->expected)
+		return false;
+	return (double)train->seen > train->chance + 4 * sqrt(train->chance) + 3;
+}
+
+/*
+ * The train explaining the most occurrences beyond chance wins; near ties go
+ * to the fuller train, which is the fundamental rather than a sub-harmonic.
+ */
+static bool train_better(const struct train *a, const struct train *b)
+{
+	double score_a = (double)a->seen - a->chance, score_b = (double)b->seen - b->chance;
+	double fill_a = (double)a->seen / (double)a->expected;
+	double fill_b = (double)b->seen / (double)b->expected;
+
+	if (score_a > 1.05 * score_b)
+		return true;
+	if (score_b > 1.05 * score_a)
+		return false;
+	if (fabs(fill_a - fill_b) > 1e-9)
+		return fill_a > fill_b;
+	return a->period < b->period;
+}
+
+static double initial_tolerance(double period)
+{
+	return fmin(fmax(TOLERANCE_FRACTION * period, MIN_TOLERANCE_NS), period / 4);
+}
+
+/*
+ * From a rough line to a train: sweep every event against the line, narrow
+ * the window to the train's own spread (occurrences of a real source
+ * cluster tightly around its slots while background events spread over the
+ * whole window, so a tight window keeps the first and sheds the second),
+ * and measure it. Background scattered over the window never narrows it:
+ * then there is no train.
+ */
+static bool settle_train(struct detector *d, const struct line_fit *line, double period,
+			 double tolerance, struct train *train)
+{
+	double first_tolerance = tolerance, spread, narrower;
+	struct line_fit fit = *line;
+	uint64_t seen = 0;
+	int round;
+
+	for (round = 0; round < 3; round++) {
+		seen = sweep(d, &fit, tolerance, &spread);
+		narrower = fmax(4 * spread, MIN_TOLERANCE_NS);
+		if (narrower >= tolerance)
+			break;
+		tolerance = narrower;
+	}
+	train->seen = sweep(d, &fit, tolerance, &spread);
+	if (!seen || (tolerance >= first_tolerance && tolerance > MIN_TOLERANCE_NS))
+		return false;
+	train->period = period;
+	train->tolerance = tolerance;
+	train->a = fit_intercept(&fit);
+	train->b = fit_slope(&fit);
+	train_measure(d, train);
+	return true;
+}
+
+struct seed {
+	size_t position;
+	double period; /* the seed's own first difference */
+	double irregularity; /* |second difference|: ~0 for a real train */
+};
+
+/*
+ * A member of a train has a partner one period later and another one
+ * period after that, at the same spacing: its second difference is about
+ * the train's jitter, while a background event's is anything up to the
+ * window. The first difference of a good seed also gives the period far
+ * more precisely than the candidate's bin.
+ */
+static bool seed_quality(const struct detector *d, size_t position, double period, double tolerance,
+			 struct seed *seed)
+{
+	double t0 = event_t(d, position), t1 = 0, t2 = 0, best, distance;
+	size_t p;
+
+	best = tolerance;
+	for (p = position_at(d, t0 + period - tolerance);
+	     p < d->nr_unused && event_t(d, p) <= t0 + period + tolerance; p++) {
+		distance = fabs(event_t(d, p) - (t0 + period));
+		if (distance <= best) {
+			best = distance;
+			t1 = event_t(d, p);
+		}
+	}
+	if (t1 == 0)
+		return false;
+	best = tolerance;
+	for (p = position_at(d, 2 * t1 - t0 - tolerance);
+	     p < d->nr_unused && event_t(d, p) <= 2 * t1 - t0 + tolerance; p++) {
+		distance = fabs(event_t(d, p) - (2 * t1 - t0));
+		if (distance <= best) {
+			best = distance;
+			t2 = event_t(d, p);
+		}
+	}
+	if (t2 == 0)
+		return false;
+	seed->position = position;
+	seed->period = t1 - t0;
+	seed->irregularity = fabs(t2 - 2 * t1 + t0);
+	return true;
+}
+
+#define MAX_SEED_PROBES 20000
+
+static size_t pick_seeds(const struct detector *d, double period, double tolerance,
+			 struct seed *seeds)
+{
+	size_t p, n = 0, i, stride = d->nr_unused / MAX_SEED_PROBES + 1;
+	struct seed seed;
+
+	for (p = 0; p < d->nr_unused; p += stride) {
+		if (!seed_quality(d, p, period, tolerance, &seed))
+			continue;
+		if (n == MAX_SEEDS && seed.irregularity >= seeds[n - 1].irregularity)
+			continue;
+		if (n < MAX_SEEDS)
+			n++;
+		/* keep the list sorted, most regular first */
+		for (i = n - 1; i > 0 && seeds[i - 1].irregularity > seed.irregularity; i--)
+			seeds[i] = seeds[i - 1];
+		seeds[i] = seed;
+	}
+	return n;
+}
+
+static bool fit_candidate(struct detector *d, double period, struct train *train)
+{
+	double tolerance = initial_tolerance(period);
+	struct seed seeds[MAX_SEEDS];
+	struct walk best = { 0 }, walk;
+	uint64_t best_accepted = 0;
+	size_t nr_seeds, i;
+
+	nr_seeds = pick_seeds(d, period, tolerance, seeds);
+	for (i = 0; i < nr_seeds; i++) {
+		walk_from(d, seeds[i].position, seeds[i].period, tolerance, &walk);
+		/* the tightest of the long chains: a real train hugs its line */
+		if (!best_accepted || (double)walk.accepted > 2.0 * (double)best.accepted ||
+		    ((double)walk.accepted * 2.0 >= (double)best.accepted &&
+		     walk.spread < best.spread)) {
+			best = walk;
+			best_accepted = walk.accepted;
+		}
+	}
+	if (best_accepted < 2)
+		return false;
+	return settle_train(d, &best.fit, period, tolerance, train);
+}
+
+static int compare_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * Statistics of a source from the events assigned to it. Events falling in
+ * the same slot are one occurrence (an interrupt and the softirq after it
+ * are two gaps of one tick): their durations add up, the first one times it.
+ */
+static int describe_source(const struct detector *d, uint8_t index, struct period_source *source)
+{
+	double origin = (double)d->events[0].t_ns, period = (double)source->period_ns;
+	double a, b, sum_squares = 0, phase, first = 0;
+	uint64_t *durations, n = 0, i;
+	int64_t slot, previous_slot = INT64_MIN;
+	struct line_fit fit;
+
+	durations = malloc(d->nr_events * sizeof(*durations));
+	if (!durations)
+		return -ENOMEM;
+	fit_reset(&fit, period);
+	for (i = 0; i < d->nr_events; i++) {
+		double t = (double)d->events[i].t_ns - origin;
+
+		if (d->owner[i] != index)
+			continue;
+		/* slots counted from the first occurrence: jitter stays well
+		 * below half a period, so rounding cannot skip a slot */
+		if (!n && previous_slot == INT64_MIN)
+			first = t;
+		slot = nearest_slot(t, first, period);
+		if (slot == previous_slot) {
+			durations[n - 1] += d->events[i].duration_ns;
+			continue;
+		}
+		fit_add(&fit, (double)slot, t);
+		durations[n++] = d->events[i].duration_ns;
+		previous_slot = slot;
+	}
+	a = fit_intercept(&fit);
+	b = fit_slope(&fit);
+	previous_slot = INT64_MIN;
+	for (i = 0; i < d->nr_events; i++) {
+		double t = (double)d->events[i].t_ns - origin, r;
+
+		if (d->owner[i] != index)
+			continue;
+		slot = nearest_slot(t, a, b);
+		if (slot == previous_slot)
+			continue;
+		previous_slot = slot;
+		r = t - (a + b * (double)slot);
+		sum_squares += r * r;
+	}
+	qsort(durations, n, sizeof(*durations), compare_u64);
+	phase = fmod(a + origin, b);
+	if (phase < 0)
+		phase += b;
+	source->period_ns = (uint64_t)llround(b);
+	source->phase_ns = (uint64_t)llround(phase);
+	source->jitter_ns = n ? (uint64_t)llround(sqrt(sum_squares / (double)n)) : 0;
+	source->duration_ns = n ? durations[(n - 1) / 2] : 0;
+	source->max_duration_ns = n ? durations[n - 1] : 0;
+	source->seen = n;
+	source->expected =
+		phase <= (double)d->run_ns ? (uint64_t)(((double)d->run_ns - phase) / b) + 1 : 0;
+	/* a train may begin a little before the run's first event */
+	if (source->seen > source->expected)
+		source->expected = source->seen;
+	free(durations);
+	return 0;
+}
+
+static void collect_unused(struct detector *d)
+{
+	size_t i;
+
+	d->nr_unused = 0;
+	for (i = 0; i < d->nr_events; i++)
+		if (d->owner[i] == PERIOD_UNASSIGNED)
+			d->unused[d->nr_unused++] = i;
+}
+
+/*
+ * A train at m times an earlier source's period whose slots fall on that
+ * source's slots is the same source seen past its tolerance: merge it.
+ */
+/* how far after a slot the followers of an occurrence may come */
+static double satellite_reach(double duration, double tolerance, double period)
+{
+	return fmin(fmax(4.0 * duration, SATELLITE_MIN_NS) + tolerance, period / 4);
+}
+
+/*
+ * A train at m times an earlier source's period (m >= 1) whose slots fall
+ * on that source's slots, or just after them where the followers of its
+ * occurrences come, is the same source: merge it.
+ */
+static bool is_harmonic(const struct period_source *base, const struct period_source *other)
+{
+	double base_period = (double)base->period_ns, other_period = (double)other->period_ns;
+	double m = round(other_period / base_period), tolerance, offset;
+
+	if (m < 1 || fabs(other_period - m * base_period) > 0.002 * other_period)
+		return false;
+	tolerance = 3 * fmax(4 * (double)base->jitter_ns, MIN_TOLERANCE_NS);
+	offset = fmod((double)other->phase_ns - (double)base->phase_ns, base_period);
+	if (offset < 0)
+		offset += base_period;
+	return offset <= satellite_reach((double)base->duration_ns, tolerance, base_period) ||
+	       base_period - offset <= tolerance;
+}
+
+/*
+ * An occurrence often shows as more than one gap: the interrupt, then the
+ * softirq or the switch back a few microseconds later. Those followers sit
+ * just after the source's slots; left alone they would look like a train of
+ * their own, or line up with any grid commensurate with the source. They
+ * belong to the occurrence. Returns how many were taken.
+ */
+static size_t absorb_satellites(struct detector *d, const struct train *train, uint8_t index,
+				const struct period_source *source)
+{
+	double origin = (double)d->events[0].t_ns, reach;
+	size_t i, taken = 0;
+
+	reach = satellite_reach((double)source->duration_ns, train->tolerance, train->b);
+	for (i = 0; i < d->nr_events; i++) {
+		double t = (double)d->events[i].t_ns - origin, residual;
+
+		if (d->owner[i] != PERIOD_UNASSIGNED)
+			continue;
+		residual = t - (train->a + train->b * (double)nearest_slot(t, train->a, train->b));
+		if (residual < -train->tolerance || residual > reach)
+			continue;
+		d->owner[i] = index;
+		taken++;
+	}
+	return taken;
+}
+
+#define MAX_FOLD 10
+#define FOLD_SHARE 0.6
+#define FOLD_OTHERS 0.25
+
+/*
+ * A grid at a fraction of the true period can gather more events than the
+ * true train: every m-th slot holds the source, the others pick up events of
+ * other trains that happen to line up. Such a train's occurrences crowd into
+ * one residue of its slots modulo m; refit at m times the period then.
+ */
+static void fold_subharmonic(struct detector *d, struct train *best)
+{
+	uint64_t residues[MAX_FOLD], top, second;
+	struct line_fit line;
+	struct train folded;
+	int64_t m, r, top_residue = 0;
+	size_t p;
+
+	for (m = MAX_FOLD; m >= 2; m--) {
+		if ((double)m * best->b > (double)d->max_period)
+			continue;
+		memset(residues, 0, sizeof(residues));
+		for (p = 0; p < d->nr_unused; p++)
+			if (d->best_slot[p] != -1)
+				residues[((d->best_slot[p] % m) + m) % m]++;
+		for (r = 0, top = 0, second = 0; r < m; r++) {
+			if (residues[r] > top) {
+				second = top;
+				top = residues[r];
+				top_residue = r;
+			} else if (residues[r] > second) {
+				second = residues[r];
+			}
+		}
+		/* one residue holds the source, the others only stragglers; a
+		 * source that merely loses every n-th occurrence (to another
+		 * train landing on it) keeps several full residues */
+		if ((double)top < FOLD_SHARE * (double)best->seen ||
+		    (double)second > FOLD_OTHERS * (double)top)
+			continue;
+		/* the line through the dominant residue's occurrences */
+		fit_reset(&line, (double)m * best->b);
+		for (p = 0; p < d->nr_unused; p++)
+			if (d->best_slot[p] != -1 && ((d->best_slot[p] % m) + m) % m == top_residue)
+				fit_add(&line, (double)((d->best_slot[p] - top_residue) / m),
+					event_t(d, p));
+		if (!settle_train(d, &line, (double)m * best->b,
+				  fmax(best->tolerance, initial_tolerance((double)m * best->b) / 4),
+				  &folded) ||
+		    !train_significant(&folded))
+			continue;
+		*best = folded;
+		memcpy(d->best_slot, d->slot, d->nr_unused * sizeof(*d->slot));
+		return;
+	}
+}
+
+#define MAX_ROUNDS (4 * PERIOD_MAX_SOURCES)
+
+/* Two trains of one period, half a period apart: one train of half the period. */
+static bool is_split_half(const struct period_source *a, const struct period_source *b)
+{
+	double period = (double)a->period_ns, offset, tolerance;
+
+	if (fabs((double)b->period_ns - period) > 0.002 * period)
+		return false;
+	tolerance =
+		3 * fmax(4 * fmax((double)a->jitter_ns, (double)b->jitter_ns), MIN_TOLERANCE_NS);
+	offset = fmod((double)b->phase_ns - (double)a->phase_ns + period, period);
+	return fabs(offset - period / 2) <= tolerance;
+}
+
+static int compare_i64(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * Of the events of source @train, the share falling in a slot of source
+ * @base that already holds an occurrence of @base.
+ */
+static double share_on_occupied_slots(const struct detector *d, uint8_t base,
+				      const struct period_source *base_source, uint8_t train)
+{
+	double period = (double)base_source->period_ns, phase = (double)base_source->phase_ns;
+	uint64_t on = 0, all = 0;
+	int64_t *slots = d->best_slot, k;
+	size_t i, n = 0;
+
+	/* best_slot is free between rounds: reuse it for the base's slots */
+	for (i = 0; i < d->nr_events; i++)
+		if (d->owner[i] == base)
+			slots[n++] = (int64_t)llround(((double)d->events[i].t_ns - phase) / period);
+	qsort(slots, n, sizeof(*slots), compare_i64);
+	for (i = 0; i < d->nr_events; i++) {
+		if (d->owner[i] != train)
+			continue;
+		k = (int64_t)llround(((double)d->events[i].t_ns - phase) / period);
+		all++;
+		if (bsearch(&k, slots, n, sizeof(*slots), compare_i64))
+			on++;
+	}
+	return all ? (double)on / (double)all : 0;
+}
+
+/*
+ * The source a new train repeats, or -1. A train in phase with a known
+ * source at the same period is the followers of its occurrences. At m > 1
+ * times the period it repeats the source only when it fills occurrences
+ * the source missed; when it lands on occurrences the source already has,
+ * it is a slower source that happens to share the phase (everything in a
+ * guest is in step with the host's tick), and stays apart.
+ */
+static int repeated_source(const struct detector *d, const struct period_source *sources,
+			   size_t nr_sources, const struct period_source *train)
+{
+	size_t c;
+
+	for (c = 0; c < nr_sources; c++) {
+		if (!is_harmonic(&sources[c], train))
+			continue;
+		if (llround((double)train->period_ns / (double)sources[c].period_ns) == 1 ||
+		    share_on_occupied_slots(d, (uint8_t)c, &sources[c], (uint8_t)nr_sources) < 0.5)
+			return (int)c;
+	}
+	return -1;
+}
+
+static int detect(struct detector *d, struct period_source *sources, size_t max_sources)
+{
+	struct candidate candidates[MAX_CANDIDATES];
+	struct train trains[PERIOD_MAX_SOURCES];
+	size_t nr_sources = 0, nr_candidates, c, i, p;
+	int ret, round, owner;
+
+	for (round = 0; round < MAX_ROUNDS && nr_sources < max_sources; round++) {
+		struct train best = { 0 }, train;
+		bool found = false;
+
+		collect_unused(d);
+		if (d->nr_unused < MIN_SEEN)
+			break;
+		nr_candidates = find_candidates(d, candidates);
+		for (c = 0; c < nr_candidates; c++) {
+			if (!fit_candidate(d, candidates[c].period, &train) ||
+			    !train_significant(&train))
+				continue;
+			if (!found || train_better(&train, &best)) {
+				best = train;
+				found = true;
+				memcpy(d->best_slot, d->slot, d->nr_unused * sizeof(*d->slot));
+			}
+		}
+		if (!found)
+			break;
+		fold_subharmonic(d, &best);
+		for (p = 0; p < d->nr_unused; p++)
+			if (d->best_slot[p] != -1)
+				d->owner[d->unused[p]] = (uint8_t)nr_sources;
+		sources[nr_sources].period_ns = (uint64_t)llround(best.b);
+		ret = describe_source(d, (uint8_t)nr_sources, &sources[nr_sources]);
+		if (ret)
+			return ret;
+		/* what repeats a known source in phase is that source again */
+		owner = repeated_source(d, sources, nr_sources, &sources[nr_sources]);
+		if (owner < 0) {
+			trains[nr_sources++] = best;
+			continue;
+		}
+		for (p = 0; p < d->nr_events; p++)
+			if (d->owner[p] == nr_sources)
+				d->owner[p] = (uint8_t)owner;
+		ret = describe_source(d, (uint8_t)owner, &sources[owner]);
+		if (ret)
+			return ret;
+	}
+	/* a train the search found as two halves at twice its period */
+	for (i = 0; i < nr_sources; i++) {
+		for (c = i + 1; c < nr_sources; c++) {
+			if (!is_split_half(&sources[i], &sources[c]))
+				continue;
+			for (p = 0; p < d->nr_events; p++)
+				if (d->owner[p] == c)
+					d->owner[p] = (uint8_t)i;
+				else if (d->owner[p] != PERIOD_UNASSIGNED && d->owner[p] > c)
+					d->owner[p]--;
+			sources[i].period_ns /= 2;
+			trains[i].b /= 2;
+			ret = describe_source(d, (uint8_t)i, &sources[i]);
+			if (ret)
+				return ret;
+			memmove(&sources[c], &sources[c + 1],
+				(nr_sources - c - 1) * sizeof(*sources));
+			memmove(&trains[c], &trains[c + 1], (nr_sources - c - 1) * sizeof(*trains));
+			nr_sources--;
+			c--;
+		}
+	}
+	/* the followers of each occurrence are part of it */
+	for (i = 0; i < nr_sources; i++) {
+		if (!absorb_satellites(d, &trains[i], (uint8_t)i, &sources[i]))
+			continue;
+		ret = describe_source(d, (uint8_t)i, &sources[i]);
+		if (ret)
+			return ret;
+	}
+	return (int)nr_sources;
+}
+
+static void sort_by_seen(struct period_source *sources, size_t n, uint8_t *owner, size_t nr_events)
+{
+	uint8_t order[PERIOD_MAX_SOURCES], rank[PERIOD_MAX_SOURCES];
+	struct period_source sorted[PERIOD_MAX_SOURCES];
+	size_t i, j;
+
+	for (i = 0; i < n; i++)
+		order[i] = (uint8_t)i;
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && sources[order[j]].seen > sources[order[j - 1]].seen; j--) {
+			uint8_t swap = order[j];
+
+			order[j] = order[j - 1];
+			order[j - 1] = swap;
+		}
+	for (i = 0; i < n; i++) {
+		sorted[i] = sources[order[i]];
+		rank[order[i]] = (uint8_t)i;
+	}
+	memcpy(sources, sorted, n * sizeof(*sources));
+	for (i = 0; i < nr_events; i++)
+		if (owner[i] != PERIOD_UNASSIGNED)
+			owner[i] = rank[owner[i]];
+}
+
+int period_detect(const struct period_event *events, size_t nr_events,
+		  const struct period_params *params, struct period_source *sources,
+		  size_t max_sources, uint8_t *assignment)
+{
+	struct detector d = { 0 };
+	int found = -ENOMEM;
+
+	if (max_sources > PERIOD_MAX_SOURCES)
+		max_sources = PERIOD_MAX_SOURCES;
+	if (assignment)
+		memset(assignment, PERIOD_UNASSIGNED, nr_events);
+	if (nr_events < MIN_SEEN || !params->run_ns || !max_sources)
+		return 0;
+	d.events = events;
+	d.nr_events = nr_events;
+	d.run_ns = params->run_ns;
+	d.min_period = params->min_period_ns ? params->min_period_ns : DEFAULT_MIN_PERIOD_NS;
+	d.max_period = params->max_period_ns ? params->max_period_ns : params->run_ns / 3;
+	if (d.max_period <= d.min_period)
+		return 0;
+	d.nr_bins = (size_t)(log((double)d.max_period / (double)d.min_period) / log(BIN_RATIO)) + 2;
+	d.owner = malloc(nr_events);
+	d.unused = malloc(nr_events * sizeof(*d.unused));
+	d.slot = malloc(nr_events * sizeof(*d.slot));
+	d.best_slot = malloc(nr_events * sizeof(*d.best_slot));
+	d.octave_previous = malloc(nr_events * sizeof(*d.octave_previous));
+	d.residuals = malloc(nr_events * sizeof(*d.residuals));
+	d.bin_count = malloc(d.nr_bins * sizeof(*d.bin_count));
+	d.bin_prefix = malloc((d.nr_bins + 1) * sizeof(*d.bin_prefix));
+	d.bin_sum = malloc(d.nr_bins * sizeof(*d.bin_sum));
+	if (d.owner && d.unused && d.slot && d.best_slot && d.octave_previous && d.residuals &&
+	    d.bin_count && d.bin_prefix && d.bin_sum) {
+		memset(d.owner, PERIOD_UNASSIGNED, nr_events);
+		found = detect(&d, sources, max_sources);
+		if (found > 0)
+			sort_by_seen(sources, (size_t)found, d.owner, nr_events);
+		if (found >= 0 && assignment)
+			memcpy(assignment, d.owner, nr_events);
+	}
+	free(d.owner);
+	free(d.unused);
+	free(d.slot);
+	free(d.best_slot);
+	free(d.octave_previous);
+	free(d.residuals);
+	free(d.bin_count);
+	free(d.bin_prefix);
+	free(d.bin_sum);
+	return found;
+}

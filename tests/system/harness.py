@@ -1,0 +1,53 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Shared helpers of the system tests: run latscope, start a known
+disturbance and stop it by its pid, skip (exit 77) without root."""
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+
+LATSCOPE = os.environ.get("LATSCOPE", "latscope")
+DISTURB = os.environ.get("DISTURB", "disturb")
+SKIP = 77
+
+
+def fail(message):
+    print(f"FAIL: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def require_root(cpus=1):
+    if os.geteuid() != 0:
+        print("skipped: needs root")
+        sys.exit(SKIP)
+    if os.cpu_count() < cpus:
+        print(f"skipped: needs {cpus} cpus")
+        sys.exit(SKIP)
+
+
+def latscope(*args, timeout=60):
+    return subprocess.run([LATSCOPE, *args], capture_output=True, text=True, timeout=timeout)
+
+
+@contextlib.contextmanager
+def disturbance(cpu, period_us, spin_us, priority, duration_ms, name="latscope-disturb"):
+    """A FIFO thread on `cpu` spinning `spin_us` every `period_us`."""
+    proc = subprocess.Popen([DISTURB, str(cpu), str(period_us), str(spin_us), str(priority),
+                             str(duration_ms), name])
+    time.sleep(0.2)
+    if proc.poll() is not None:
+        fail(f"disturb exited {proc.returncode}")
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGTERM)
+        proc.wait()
+
+
+def read_dma_latency():
+    """The PM QoS target in effect: 2000000000 when nobody holds a request."""
+    with open("/dev/cpu_dma_latency", "rb") as f:
+        return int.from_bytes(f.read(4), "little", signed=True)
