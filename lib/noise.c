@@ -19,26 +19,58 @@ static uint64_t monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static void publish(struct noise_cpu *c)
+/* For the live view: cheap stores, no work that would show as a delta. */
+static void publish(struct noise_cpu *c, uint64_t count, uint64_t max)
 {
-	__atomic_store_n(&c->live.loops, c->hist->count, __ATOMIC_RELAXED);
-	__atomic_store_n(&c->live.max_ns, c->hist->max, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->live.loops, count, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->live.max_ns, max, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->live.gaps, c->gap_count, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->live.lost_ns, c->lost_ns, __ATOMIC_RELAXED);
 }
 
 /*
+ * Fold the loop's register copies into the histogram. Below 256 ns a bucket
+ * holds one value, so min and max come exactly from the buckets there; the
+ * loop tracks them only for larger deltas.
+ */
+static void sync_hist(struct noise_cpu *c, uint64_t count, uint64_t large_min, uint64_t large_max,
+		      uint64_t overflow, uint64_t last)
+{
+	struct hist *h = c->hist;
+	unsigned int b;
+
+	h->count = count;
+	h->overflow = overflow;
+	h->min = large_min;
+	for (b = 0; b < 256; b++)
+		if (h->buckets[b]) {
+			h->min = b;
+			break;
+		}
+	h->max = large_max;
+	if (!large_max)
+		for (b = 256; b-- > 0;)
+			if (h->buckets[b]) {
+				h->max = b;
+				break;
+			}
+	/* every delta adds up to the span: exact, with no per-read rounding */
+	h->sum = tsc_delta_ns(&c->run->clock, last - c->first_stamp);
+}
+
+/*
  * The hot loop. Inlined twice with use_tsc constant so the clock read is a
- * bare rdtsc (or a vDSO call) with no branch around it.
+ * bare rdtsc (or a vDSO call) with no branch around it. A delta below
+ * 256 ns costs a count and one bucket increment; larger ones take the slow
+ * path that also keeps min/max, and gaps are recorded.
  */
 static inline __attribute__((always_inline)) void spin(struct noise_cpu *c, bool use_tsc)
 {
 	const struct tsc_clock *clock = &c->run->clock;
 	const uint64_t threshold = c->run->params.threshold_ns;
 	const size_t max_gaps = c->run->params.max_gaps;
-	uint64_t *deadline = &c->deadline;
-	struct hist *h = c->hist;
-	uint32_t countdown = PUBLISH_EVERY;
+	uint64_t *deadline = &c->deadline, *buckets = c->hist->buckets;
+	uint64_t count = 0, large_min = UINT64_MAX, large_max = 0, overflow = 0;
 	uint64_t prev, now, ns;
 
 	prev = use_tsc ? tsc_read_raw() : tsc_monotonic_raw_ns();
@@ -51,7 +83,19 @@ static inline __attribute__((always_inline)) void spin(struct noise_cpu *c, bool
 		now = use_tsc ? tsc_read_raw() : tsc_monotonic_raw_ns();
 		/* reads are not serialised; a read that runs ahead is no gap */
 		ns = now > prev ? tsc_delta_ns(clock, now - prev) : 0;
-		hist_add(h, ns);
+		count++;
+		if (__builtin_expect(ns < 256, 1)) {
+			buckets[ns]++;
+		} else {
+			if (ns <= HIST_MAX_NS)
+				buckets[hist_bucket_of(ns)]++;
+			else
+				overflow++;
+			if (ns < large_min)
+				large_min = ns;
+			if (ns > large_max)
+				large_max = ns;
+		}
 		if (__builtin_expect(ns >= threshold, 0)) {
 			if (c->nr_gaps < max_gaps) {
 				c->gaps[c->nr_gaps].stamp = prev;
@@ -62,18 +106,17 @@ static inline __attribute__((always_inline)) void spin(struct noise_cpu *c, bool
 			}
 			c->gap_count++;
 			c->lost_ns += ns;
-			publish(c);
+			publish(c, count, ns > large_max ? ns : large_max);
 		}
-		if (__builtin_expect(!--countdown, 0)) {
-			countdown = PUBLISH_EVERY;
-			publish(c);
-		}
+		if (__builtin_expect(!(count % PUBLISH_EVERY), 0))
+			publish(c, count, large_max);
 		if (__builtin_expect(now >= __atomic_load_n(deadline, __ATOMIC_RELAXED), 0))
 			break;
 		prev = now;
 	}
 	c->last_stamp = now;
-	publish(c);
+	sync_hist(c, count, large_min, large_max, overflow, now);
+	publish(c, count, c->hist->max);
 }
 
 static void noise_thread_run(struct worker *worker)

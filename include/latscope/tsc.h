@@ -56,10 +56,11 @@ static inline uint64_t tsc_now(const struct tsc_clock *clock)
 	return clock->use_tsc ? tsc_read_raw() : tsc_monotonic_raw_ns();
 }
 
-/* A delta in the clock's unit converted to ns; exact to 2^-24 relative. */
+/* A delta in the clock's unit converted to ns, rounded to the nearest. */
 static inline uint64_t tsc_delta_ns(const struct tsc_clock *clock, uint64_t delta)
 {
-	return (uint64_t)(((unsigned __int128)delta * clock->mult) >> TSC_SHIFT);
+	return (uint64_t)(((unsigned __int128)delta * clock->mult + (1U << (TSC_SHIFT - 1))) >>
+			  TSC_SHIFT);
 }
 
 /**
