@@ -105,6 +105,7 @@ static int setup(struct audit_context *ctx, struct sysroot *root, const struct t
 static void teardown(struct audit_context *ctx)
 {
 	kconfig_release(&ctx->config);
+	irq_table_release(&ctx->irqs);
 	free(ctx->tasks);
 	ctx->tasks = NULL;
 }

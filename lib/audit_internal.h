@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "latscope/audit.h"
+#include "latscope/irq.h"
 #include "latscope/kconfig.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -48,6 +49,9 @@ struct audit_context {
 	int tasks_ret;
 	struct audit_task *tasks;
 	size_t nr_tasks;
+	bool irqs_loaded;
+	int irqs_ret;
+	struct irq_table irqs;
 };
 
 struct audit_rule {

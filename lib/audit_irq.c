@@ -11,19 +11,20 @@ static void check_default_affinity(struct audit_context *ctx, struct audit_findi
 {
 	struct cpuset mask, on_rt;
 	struct cpus_text a, b, c;
-	char text[1024];
+	int ret;
 
 	finding_expected(f, "/proc/irq/default_smp_affinity within the housekeeping CPUs "
 			    "(irqaffinity=)");
 	if (!audit_need_rt(ctx, f))
 		return;
-	if (!audit_need_read(ctx, f, text, sizeof(text), "/proc/irq/default_smp_affinity"))
-		return;
-	audit_cmdline(ctx, f, "irqaffinity", NULL, 0);
-	if (cpuset_parse_mask(text, &mask)) {
-		finding_skip_unreadable(f, "/proc/irq/default_smp_affinity", -EINVAL);
+	ret = irq_read_default_affinity(ctx->root, &mask);
+	if (ret) {
+		finding_skip_unreadable(f, "/proc/irq/default_smp_affinity", ret);
 		return;
 	}
+	finding_evidence(f, "/proc/irq/default_smp_affinity", "%s (CPUs %s)",
+			 cpus_mask_text(ctx, &mask, &a), cpus_text(&mask, &b));
+	audit_cmdline(ctx, f, "irqaffinity", NULL, 0);
 	cpuset_and(&on_rt, &mask, &ctx->rt);
 	if (cpuset_empty(&on_rt)) {
 		finding_pass(f, "new IRQs start on CPUs %s", cpus_text(&mask, &a));
@@ -33,6 +34,153 @@ static void check_default_affinity(struct audit_context *ctx, struct audit_findi
 	finding_fix(f, "echo %s > /proc/irq/default_smp_affinity; boot with irqaffinity=%s",
 		    cpus_mask_text(ctx, &ctx->housekeeping, &b),
 		    cpus_text(&ctx->housekeeping, &c));
+}
+
+/* The interrupt inventory, loaded once for the rules that need it. */
+static int load_irqs(struct audit_context *ctx)
+{
+	if (!ctx->irqs_loaded) {
+		ctx->irqs_loaded = true;
+		ctx->irqs_ret = irq_table_load(ctx->root, &ctx->irqs);
+	}
+	return ctx->irqs_ret;
+}
+
+/* IRQs with a handler: one without can be requested later but fires nowhere now */
+static bool irq_in_use(const struct irq_info *irq)
+{
+	return irq->has_affinity && irq->name && irq->name[0];
+}
+
+/*
+ * Record an IRQ that can fire on RT CPUs; @numbers collects "41 42 ..." for
+ * the fix, @names "41 (eth0-rx-0)" for the detail.
+ */
+static void note_irq(struct audit_finding *f, const struct irq_info *irq, unsigned int *listed,
+		     char *numbers, size_t numbers_size)
+{
+	struct cpus_text a, b;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/irq/%u/smp_affinity_list", irq->number);
+	if (*listed < AUDIT_MAX_LISTED)
+		audit_list_append(numbers, numbers_size, "%u", irq->number);
+	audit_evidence_listed(f, listed, path, "%s, effective %s (%s%s%s)",
+			      cpus_text(&irq->affinity, &a),
+			      irq->has_effective ? cpus_text(&irq->effective, &b) : "not exported",
+			      irq->name, irq->device[0] ? " at " : "", irq->device);
+}
+
+/* "41, 42" as written by audit_list_append() into "41 42" for a shell loop */
+static void commas_to_spaces(char *text)
+{
+	char *out = text;
+
+	for (; *text; text++)
+		if (*text != ',')
+			*out++ = *text;
+	*out = '\0';
+}
+
+static void check_device_affinity(struct audit_context *ctx, struct audit_finding *f)
+{
+	struct cpuset on_rt;
+	struct cpus_text a, b;
+	char numbers[256] = "";
+	unsigned int i, listed = 0;
+	int ret;
+
+	finding_expected(f, "smp_affinity and effective_affinity of every movable IRQ within "
+			    "the housekeeping CPUs");
+	if (!audit_need_rt(ctx, f))
+		return;
+	ret = load_irqs(ctx);
+	if (ret) {
+		finding_skip_unreadable(f, "/proc/interrupts", ret);
+		return;
+	}
+	cpuset_clear(&on_rt);
+	for (i = 0; i < ctx->irqs.nr_irqs; i++) {
+		const struct irq_info *irq = &ctx->irqs.irqs[i];
+		struct cpuset reach;
+
+		if (!irq_in_use(irq) || !irq->movable)
+			continue;
+		/* allowed there, or delivered there now: either reaches the RT CPU */
+		cpuset_or(&reach, &irq->affinity, irq->has_effective ? &irq->effective :
+								       &irq->affinity);
+		cpuset_and(&reach, &reach, &ctx->rt);
+		if (cpuset_empty(&reach))
+			continue;
+		cpuset_or(&on_rt, &on_rt, &reach);
+		note_irq(f, irq, &listed, numbers, sizeof(numbers));
+	}
+	audit_evidence_rest(f, listed, "/proc/irq", "IRQs");
+	if (!listed) {
+		finding_evidence(f, "/proc/irq", "%u IRQs, none movable onto RT CPUs",
+				 ctx->irqs.nr_irqs);
+		finding_pass(f, "no movable IRQ may fire on RT CPUs %s", cpus_text(&ctx->rt, &a));
+		return;
+	}
+	finding_fail(f, "%u IRQs may fire on RT CPUs %s", listed, cpus_text(&on_rt, &a));
+	commas_to_spaces(numbers);
+	finding_fix(f, "for i in %s%s; do echo %s > /proc/irq/$i/smp_affinity_list; done",
+		    numbers, listed > AUDIT_MAX_LISTED ? " (and the others listed)" : "",
+		    cpus_text(&ctx->housekeeping, &b));
+}
+
+static void check_managed(struct audit_context *ctx, struct audit_finding *f)
+{
+	char isolcpus[512], numbers[256] = "";
+	struct cpuset on_rt;
+	struct cpus_text a, b;
+	unsigned int i, listed = 0;
+	bool flag;
+	int ret;
+
+	finding_expected(f, "no managed IRQ delivered to an RT CPU (isolcpus=managed_irq,...)");
+	if (!audit_need_rt(ctx, f))
+		return;
+	ret = load_irqs(ctx);
+	if (ret) {
+		finding_skip_unreadable(f, "/proc/interrupts", ret);
+		return;
+	}
+	flag = audit_cmdline(ctx, f, "isolcpus", isolcpus, sizeof(isolcpus)) &&
+	       strstr(isolcpus, "managed_irq");
+	cpuset_clear(&on_rt);
+	for (i = 0; i < ctx->irqs.nr_irqs; i++) {
+		const struct irq_info *irq = &ctx->irqs.irqs[i];
+		struct cpuset reach;
+
+		/* 0444 affinity: the kernel placed it and user space cannot move it */
+		if (!irq_in_use(irq) || irq->movable)
+			continue;
+		cpuset_and(&reach, irq_delivery_cpus(irq), &ctx->rt);
+		if (cpuset_empty(&reach))
+			continue;
+		cpuset_or(&on_rt, &on_rt, &reach);
+		note_irq(f, irq, &listed, numbers, sizeof(numbers));
+	}
+	audit_evidence_rest(f, listed, "/proc/irq", "IRQs");
+	if (!listed) {
+		finding_pass(f, "no managed IRQ is delivered to RT CPUs %s", cpus_text(&ctx->rt, &a));
+		return;
+	}
+	if (flag) {
+		finding_warn(f, "%u managed IRQs are delivered to RT CPUs %s despite "
+				"isolcpus=managed_irq (their queues have no housekeeping CPU); they "
+				"fire when those CPUs do I/O",
+			     listed, cpus_text(&on_rt, &a));
+		finding_fix(f, "keep I/O off the RT CPUs %s, or reduce the device's queues so each "
+			       "includes a housekeeping CPU",
+			    cpus_text(&on_rt, &b));
+		return;
+	}
+	finding_fail(f, "%u managed IRQs (%s) are delivered to RT CPUs %s and cannot be moved "
+			"from user space",
+		     listed, numbers, cpus_text(&on_rt, &a));
+	finding_fix(f, "boot with isolcpus=managed_irq,domain,%s", cpus_text(&ctx->rt, &b));
 }
 
 /* The banned CPUs irqbalance was started with, from its environment or its config file. */
@@ -190,6 +338,14 @@ const struct audit_rule audit_irq_rules[] = {
 	  "A newly requested IRQ starts on the default affinity, before any daemon or script "
 	  "moves it.",
 	  check_default_affinity },
+	{ "irq.device_affinity", "Device IRQ affinity", AUDIT_HIGH,
+	  "A device interrupt delivered to an RT CPU preempts the RT task for the handler and "
+	  "the softirq work it raises.",
+	  check_device_affinity },
+	{ "irq.managed", "Managed IRQs on RT CPUs", AUDIT_MEDIUM,
+	  "The kernel spreads managed IRQs (per-queue NVMe, virtio) over all CPUs and user "
+	  "space cannot move them.",
+	  check_managed },
 	{ "irq.irqbalance", "irqbalance and its banned CPUs", AUDIT_HIGH,
 	  "irqbalance rewrites IRQ affinities every 10 s and puts device interrupts on any "
 	  "CPU it does not ban.",
