@@ -68,9 +68,8 @@ static void check_governor(struct audit_context *ctx, struct audit_finding *f)
 	}
 	finding_fail(f, "governor %s on CPUs %s", governors, cpus_text(&bad, &a));
 	finding_fix(f, "cpupower -c %s frequency-set -g performance (persist with tuned "
-		       "latency-performance or cpufreq.default_governor=performance); "
-		       "from %s",
-		    cpus_text(&bad, &b), governors);
+		       "latency-performance or cpufreq.default_governor=performance)",
+		    cpus_text(&bad, &b));
 }
 
 /* the system-wide PM QoS limit in us, PM_QOS_NO_LIMIT when none or unknown */

@@ -275,6 +275,8 @@ static void check_task_affinity(struct audit_context *ctx, struct audit_finding 
 	}
 	audit_evidence_rest(f, listed, "/proc", kthreads ? "kthreads" : "processes");
 	if (!listed) {
+		finding_evidence(f, "/proc/*/status", "%zu tasks read, none %s", ctx->nr_tasks,
+				 "allowed on both RT and housekeeping CPUs");
 		finding_pass(f, "no %s may run on both RT and housekeeping CPUs",
 			     kthreads ? "movable kthread" : "process");
 		return;

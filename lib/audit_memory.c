@@ -29,6 +29,11 @@ static void check_numa_balancing(struct audit_context *ctx, struct audit_finding
 		finding_skip_unreadable(f, "/proc/sys/vm/zone_reclaim_mode", ret);
 		return;
 	}
+	if (!have_balancing && !have_reclaim) {
+		finding_evidence(f, "/proc/sys/kernel/numa_balancing", "absent");
+		finding_pass(f, "no NUMA balancing in this kernel");
+		return;
+	}
 	if (ctx->topo->nr_nodes <= 1) {
 		finding_pass(f, "one NUMA node: nothing to balance");
 		return;

@@ -78,6 +78,8 @@ bool audit_fails_at(const struct audit_report *report, enum audit_severity thres
 {
 	size_t i;
 
+	if (threshold >= AUDIT_NR_SEVERITIES)
+		return false;
 	for (i = 0; i < report->nr_findings; i++)
 		if (report->findings[i].status == AUDIT_FAIL &&
 		    report->findings[i].severity <= threshold)
