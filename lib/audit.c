@@ -148,6 +148,11 @@ int audit_run(struct sysroot *root, const struct topology *topo, const struct cp
 		rule->check(ctx, f);
 		if (f->status == AUDIT_NR_STATUSES)
 			finding_skip(f, "the rule reached no verdict");
+		/* a rule may set its fix before it knows the verdict; only a problem has one */
+		if (f->status == AUDIT_PASS || f->status == AUDIT_SKIP) {
+			free(f->fix);
+			f->fix = NULL;
+		}
 		report->nr_findings++;
 		log_debug("rule %s: %s", f->id, audit_status_name(f->status));
 	}
