@@ -17,7 +17,7 @@ struct check_options {
 	const char *rt_text;
 	const char *root_dir;
 	const char *json_path;
-	enum audit_severity fail_on;	/* AUDIT_NR_SEVERITIES: never */
+	enum audit_severity fail_on; /* AUDIT_NR_SEVERITIES: never */
 	bool all;
 	int verbose;
 	bool color;
@@ -139,8 +139,10 @@ static int check_json_path(const char *path)
 static const char *paint(const struct check_options *opts, enum audit_status status)
 {
 	static const char *const colors[AUDIT_NR_STATUSES] = {
-		[AUDIT_FAIL] = "\033[1;31m", [AUDIT_WARN] = "\033[33m",
-		[AUDIT_PASS] = "\033[32m",   [AUDIT_SKIP] = "\033[2m",
+		[AUDIT_FAIL] = "\033[1;31m",
+		[AUDIT_WARN] = "\033[33m",
+		[AUDIT_PASS] = "\033[32m",
+		[AUDIT_SKIP] = "\033[2m",
 	};
 
 	return opts->color ? colors[status] : "";

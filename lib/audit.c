@@ -86,8 +86,8 @@ static int setup(struct audit_context *ctx, struct sysroot *root, const struct t
 			struct cpus_text a, b;
 
 			cpuset_andnot(&offline, rt_cpus, &topo->online);
-			log_error("RT CPUs %s are not online (online: %s)",
-				  cpus_text(&offline, &a), cpus_text(&topo->online, &b));
+			log_error("RT CPUs %s are not online (online: %s)", cpus_text(&offline, &a),
+				  cpus_text(&topo->online, &b));
 			return -EINVAL;
 		}
 		ctx->rt = *rt_cpus;

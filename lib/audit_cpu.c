@@ -67,8 +67,9 @@ static void check_governor(struct audit_context *ctx, struct audit_finding *f)
 		return;
 	}
 	finding_fail(f, "governor %s on CPUs %s", governors, cpus_text(&bad, &a));
-	finding_fix(f, "cpupower -c %s frequency-set -g performance (persist with tuned "
-		       "latency-performance or cpufreq.default_governor=performance)",
+	finding_fix(f,
+		    "cpupower -c %s frequency-set -g performance (persist with tuned "
+		    "latency-performance or cpufreq.default_governor=performance)",
 		    cpus_text(&bad, &b));
 }
 
@@ -168,8 +169,9 @@ static void check_idle_states(struct audit_context *ctx, struct audit_finding *f
 	long long worst = 0;
 	int cpu, k;
 
-	finding_expected(f, "no idle state with an exit latency above %d us allowed on %s "
-			    "(disabled, or excluded by PM QoS)",
+	finding_expected(f,
+			 "no idle state with an exit latency above %d us allowed on %s "
+			 "(disabled, or excluded by PM QoS)",
 			 AUDIT_MAX_EXIT_LATENCY_US,
 			 cpuset_empty(&ctx->rt) ? "any CPU" : "the RT CPUs");
 	if (audit_cmdline(ctx, f, "idle", idle, sizeof(idle)) && !strcmp(idle, "poll")) {
@@ -219,11 +221,13 @@ static void check_idle_states(struct audit_context *ctx, struct audit_finding *f
 			     AUDIT_MAX_EXIT_LATENCY_US, cpus_text(&readable, &a));
 		return;
 	}
-	finding_fail(f, "CPUs %s may enter idle states with exit latencies up to %lld us and "
-			"no PM QoS request prevents it",
+	finding_fail(f,
+		     "CPUs %s may enter idle states with exit latencies up to %lld us and "
+		     "no PM QoS request prevents it",
 		     cpus_text(&deep, &a), worst);
-	finding_fix(f, "let the RT application hold /dev/cpu_dma_latency open with %d (tuned "
-		       "latency-performance does), or cpupower -c %s idle-set -D %d",
+	finding_fix(f,
+		    "let the RT application hold /dev/cpu_dma_latency open with %d (tuned "
+		    "latency-performance does), or cpupower -c %s idle-set -D %d",
 		    AUDIT_MAX_EXIT_LATENCY_US, cpus_text(&deep, &b), AUDIT_MAX_EXIT_LATENCY_US + 1);
 }
 
@@ -261,9 +265,11 @@ static void check_smt_siblings(struct audit_context *ctx, struct audit_finding *
 		finding_pass(f, "every sibling of an RT CPU is an RT CPU");
 		return;
 	}
-	finding_fail(f, "housekeeping CPUs %s share cores with RT CPUs", cpus_text(&all_shared, &a));
-	finding_fix(f, "echo off > /sys/devices/system/cpu/smt/control (boot: nosmt), or add "
-		       "%s to the isolated CPUs and leave them idle",
+	finding_fail(f, "housekeeping CPUs %s share cores with RT CPUs",
+		     cpus_text(&all_shared, &a));
+	finding_fix(f,
+		    "echo off > /sys/devices/system/cpu/smt/control (boot: nosmt), or add "
+		    "%s to the isolated CPUs and leave them idle",
 		    cpus_text(&all_shared, &b));
 }
 

@@ -25,9 +25,9 @@
 struct audit_task {
 	int pid;
 	char comm[32];
-	unsigned long flags;	/* PF_* from /proc/PID/stat */
+	unsigned long flags; /* PF_* from /proc/PID/stat */
 	bool allowed_known;
-	struct cpuset allowed;	/* Cpus_allowed_list */
+	struct cpuset allowed; /* Cpus_allowed_list */
 };
 
 #define AUDIT_PF_KTHREAD 0x00200000UL
@@ -42,7 +42,7 @@ struct audit_context {
 	/* loaded once before the rules run */
 	struct kconfig config;
 	int config_ret;
-	char cmdline[4096];	/* kernel part of /proc/cmdline, "" when unreadable */
+	char cmdline[4096]; /* kernel part of /proc/cmdline, "" when unreadable */
 	int cmdline_ret;
 	/* loaded on first use */
 	bool tasks_loaded;

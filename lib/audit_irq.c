@@ -32,8 +32,7 @@ static void check_default_affinity(struct audit_context *ctx, struct audit_findi
 	}
 	finding_fail(f, "new IRQs may start on RT CPUs %s", cpus_text(&on_rt, &a));
 	finding_fix(f, "echo %s > /proc/irq/default_smp_affinity; boot with irqaffinity=%s",
-		    cpus_mask_text(ctx, &ctx->housekeeping, &b),
-		    cpus_text(&ctx->housekeeping, &c));
+		    cpus_mask_text(ctx, &ctx->housekeeping, &b), cpus_text(&ctx->housekeeping, &c));
 }
 
 /* The interrupt inventory, loaded once for the rules that need it. */
@@ -107,8 +106,8 @@ static void check_device_affinity(struct audit_context *ctx, struct audit_findin
 		if (!irq_in_use(irq) || !irq->movable)
 			continue;
 		/* allowed there, or delivered there now: either reaches the RT CPU */
-		cpuset_or(&reach, &irq->affinity, irq->has_effective ? &irq->effective :
-								       &irq->affinity);
+		cpuset_or(&reach, &irq->affinity,
+			  irq->has_effective ? &irq->effective : &irq->affinity);
 		cpuset_and(&reach, &reach, &ctx->rt);
 		if (cpuset_empty(&reach))
 			continue;
@@ -124,8 +123,8 @@ static void check_device_affinity(struct audit_context *ctx, struct audit_findin
 	}
 	finding_fail(f, "%u IRQs may fire on RT CPUs %s", listed, cpus_text(&on_rt, &a));
 	commas_to_spaces(numbers);
-	finding_fix(f, "for i in %s%s; do echo %s > /proc/irq/$i/smp_affinity_list; done",
-		    numbers, listed > AUDIT_MAX_LISTED ? " (and the others listed)" : "",
+	finding_fix(f, "for i in %s%s; do echo %s > /proc/irq/$i/smp_affinity_list; done", numbers,
+		    listed > AUDIT_MAX_LISTED ? " (and the others listed)" : "",
 		    cpus_text(&ctx->housekeeping, &b));
 }
 
@@ -164,28 +163,32 @@ static void check_managed(struct audit_context *ctx, struct audit_finding *f)
 	}
 	audit_evidence_rest(f, listed, "/proc/irq", "IRQs");
 	if (!listed) {
-		finding_pass(f, "no managed IRQ is delivered to RT CPUs %s", cpus_text(&ctx->rt, &a));
+		finding_pass(f, "no managed IRQ is delivered to RT CPUs %s",
+			     cpus_text(&ctx->rt, &a));
 		return;
 	}
 	if (flag) {
-		finding_warn(f, "%u managed IRQs are delivered to RT CPUs %s despite "
-				"isolcpus=managed_irq (their queues have no housekeeping CPU); they "
-				"fire when those CPUs do I/O",
+		finding_warn(f,
+			     "%u managed IRQs are delivered to RT CPUs %s despite "
+			     "isolcpus=managed_irq (their queues have no housekeeping CPU); they "
+			     "fire when those CPUs do I/O",
 			     listed, cpus_text(&on_rt, &a));
-		finding_fix(f, "keep I/O off the RT CPUs %s, or reduce the device's queues so each "
-			       "includes a housekeeping CPU",
+		finding_fix(f,
+			    "keep I/O off the RT CPUs %s, or reduce the device's queues so each "
+			    "includes a housekeeping CPU",
 			    cpus_text(&on_rt, &b));
 		return;
 	}
-	finding_fail(f, "%u managed IRQs (%s) are delivered to RT CPUs %s and cannot be moved "
-			"from user space",
+	finding_fail(f,
+		     "%u managed IRQs (%s) are delivered to RT CPUs %s and cannot be moved "
+		     "from user space",
 		     listed, numbers, cpus_text(&on_rt, &a));
 	finding_fix(f, "boot with isolcpus=managed_irq,domain,%s", cpus_text(&ctx->rt, &b));
 }
 
 /* The banned CPUs irqbalance was started with, from its environment or its config file. */
 struct irqbalance_ban {
-	bool explicit;	/* set by a variable: replaces the automatic ban */
+	bool explicit; /* set by a variable: replaces the automatic ban */
 	bool parsed;
 	struct cpuset cpus;
 	char source[64];
@@ -217,7 +220,8 @@ static void parse_ban(const char *name, const char *value, struct irqbalance_ban
  */
 static void find_ban(const char *text, size_t len, char separator, struct irqbalance_ban *ban)
 {
-	static const char *const names[] = { "IRQBALANCE_BANNED_CPUS", "IRQBALANCE_BANNED_CPULIST" };
+	static const char *const names[] = { "IRQBALANCE_BANNED_CPUS",
+					     "IRQBALANCE_BANNED_CPULIST" };
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(names) && !ban->explicit; i++) {
@@ -235,7 +239,8 @@ static void find_ban(const char *text, size_t len, char separator, struct irqbal
 			if ((size_t)(line_end - p) > name_len && !strncmp(p, names[i], name_len) &&
 			    p[name_len] == '=') {
 				snprintf(value, sizeof(value), "%.*s",
-					 (int)(line_end - p - (long)name_len - 1), p + name_len + 1);
+					 (int)(line_end - p - (long)name_len - 1),
+					 p + name_len + 1);
 				parse_ban(names[i], value, ban);
 			}
 			p = line_end + 1;
@@ -246,7 +251,8 @@ static void find_ban(const char *text, size_t len, char separator, struct irqbal
 static bool read_ban(struct audit_context *ctx, struct audit_finding *f, int pid,
 		     struct irqbalance_ban *ban)
 {
-	static const char *const files[] = { "/etc/default/irqbalance", "/etc/sysconfig/irqbalance" };
+	static const char *const files[] = { "/etc/default/irqbalance",
+					     "/etc/sysconfig/irqbalance" };
 	char *text;
 	size_t len, i;
 
@@ -266,8 +272,9 @@ static bool read_ban(struct audit_context *ctx, struct audit_finding *f, int pid
 		snprintf(ban->source, sizeof(ban->source), "%s", files[i]);
 		return true;
 	}
-	finding_evidence(f, "/proc/PID/environ", "unreadable, and no /etc/default/irqbalance "
-						  "or /etc/sysconfig/irqbalance");
+	finding_evidence(f, "/proc/PID/environ",
+			 "unreadable, and no /etc/default/irqbalance "
+			 "or /etc/sysconfig/irqbalance");
 	return false;
 }
 
@@ -315,8 +322,9 @@ static void check_irqbalance(struct audit_context *ctx, struct audit_finding *f)
 		finding_evidence(f, ban.source, "banned CPUs %s", cpus_text(&banned, &a));
 	} else {
 		cpuset_or(&banned, &ctx->topo->isolated, &ctx->topo->nohz_full);
-		finding_evidence(f, ban.source, "no IRQBALANCE_BANNED_CPUS or _CPULIST: it bans the "
-						"isolated and nohz_full CPUs %s",
+		finding_evidence(f, ban.source,
+				 "no IRQBALANCE_BANNED_CPUS or _CPULIST: it bans the "
+				 "isolated and nohz_full CPUs %s",
 				 cpus_text(&banned, &a));
 	}
 	cpuset_andnot(&unbanned, &ctx->rt, &banned);
@@ -327,9 +335,10 @@ static void check_irqbalance(struct audit_context *ctx, struct audit_finding *f)
 	finding_fail(f, "irqbalance (pid %d) may move IRQs onto RT CPUs %s%s", daemon->pid,
 		     cpus_text(&unbanned, &a),
 		     ban.explicit ? " (an explicit ban list replaces the automatic one)" : "");
-	finding_fix(f, "systemctl disable --now irqbalance, or set "
-		       "IRQBALANCE_BANNED_CPULIST=%s in /etc/default/irqbalance and "
-		       "systemctl restart irqbalance",
+	finding_fix(f,
+		    "systemctl disable --now irqbalance, or set "
+		    "IRQBALANCE_BANNED_CPULIST=%s in /etc/default/irqbalance and "
+		    "systemctl restart irqbalance",
 		    cpus_text(&ctx->rt, &b));
 }
 

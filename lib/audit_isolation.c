@@ -35,25 +35,29 @@ static void check_isolation(struct audit_context *ctx, struct audit_finding *f)
 	if (cpuset_empty(&ctx->rt)) {
 		finding_warn(f, "no CPU is isolated: the scheduler may put any task on the CPU "
 				"that runs the RT task");
-		finding_fix(f, "boot with isolcpus=managed_irq,domain,%s nohz_full=%s "
-			       "rcu_nocbs=%s (or make an isolated cpuset partition)",
+		finding_fix(f,
+			    "boot with isolcpus=managed_irq,domain,%s nohz_full=%s "
+			    "rcu_nocbs=%s (or make an isolated cpuset partition)",
 			    rt_cpus_for_fix(ctx, &a), rt_cpus_for_fix(ctx, &b),
 			    rt_cpus_for_fix(ctx, &c));
 		return;
 	}
 	cpuset_andnot(&missing, &ctx->rt, &isolated);
 	if (!cpuset_empty(&missing)) {
-		finding_fail(f, "RT CPUs %s are not isolated: the load balancer moves other tasks "
-				"onto them",
+		finding_fail(f,
+			     "RT CPUs %s are not isolated: the load balancer moves other tasks "
+			     "onto them",
 			     cpus_text(&missing, &a));
-		finding_fix(f, "boot with isolcpus=managed_irq,domain,%s (or: echo isolated > "
-			       "cpuset.cpus.partition of a cgroup holding them)",
+		finding_fix(f,
+			    "boot with isolcpus=managed_irq,domain,%s (or: echo isolated > "
+			    "cpuset.cpus.partition of a cgroup holding them)",
 			    cpus_text(&ctx->rt, &b));
 		return;
 	}
 	if (boot_cpu >= 0 && cpuset_has(&ctx->rt, (unsigned int)boot_cpu)) {
-		finding_warn(f, "the boot CPU %d is an RT CPU: it keeps timekeeping and boot-time "
-				"interrupts",
+		finding_warn(f,
+			     "the boot CPU %d is an RT CPU: it keeps timekeeping and boot-time "
+			     "interrupts",
 			     boot_cpu);
 		finding_fix(f, "leave CPU %d out of the RT CPUs", boot_cpu);
 		return;
@@ -134,8 +138,9 @@ static void check_rcu_nocbs(struct audit_context *ctx, struct audit_finding *f)
 	if (!audit_need_config(ctx, f))
 		return;
 	if (!audit_config_enabled(ctx, f, "RCU_NOCB_CPU")) {
-		finding_fail(f, "built without CONFIG_RCU_NOCB_CPU: RCU callbacks run in softirq on "
-				"the RT CPUs");
+		finding_fail(f,
+			     "built without CONFIG_RCU_NOCB_CPU: RCU callbacks run in softirq on "
+			     "the RT CPUs");
 		finding_fix(f, "rebuild with CONFIG_RCU_NOCB_CPU=y, then boot with rcu_nocbs=%s",
 			    cpus_text(&ctx->rt, &a));
 		return;
@@ -228,8 +233,9 @@ static void check_workqueues(struct audit_context *ctx, struct audit_finding *f)
 		return;
 	}
 	finding_fail(f, "unbound work may run on RT CPUs %s (%s)", cpus_text(&on_rt, &a), bad);
-	finding_fix(f, "echo %s > " WQ_DIR "/cpumask (and the same into each listed "
-		       "workqueue's cpumask)",
+	finding_fix(f,
+		    "echo %s > " WQ_DIR "/cpumask (and the same into each listed "
+		    "workqueue's cpumask)",
 		    cpus_mask_text(ctx, &ctx->housekeeping, &b));
 }
 
@@ -237,8 +243,7 @@ static void check_workqueues(struct audit_context *ctx, struct audit_finding *f)
  * Tasks allowed on both RT and housekeeping CPUs were never confined. Tasks
  * allowed only on RT CPUs were put there on purpose: they are the RT work.
  */
-static void check_task_affinity(struct audit_context *ctx, struct audit_finding *f,
-				bool kthreads)
+static void check_task_affinity(struct audit_context *ctx, struct audit_finding *f, bool kthreads)
 {
 	struct cpuset isolated, on_rt, not_isolated;
 	struct cpus_text a, b;
@@ -284,20 +289,24 @@ static void check_task_affinity(struct audit_context *ctx, struct audit_finding 
 	domain_isolated(ctx, f, &isolated);
 	cpuset_andnot(&not_isolated, &on_rt, &isolated);
 	if (cpuset_empty(&not_isolated))
-		finding_warn(f, "%u %s may run on RT CPUs %s (isolated: the load balancer will "
-				"not move them there, but a wake-up or an affinity change can)",
+		finding_warn(f,
+			     "%u %s may run on RT CPUs %s (isolated: the load balancer will "
+			     "not move them there, but a wake-up or an affinity change can)",
 			     listed, kthreads ? "kthreads" : "processes", cpus_text(&on_rt, &a));
 	else
 		finding_fail(f, "%u %s may run on RT CPUs %s", listed,
 			     kthreads ? "kthreads" : "processes", cpus_text(&on_rt, &a));
 	if (kthreads)
-		finding_fix(f, "for p in %s; do taskset -pc %s $p; done (boot with "
-			       "isolcpus=domain,... or nohz_full= to confine new kthreads)",
+		finding_fix(f,
+			    "for p in %s; do taskset -pc %s $p; done (boot with "
+			    "isolcpus=domain,... or nohz_full= to confine new kthreads)",
 			    pids, cpus_text(&ctx->housekeeping, &b));
 	else
-		finding_fix(f, "for p in %s; do taskset -apc %s $p; done; for services: "
-			       "CPUAffinity=%s in /etc/systemd/system.conf",
-			    pids, cpus_text(&ctx->housekeeping, &b), cpus_text(&ctx->housekeeping, &b));
+		finding_fix(f,
+			    "for p in %s; do taskset -apc %s $p; done; for services: "
+			    "CPUAffinity=%s in /etc/systemd/system.conf",
+			    pids, cpus_text(&ctx->housekeeping, &b),
+			    cpus_text(&ctx->housekeeping, &b));
 }
 
 static void check_kthreads(struct audit_context *ctx, struct audit_finding *f)

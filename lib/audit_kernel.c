@@ -66,8 +66,10 @@ static const char *config_model(struct audit_context *ctx, struct audit_finding 
 	static const struct {
 		const char *option, *model;
 	} models[] = {
-		{ "PREEMPT_NONE", "none" }, { "PREEMPT_VOLUNTARY", "voluntary" },
-		{ "PREEMPT", "full" },      { "PREEMPT_LAZY", "lazy" },
+		{ "PREEMPT_NONE", "none" },
+		{ "PREEMPT_VOLUNTARY", "voluntary" },
+		{ "PREEMPT", "full" },
+		{ "PREEMPT_LAZY", "lazy" },
 	};
 	size_t i;
 
@@ -113,8 +115,9 @@ static void check_preempt_model(struct audit_context *ctx, struct audit_finding 
 		finding_pass(f, "preemption model %s (from %s)", model, source);
 		return;
 	}
-	finding_fail(f, "preemption model %s (from %s): kernel code runs to the next "
-			"preemption point before a woken RT task",
+	finding_fail(f,
+		     "preemption model %s (from %s): kernel code runs to the next "
+		     "preemption point before a woken RT task",
 		     model, source);
 	if (dynamic)
 		finding_fix(f, "boot with preempt=full (now: echo full > "
@@ -124,8 +127,8 @@ static void check_preempt_model(struct audit_context *ctx, struct audit_finding 
 }
 
 /* " --disable A --disable B" for scripts/config: the one command that fixes them all */
-static const char *disable_arguments(const char *const *names, const bool *on, size_t n,
-				     char *buf, size_t size)
+static const char *disable_arguments(const char *const *names, const bool *on, size_t n, char *buf,
+				     size_t size)
 {
 	size_t i, len = 0;
 
@@ -171,7 +174,7 @@ static void check_lock_debugging(struct audit_context *ctx, struct audit_finding
 {
 	static const char *const names[] = {
 		"PROVE_LOCKING", "DEBUG_LOCK_ALLOC", "LOCKDEP",
-		"DEBUG_LOCKDEP", "LOCK_STAT",        "PROVE_RCU",
+		"DEBUG_LOCKDEP", "LOCK_STAT",	     "PROVE_RCU",
 	};
 
 	finding_expected(f, "all of CONFIG_PROVE_LOCKING, DEBUG_LOCK_ALLOC, LOCKDEP, "
@@ -225,9 +228,18 @@ static void check_debug_options(struct audit_context *ctx, struct audit_finding 
 {
 	/* not listed: DEBUG_LIST and UBSAN, cheap checks distributions ship as hardening */
 	static const char *const names[] = {
-		"DEBUG_PREEMPT",  "DEBUG_OBJECTS",  "KASAN",         "KCSAN",
-		"KMSAN",          "SLUB_DEBUG_ON",  "DEBUG_PAGEALLOC", "DEBUG_KMEMLEAK",
-		"DEBUG_SPINLOCK", "DEBUG_MUTEXES",  "DEBUG_RT_MUTEXES", "DEBUG_VM",
+		"DEBUG_PREEMPT",
+		"DEBUG_OBJECTS",
+		"KASAN",
+		"KCSAN",
+		"KMSAN",
+		"SLUB_DEBUG_ON",
+		"DEBUG_PAGEALLOC",
+		"DEBUG_KMEMLEAK",
+		"DEBUG_SPINLOCK",
+		"DEBUG_MUTEXES",
+		"DEBUG_RT_MUTEXES",
+		"DEBUG_VM",
 	};
 	bool on[ARRAY_SIZE(names)] = { false }, slub_cmdline, any = false;
 	char list[384] = "", value[128], arguments[512];
@@ -244,8 +256,8 @@ static void check_debug_options(struct audit_context *ctx, struct audit_finding 
 		any |= on[i];
 	}
 	/* slub_debug=- turns every SLUB check off */
-	slub_cmdline = audit_cmdline(ctx, f, "slub_debug", value, sizeof(value)) &&
-		       strcmp(value, "-");
+	slub_cmdline =
+		audit_cmdline(ctx, f, "slub_debug", value, sizeof(value)) && strcmp(value, "-");
 	if (slub_cmdline)
 		audit_list_append(list, sizeof(list), "slub_debug= on the command line");
 	if (!any && !slub_cmdline) {
@@ -256,7 +268,8 @@ static void check_debug_options(struct audit_context *ctx, struct audit_finding 
 	disable_arguments(names, on, ARRAY_SIZE(names), arguments, sizeof(arguments));
 	if (any)
 		finding_fix(f, "rebuild the kernel: scripts/config%s && make olddefconfig%s",
-			    arguments, slub_cmdline ? "; remove slub_debug= from the command line" : "");
+			    arguments,
+			    slub_cmdline ? "; remove slub_debug= from the command line" : "");
 	else
 		finding_fix(f, "remove slub_debug= from the kernel command line");
 }
@@ -270,8 +283,9 @@ static void check_lockup_detector(struct audit_context *ctx, struct audit_findin
 
 	finding_expected(f, "lockup detectors off (nowatchdog), or watchdog_cpumask "
 			    "without RT CPUs");
-	finding_fix(f, "sysctl -w kernel.watchdog=0 (boot: nowatchdog), or keep it off the RT "
-		       "CPUs: sysctl -w kernel.watchdog_cpumask=%s",
+	finding_fix(f,
+		    "sysctl -w kernel.watchdog=0 (boot: nowatchdog), or keep it off the RT "
+		    "CPUs: sysctl -w kernel.watchdog_cpumask=%s",
 		    cpus_text(&ctx->housekeeping, &hk));
 	if (!ctx->config_ret && !kconfig_enabled(&ctx->config, "SOFTLOCKUP_DETECTOR") &&
 	    !kconfig_enabled(&ctx->config, "HARDLOCKUP_DETECTOR")) {
@@ -293,8 +307,9 @@ static void check_lockup_detector(struct audit_context *ctx, struct audit_findin
 		return;
 	}
 	if (cpuset_empty(&ctx->rt)) {
-		finding_warn(f, "the %s%s%s detector runs on CPUs %s, every 4 s per CPU by "
-				"default",
+		finding_warn(f,
+			     "the %s%s%s detector runs on CPUs %s, every 4 s per CPU by "
+			     "default",
 			     soft ? "soft" : "", soft && nmi ? " and " : "", nmi ? "NMI" : "",
 			     cpus_text(&mask, &a));
 		return;

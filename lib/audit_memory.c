@@ -81,12 +81,14 @@ static void check_thp(struct audit_context *ctx, struct audit_finding *f)
 		return;
 	}
 	if (!strcmp(enabled, "always") || !strcmp(defrag, "always"))
-		finding_fail(f, "enabled=%s, defrag=%s: page faults may compact memory and "
-				"khugepaged collapses pages in the background",
+		finding_fail(f,
+			     "enabled=%s, defrag=%s: page faults may compact memory and "
+			     "khugepaged collapses pages in the background",
 			     enabled, defrag[0] ? defrag : "?");
 	else
-		finding_warn(f, "enabled=%s, defrag=%s: regions that ask for hugepages get "
-				"compaction stalls and khugepaged work",
+		finding_warn(f,
+			     "enabled=%s, defrag=%s: regions that ask for hugepages get "
+			     "compaction stalls and khugepaged work",
 			     enabled, defrag[0] ? defrag : "?");
 	finding_fix(f, "echo never > " THP_DIR "/enabled (boot: transparent_hugepage=never)");
 }
@@ -161,8 +163,9 @@ static void check_swap(struct audit_context *ctx, struct audit_finding *f)
 		finding_pass(f, "swap on, swappiness %lld", swappiness);
 		return;
 	}
-	finding_warn(f, "swap on with swappiness %lld: unlocked memory of a process may be "
-			"swapped out and fault back in",
+	finding_warn(f,
+		     "swap on with swappiness %lld: unlocked memory of a process may be "
+		     "swapped out and fault back in",
 		     swappiness);
 	finding_fix(f, "sysctl -w vm.swappiness=10 (or swapoff -a), and mlockall() in the RT "
 		       "application");
@@ -207,15 +210,16 @@ static void check_limits(struct audit_context *ctx, struct audit_finding *f)
 		return;
 	}
 	free(limits);
-	finding_evidence(f, "/proc/self/limits", "Max locked memory %lld%s",
-			 memlock, memlock < 0 ? " (unlimited)" : " bytes");
+	finding_evidence(f, "/proc/self/limits", "Max locked memory %lld%s", memlock,
+			 memlock < 0 ? " (unlimited)" : " bytes");
 	finding_evidence(f, "/proc/self/limits", "Max realtime priority %lld", rtprio);
 	if (memlock < 0 && rtprio > 0) {
 		finding_pass(f, "this session may lock all memory and use RT priorities");
 		return;
 	}
-	finding_warn(f, "in this session a process without CAP_IPC_LOCK and CAP_SYS_NICE "
-			"%s%s%s",
+	finding_warn(f,
+		     "in this session a process without CAP_IPC_LOCK and CAP_SYS_NICE "
+		     "%s%s%s",
 		     memlock >= 0 ? "cannot lock all its memory" : "",
 		     memlock >= 0 && rtprio <= 0 ? " and " : "",
 		     rtprio <= 0 ? "cannot use SCHED_FIFO" : "");
@@ -237,8 +241,7 @@ const struct audit_rule audit_memory_rules[] = {
 	  "The vmstat worker folds per-CPU counters on every CPU once per interval.",
 	  check_vmstat_interval },
 	{ "mem.ksm", "Kernel samepage merging", AUDIT_LOW,
-	  "Merged pages are copy-on-write: the first write after a merge faults.",
-	  check_ksm },
+	  "Merged pages are copy-on-write: the first write after a merge faults.", check_ksm },
 	{ "mem.swap", "Swap", AUDIT_LOW,
 	  "A page swapped out faults back in from disk, milliseconds the RT task waits.",
 	  check_swap },

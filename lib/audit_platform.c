@@ -55,12 +55,13 @@ static void check_clocksource(struct audit_context *ctx, struct audit_finding *f
 	}
 	if (in_list(current, slow, ARRAY_SIZE(slow))) {
 		finding_fail(f, "clocksource %s: every clock read costs microseconds", current);
-		finding_fix(f, "%s", has_word(available, "tsc") ?
-					     "echo tsc > " CLOCK_DIR "/current_clocksource "
-					     "(boot: clocksource=tsc, tsc=reliable if the TSC is "
-					     "known stable)" :
-					     "find why no CPU-local clocksource is available "
-					     "(dmesg | grep -i clocksource)");
+		finding_fix(f, "%s",
+			    has_word(available, "tsc") ?
+				    "echo tsc > " CLOCK_DIR "/current_clocksource "
+				    "(boot: clocksource=tsc, tsc=reliable if the TSC is "
+				    "known stable)" :
+				    "find why no CPU-local clocksource is available "
+				    "(dmesg | grep -i clocksource)");
 		return;
 	}
 	if (has_word(available, "tsc")) {
@@ -101,8 +102,9 @@ static void check_pcie_aspm(struct audit_context *ctx, struct audit_finding *f)
 		finding_pass(f, "ASPM policy performance");
 		return;
 	}
-	finding_warn(f, "ASPM policy %s: links may sleep and take microseconds to wake for a "
-			"DMA or an interrupt",
+	finding_warn(f,
+		     "ASPM policy %s: links may sleep and take microseconds to wake for a "
+		     "DMA or an interrupt",
 		     policy);
 	finding_fix(f, "echo performance > /sys/module/pcie_aspm/parameters/policy (boot: "
 		       "pcie_aspm.policy=performance)");
@@ -151,8 +153,9 @@ static void check_console(struct audit_context *ctx, struct audit_finding *f)
 		finding_pass(f, "console loglevel %lld", level);
 		return;
 	}
-	finding_warn(f, "console loglevel %lld: warnings and notices are printed to the "
-			"%sconsole, synchronously",
+	finding_warn(f,
+		     "console loglevel %lld: warnings and notices are printed to the "
+		     "%sconsole, synchronously",
 		     level, serial ? "serial " : "");
 	finding_fix(f, "sysctl -w kernel.printk='4 4 1 7' (boot: quiet)");
 }
@@ -168,8 +171,8 @@ static bool steal_ticks(struct audit_context *ctx, long long *steal)
 	ret = sysroot_read(ctx->root, line, sizeof(line), "/proc/stat");
 	if (ret < 0 && ret != -EFBIG)
 		return false;
-	if (sscanf(line, "cpu %lld %lld %lld %lld %lld %lld %lld %lld", &v[0], &v[1], &v[2],
-		   &v[3], &v[4], &v[5], &v[6], &v[7]) != 8)
+	if (sscanf(line, "cpu %lld %lld %lld %lld %lld %lld %lld %lld", &v[0], &v[1], &v[2], &v[3],
+		   &v[4], &v[5], &v[6], &v[7]) != 8)
 		return false;
 	*steal = v[7];
 	return true;
@@ -194,8 +197,8 @@ static void check_virtualization(struct audit_context *ctx, struct audit_finding
 		hypervisor = has_word(flags, "hypervisor");
 	}
 	free(cpuinfo);
-	finding_evidence(f, "/proc/cpuinfo", "%s", hypervisor ? "flag hypervisor" :
-								"no hypervisor flag");
+	finding_evidence(f, "/proc/cpuinfo", "%s",
+			 hypervisor ? "flag hypervisor" : "no hypervisor flag");
 	if (audit_read(ctx, f, type, sizeof(type), "/sys/hypervisor/type") >= 0)
 		hypervisor = true;
 	else
@@ -208,8 +211,9 @@ static void check_virtualization(struct audit_context *ctx, struct audit_finding
 		finding_evidence(f, "/proc/stat", "steal %lld ticks since boot", steal);
 	audit_read(ctx, f, driver, sizeof(driver),
 		   "/sys/devices/system/cpu/cpuidle/current_driver");
-	finding_warn(f, "running under a hypervisor%s%s: the host decides when this vCPU "
-			"runs, so latency is bounded by the host",
+	finding_warn(f,
+		     "running under a hypervisor%s%s: the host decides when this vCPU "
+		     "runs, so latency is bounded by the host",
 		     type[0] ? " of type " : "", type);
 	finding_fix(f, "on the host: pin each vCPU to an isolated host CPU and run an RT "
 		       "kernel there; in the guest: idle=poll or cpuidle haltpoll; measure with "

@@ -7,12 +7,14 @@
 
 static const char *const severity_names[AUDIT_NR_SEVERITIES] = {
 	[AUDIT_FATAL] = "fatal", [AUDIT_HIGH] = "high", [AUDIT_MEDIUM] = "medium",
-	[AUDIT_LOW] = "low",     [AUDIT_INFO] = "info",
+	[AUDIT_LOW] = "low",	 [AUDIT_INFO] = "info",
 };
 
 static const char *const status_names[AUDIT_NR_STATUSES] = {
-	[AUDIT_FAIL] = "fail", [AUDIT_WARN] = "warn",
-	[AUDIT_PASS] = "pass", [AUDIT_SKIP] = "skip",
+	[AUDIT_FAIL] = "fail",
+	[AUDIT_WARN] = "warn",
+	[AUDIT_PASS] = "pass",
+	[AUDIT_SKIP] = "skip",
 };
 
 const char *audit_severity_name(enum audit_severity severity)
@@ -38,8 +40,7 @@ int audit_severity_parse(const char *text, enum audit_severity *severity)
 	return -EINVAL;
 }
 
-const struct audit_finding *audit_report_find(const struct audit_report *report,
-					       const char *id)
+const struct audit_finding *audit_report_find(const struct audit_report *report, const char *id)
 {
 	size_t i;
 
@@ -118,9 +119,8 @@ static json_t *summary_json(const struct audit_report *report)
 		json_object_set_new(failed, severity_names[i], json_integer(s.failed[i]));
 		json_object_set_new(warned, severity_names[i], json_integer(s.warned[i]));
 	}
-	return json_pack("{s:o, s:o, s:i, s:i, s:i}", "failed", failed, "warned", warned,
-			 "passed", s.passed, "skipped", s.skipped, "rules",
-			 (int)report->nr_findings);
+	return json_pack("{s:o, s:o, s:i, s:i, s:i}", "failed", failed, "warned", warned, "passed",
+			 s.passed, "skipped", s.skipped, "rules", (int)report->nr_findings);
 }
 
 json_t *audit_report_json(const struct audit_report *report)
@@ -133,6 +133,6 @@ json_t *audit_report_json(const struct audit_report *report)
 	return json_pack("{s:o, s:o, s:s, s:o, s:o}", "rt_cpus", result_cpuset(&report->rt_cpus),
 			 "housekeeping_cpus", result_cpuset(&report->housekeeping),
 			 "rt_cpus_source",
-			 report->rt_cpus_given ? "--rt-cpus" : "isolated and nohz_full",
-			 "findings", findings, "summary", summary_json(report));
+			 report->rt_cpus_given ? "--rt-cpus" : "isolated and nohz_full", "findings",
+			 findings, "summary", summary_json(report));
 }

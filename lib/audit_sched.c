@@ -44,18 +44,21 @@ static void check_rt_throttling(struct audit_context *ctx, struct audit_finding 
 		return;
 	fair_server(ctx, f, &reserving);
 	if (runtime >= 0 && runtime < period) {
-		finding_warn(f, "RT tasks that use more than %lld of every %lld us are stopped "
-				"for the rest of the period",
+		finding_warn(f,
+			     "RT tasks that use more than %lld of every %lld us are stopped "
+			     "for the rest of the period",
 			     runtime, period);
 		finding_fix(f, "sysctl -w kernel.sched_rt_runtime_us=-1 (and run stalld)");
 		return;
 	}
 	if (!cpuset_empty(&reserving)) {
-		finding_warn(f, "RT throttling is off, but the fair server still reserves time "
-				"for normal tasks on CPUs %s",
+		finding_warn(f,
+			     "RT throttling is off, but the fair server still reserves time "
+			     "for normal tasks on CPUs %s",
 			     cpus_text(&reserving, &a));
-		finding_fix(f, "for c in %s; do echo 0 > "
-			       "/sys/kernel/debug/sched/fair_server/cpu$c/runtime; done",
+		finding_fix(f,
+			    "for c in %s; do echo 0 > "
+			    "/sys/kernel/debug/sched/fair_server/cpu$c/runtime; done",
 			    cpus_text(&reserving, &a));
 		return;
 	}
@@ -134,7 +137,6 @@ const struct audit_rule audit_sched_rules[] = {
 	  "each tick.",
 	  check_skew_tick },
 	{ "sched.hung_task", "Hung task detector", AUDIT_LOW,
-	  "The hung task detector periodically walks every task with RCU held.",
-	  check_hung_task },
+	  "The hung task detector periodically walks every task with RCU held.", check_hung_task },
 };
 const size_t audit_sched_rule_count = ARRAY_SIZE(audit_sched_rules);

@@ -8,14 +8,14 @@
 #include "audit_internal.h"
 
 struct tracing_state {
-	unsigned int tracers;	/* instances with a tracer other than nop */
-	unsigned int events_on;	/* instances recording events */
-	unsigned int events_off;	/* instances with events enabled but tracing_on=0 */
-	char where[256];	/* the instances found active */
+	unsigned int tracers; /* instances with a tracer other than nop */
+	unsigned int events_on; /* instances recording events */
+	unsigned int events_off; /* instances with events enabled but tracing_on=0 */
+	char where[256]; /* the instances found active */
 };
 
-static void check_instance(struct audit_context *ctx, struct audit_finding *f,
-			   const char *dir, const char *name, struct tracing_state *state)
+static void check_instance(struct audit_context *ctx, struct audit_finding *f, const char *dir,
+			   const char *name, struct tracing_state *state)
 {
 	char tracer[64], events[4096];
 	long long on = 1;
@@ -81,8 +81,9 @@ static void check_tracing_active(struct audit_context *ctx, struct audit_finding
 		finding_fail(f, "tracing is active: %s", state.where);
 	else
 		finding_warn(f, "events are enabled but not recorded: %s", state.where);
-	finding_fix(f, "stop it: trace-cmd reset (or echo nop > %s/current_tracer; "
-		       "echo > %s/set_event, and the same in each instance)",
+	finding_fix(f,
+		    "stop it: trace-cmd reset (or echo nop > %s/current_tracer; "
+		    "echo > %s/set_event, and the same in each instance)",
 		    top, top);
 }
 

@@ -135,8 +135,7 @@ int kconfig_parse(struct kconfig *config, char *text)
 	return 0;
 }
 
-static int load_file(struct sysroot *root, const char *path, bool gzipped,
-		     struct kconfig *config)
+static int load_file(struct sysroot *root, const char *path, bool gzipped, struct kconfig *config)
 {
 	char *data, *text;
 	size_t len;

@@ -28,37 +28,37 @@ enum audit_severity {
 };
 
 enum audit_status {
-	AUDIT_FAIL,	/* costs latency: fix it */
-	AUDIT_WARN,	/* may cost latency, depending on the workload */
+	AUDIT_FAIL, /* costs latency: fix it */
+	AUDIT_WARN, /* may cost latency, depending on the workload */
 	AUDIT_PASS,
-	AUDIT_SKIP,	/* the rule's input is missing or it does not apply */
+	AUDIT_SKIP, /* the rule's input is missing or it does not apply */
 	AUDIT_NR_STATUSES,
 };
 
 /* One file read (or one fact taken from it) and the value seen. */
 struct audit_evidence {
-	char *path;	/* as under the root: "/proc/sys/kernel/numa_balancing" */
+	char *path; /* as under the root: "/proc/sys/kernel/numa_balancing" */
 	char *value;
 };
 
 struct audit_finding {
-	const char *id;	/* stable and dotted: "kernel.preempt_rt" */
+	const char *id; /* stable and dotted: "kernel.preempt_rt" */
 	const char *title;
 	enum audit_severity severity;
 	enum audit_status status;
-	char *detail;	/* what was found; for a skip, why the rule was skipped */
+	char *detail; /* what was found; for a skip, why the rule was skipped */
 	struct audit_evidence *evidence;
 	size_t nr_evidence;
 	char *expected;
-	const char *why;	/* one sentence */
-	char *fix;	/* the exact command, sysctl or boot parameter; NULL on pass and skip */
+	const char *why; /* one sentence */
+	char *fix; /* the exact command, sysctl or boot parameter; NULL on pass and skip */
 };
 
 struct audit_report {
 	struct cpuset rt_cpus;
-	struct cpuset housekeeping;	/* online minus rt_cpus */
-	bool rt_cpus_given;	/* from the caller rather than isolated and nohz_full */
-	struct audit_finding *findings;	/* in rule table order */
+	struct cpuset housekeeping; /* online minus rt_cpus */
+	bool rt_cpus_given; /* from the caller rather than isolated and nohz_full */
+	struct audit_finding *findings; /* in rule table order */
 	size_t nr_findings;
 };
 
@@ -88,8 +88,7 @@ int audit_run(struct sysroot *root, const struct topology *topo, const struct cp
 void audit_report_release(struct audit_report *report);
 
 /* the finding of a rule, NULL when no rule has that id */
-const struct audit_finding *audit_report_find(const struct audit_report *report,
-					       const char *id);
+const struct audit_finding *audit_report_find(const struct audit_report *report, const char *id);
 
 void audit_summarize(const struct audit_report *report, struct audit_summary *summary);
 

@@ -12,16 +12,16 @@
  * (CONFIG_IKCONFIG_PROC) or, failing that, /boot/config-<release>.
  */
 struct kconfig_entry {
-	const char *name;	/* without the CONFIG_ prefix: "PREEMPT_RT" */
-	const char *value;	/* "y", "m", "250", "\"text\""; NULL for "is not set" */
+	const char *name; /* without the CONFIG_ prefix: "PREEMPT_RT" */
+	const char *value; /* "y", "m", "250", "\"text\""; NULL for "is not set" */
 };
 
 struct kconfig {
-	char source[128];	/* the path read, as under the root */
-	char why[512];	/* after a failed load: what went wrong, for a reader */
-	struct kconfig_entry *entries;	/* sorted by name */
+	char source[128]; /* the path read, as under the root */
+	char why[512]; /* after a failed load: what went wrong, for a reader */
+	struct kconfig_entry *entries; /* sorted by name */
 	size_t nr_entries;
-	char *text;	/* the decompressed text the entries point into */
+	char *text; /* the decompressed text the entries point into */
 };
 
 /**
