@@ -17,14 +17,19 @@ static char *format_text(const char *fmt, va_list ap)
 	return text;
 }
 
+static void replace_text(char **field, const char *fmt, va_list ap)
+{
+	free(*field);
+	*field = format_text(fmt, ap);
+}
+
 void finding_verdict(struct audit_finding *f, enum audit_status status, const char *fmt, ...)
 {
 	va_list ap;
 
 	f->status = status;
-	free(f->detail);
 	va_start(ap, fmt);
-	f->detail = format_text(fmt, ap);
+	replace_text(&f->detail, fmt, ap);
 	va_end(ap);
 }
 
@@ -56,9 +61,8 @@ void finding_expected(struct audit_finding *f, const char *fmt, ...)
 {
 	va_list ap;
 
-	free(f->expected);
 	va_start(ap, fmt);
-	f->expected = format_text(fmt, ap);
+	replace_text(&f->expected, fmt, ap);
 	va_end(ap);
 }
 
@@ -66,9 +70,8 @@ void finding_fix(struct audit_finding *f, const char *fmt, ...)
 {
 	va_list ap;
 
-	free(f->fix);
 	va_start(ap, fmt);
-	f->fix = format_text(fmt, ap);
+	replace_text(&f->fix, fmt, ap);
 	va_end(ap);
 }
 

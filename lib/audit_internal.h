@@ -63,22 +63,18 @@ struct audit_rule {
 };
 
 /* The rule tables, one per area (audit_<area>.c). */
-extern const struct audit_rule audit_kernel_rules[];
-extern const size_t audit_kernel_rule_count;
-extern const struct audit_rule audit_tracing_rules[];
-extern const size_t audit_tracing_rule_count;
-extern const struct audit_rule audit_cpu_rules[];
-extern const size_t audit_cpu_rule_count;
-extern const struct audit_rule audit_isolation_rules[];
-extern const size_t audit_isolation_rule_count;
-extern const struct audit_rule audit_irq_rules[];
-extern const size_t audit_irq_rule_count;
-extern const struct audit_rule audit_sched_rules[];
-extern const size_t audit_sched_rule_count;
-extern const struct audit_rule audit_memory_rules[];
-extern const size_t audit_memory_rule_count;
-extern const struct audit_rule audit_platform_rules[];
-extern const size_t audit_platform_rule_count;
+#define AUDIT_RULE_TABLE(area)                                 \
+	extern const struct audit_rule audit_##area##_rules[]; \
+	extern const size_t audit_##area##_rule_count
+
+AUDIT_RULE_TABLE(kernel);
+AUDIT_RULE_TABLE(tracing);
+AUDIT_RULE_TABLE(cpu);
+AUDIT_RULE_TABLE(isolation);
+AUDIT_RULE_TABLE(irq);
+AUDIT_RULE_TABLE(sched);
+AUDIT_RULE_TABLE(memory);
+AUDIT_RULE_TABLE(platform);
 
 /* --- verdicts (audit_finding.c) --- */
 
@@ -122,6 +118,13 @@ bool audit_need_read(struct audit_context *ctx, struct audit_finding *f, char *b
 		     const char *path);
 bool audit_need_integer(struct audit_context *ctx, struct audit_finding *f, long long *value,
 			const char *path);
+/*
+ * For a file whose absence is an answer (the feature is not built in): 0
+ * with @value, -ENOENT with "absent" as evidence, or another error with the
+ * finding skipped.
+ */
+int audit_read_optional_integer(struct audit_context *ctx, struct audit_finding *f,
+				long long *value, const char *path);
 /* The selected word of a sysfs choice list ("always [madvise] never"), "" if none. */
 const char *audit_selected_word(const char *text, char *buf, size_t size);
 
@@ -183,6 +186,8 @@ const char *rt_cpus_for_fix(const struct audit_context *ctx, struct cpus_text *b
 
 /* Load /proc/PID/{stat,status} of every process once; 0 or a negative errno. */
 int audit_tasks(struct audit_context *ctx);
+/* false, with the finding skipped, when there are no RT CPUs or no task list */
+bool audit_need_tasks(struct audit_context *ctx, struct audit_finding *f);
 /* true for a kernel thread the scheduler keeps per CPU (cannot be moved) */
 bool audit_task_is_per_cpu(const struct audit_task *task);
 

@@ -45,6 +45,20 @@ static int load_irqs(struct audit_context *ctx)
 	return ctx->irqs_ret;
 }
 
+/* false, with the finding skipped, when there are no RT CPUs or no interrupt table */
+static bool need_irqs(struct audit_context *ctx, struct audit_finding *f)
+{
+	int ret;
+
+	if (!audit_need_rt(ctx, f))
+		return false;
+	ret = load_irqs(ctx);
+	if (!ret)
+		return true;
+	finding_skip_unreadable(f, "/proc/interrupts", ret);
+	return false;
+}
+
 /* IRQs with a handler: one without can be requested later but fires nowhere now */
 static bool irq_in_use(const struct irq_info *irq)
 {
@@ -87,17 +101,11 @@ static void check_device_affinity(struct audit_context *ctx, struct audit_findin
 	struct cpus_text a, b;
 	char numbers[256] = "";
 	unsigned int i, listed = 0;
-	int ret;
 
 	finding_expected(f, "smp_affinity and effective_affinity of every movable IRQ within "
 			    "the housekeeping CPUs");
-	if (!audit_need_rt(ctx, f))
+	if (!need_irqs(ctx, f))
 		return;
-	ret = load_irqs(ctx);
-	if (ret) {
-		finding_skip_unreadable(f, "/proc/interrupts", ret);
-		return;
-	}
 	cpuset_clear(&on_rt);
 	for (i = 0; i < ctx->irqs.nr_irqs; i++) {
 		const struct irq_info *irq = &ctx->irqs.irqs[i];
@@ -135,16 +143,10 @@ static void check_managed(struct audit_context *ctx, struct audit_finding *f)
 	struct cpus_text a, b;
 	unsigned int i, listed = 0;
 	bool flag;
-	int ret;
 
 	finding_expected(f, "no managed IRQ delivered to an RT CPU (isolcpus=managed_irq,...)");
-	if (!audit_need_rt(ctx, f))
+	if (!need_irqs(ctx, f))
 		return;
-	ret = load_irqs(ctx);
-	if (ret) {
-		finding_skip_unreadable(f, "/proc/interrupts", ret);
-		return;
-	}
 	flag = audit_cmdline(ctx, f, "isolcpus", isolcpus, sizeof(isolcpus)) &&
 	       strstr(isolcpus, "managed_irq");
 	cpuset_clear(&on_rt);
@@ -286,16 +288,10 @@ static void check_irqbalance(struct audit_context *ctx, struct audit_finding *f)
 	struct cpus_text a, b;
 	char path[64];
 	size_t i;
-	int ret;
 
 	finding_expected(f, "irqbalance stopped, or banning every RT CPU");
-	if (!audit_need_rt(ctx, f))
+	if (!audit_need_tasks(ctx, f))
 		return;
-	ret = audit_tasks(ctx);
-	if (ret) {
-		finding_skip_unreadable(f, "/proc", ret);
-		return;
-	}
 	for (i = 0; i < ctx->nr_tasks && !daemon; i++)
 		if (!(ctx->tasks[i].flags & AUDIT_PF_KTHREAD) &&
 		    !strcmp(ctx->tasks[i].comm, "irqbalance"))

@@ -250,15 +250,9 @@ static void check_task_affinity(struct audit_context *ctx, struct audit_finding 
 	unsigned int listed = 0;
 	char path[64], pids[256] = "";
 	size_t i;
-	int ret;
 
-	if (!audit_need_rt(ctx, f))
+	if (!audit_need_tasks(ctx, f))
 		return;
-	ret = audit_tasks(ctx);
-	if (ret) {
-		finding_skip_unreadable(f, "/proc", ret);
-		return;
-	}
 	cpuset_clear(&on_rt);
 	for (i = 0; i < ctx->nr_tasks; i++) {
 		const struct audit_task *t = &ctx->tasks[i];

@@ -114,16 +114,11 @@ static void check_ksm(struct audit_context *ctx, struct audit_finding *f)
 	int ret;
 
 	finding_expected(f, "/sys/kernel/mm/ksm/run 0 (or 2 to unmerge)");
-	ret = audit_read_integer(ctx, f, &run, "/sys/kernel/mm/ksm/run");
-	if (ret == -ENOENT) {
-		finding_evidence(f, "/sys/kernel/mm/ksm/run", "absent");
+	ret = audit_read_optional_integer(ctx, f, &run, "/sys/kernel/mm/ksm/run");
+	if (ret == -ENOENT)
 		finding_pass(f, "no KSM in this kernel");
+	if (ret)
 		return;
-	}
-	if (ret) {
-		finding_skip_unreadable(f, "/sys/kernel/mm/ksm/run", ret);
-		return;
-	}
 	if (run != 1) {
 		finding_pass(f, "ksmd is not merging pages");
 		return;

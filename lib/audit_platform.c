@@ -117,15 +117,11 @@ static void check_machine_check(struct audit_context *ctx, struct audit_finding 
 	int ret;
 
 	finding_expected(f, "machinecheck ignore_ce=1 (no corrected-error polling)");
-	ret = audit_read_integer(ctx, f, &ignore, "%s", path);
-	if (ret == -ENOENT) {
+	ret = audit_read_optional_integer(ctx, f, &ignore, path);
+	if (ret == -ENOENT)
 		finding_skip(f, "no machine-check sysfs (not x86, or no MCE in this machine)");
+	if (ret)
 		return;
-	}
-	if (ret) {
-		finding_skip_unreadable(f, path, ret);
-		return;
-	}
 	if (ignore) {
 		finding_pass(f, "corrected errors are not polled");
 		return;

@@ -53,38 +53,56 @@ int audit_read(struct audit_context *ctx, struct audit_finding *f, char *buf, si
 	return ret;
 }
 
-int audit_read_integer(struct audit_context *ctx, struct audit_finding *f, long long *value,
-		       const char *fmt, ...)
-{
-	char path[512], buf[64];
-	va_list ap;
-	int ret;
+typedef int (*text_parser)(const char *text, void *out);
 
-	va_start(ap, fmt);
-	ret = vread(ctx, f, buf, sizeof(buf), path, sizeof(path), fmt, ap);
-	va_end(ap);
+static int parse_integer_text(const char *text, void *out)
+{
+	return parse_integer(text, INT64_MIN, INT64_MAX, out) ? -EINVAL : 0;
+}
+
+static int parse_cpulist_text(const char *text, void *out)
+{
+	return cpuset_parse_list(text, out) ? -EINVAL : 0;
+}
+
+/* Read and parse; the text seen is evidence even when it does not parse. */
+static int vread_parsed(struct audit_context *ctx, struct audit_finding *f, char *buf, size_t size,
+			text_parser parser, void *out, const char *fmt, va_list ap)
+{
+	char path[512];
+	int ret = vread(ctx, f, buf, size, path, sizeof(path), fmt, ap);
+
 	if (ret == -EFBIG)
 		return -EINVAL;
 	if (ret < 0)
 		return ret;
-	return parse_integer(buf, INT64_MIN, INT64_MAX, value) ? -EINVAL : 0;
+	return parser(buf, out);
+}
+
+int audit_read_integer(struct audit_context *ctx, struct audit_finding *f, long long *value,
+		       const char *fmt, ...)
+{
+	char buf[64];
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vread_parsed(ctx, f, buf, sizeof(buf), parse_integer_text, value, fmt, ap);
+	va_end(ap);
+	return ret;
 }
 
 int audit_read_cpulist(struct audit_context *ctx, struct audit_finding *f, struct cpuset *set,
 		       const char *fmt, ...)
 {
-	char path[512], buf[4096];
+	char buf[4096];
 	va_list ap;
 	int ret;
 
 	va_start(ap, fmt);
-	ret = vread(ctx, f, buf, sizeof(buf), path, sizeof(path), fmt, ap);
+	ret = vread_parsed(ctx, f, buf, sizeof(buf), parse_cpulist_text, set, fmt, ap);
 	va_end(ap);
-	if (ret == -EFBIG)
-		return -EINVAL;
-	if (ret < 0)
-		return ret;
-	return cpuset_parse_list(buf, set) ? -EINVAL : 0;
+	return ret;
 }
 
 bool audit_need_read(struct audit_context *ctx, struct audit_finding *f, char *buf, size_t size,
@@ -107,6 +125,18 @@ bool audit_need_integer(struct audit_context *ctx, struct audit_finding *f, long
 		return true;
 	finding_skip_unreadable(f, path, ret);
 	return false;
+}
+
+int audit_read_optional_integer(struct audit_context *ctx, struct audit_finding *f,
+				long long *value, const char *path)
+{
+	int ret = audit_read_integer(ctx, f, value, "%s", path);
+
+	if (ret == -ENOENT)
+		finding_evidence(f, path, "absent");
+	else if (ret)
+		finding_skip_unreadable(f, path, ret);
+	return ret;
 }
 
 const char *audit_selected_word(const char *text, char *buf, size_t size)

@@ -133,3 +133,16 @@ bool audit_task_is_per_cpu(const struct audit_task *task)
 		return true;
 	return (task->flags & AUDIT_PF_KTHREAD) && !strncmp(task->comm, "irq/", 4);
 }
+
+bool audit_need_tasks(struct audit_context *ctx, struct audit_finding *f)
+{
+	int ret;
+
+	if (!audit_need_rt(ctx, f))
+		return false;
+	ret = audit_tasks(ctx);
+	if (!ret)
+		return true;
+	finding_skip_unreadable(f, "/proc", ret);
+	return false;
+}

@@ -93,29 +93,28 @@ START_TEST(inflates_gzip_and_rejects_the_rest)
 }
 END_TEST
 
-START_TEST(loads_proc_config_gz)
+/* load a fixture's configuration and check where it came from and one option */
+static void check_loads(const char *fixture, const char *source, const char *option)
 {
-	struct sysroot *root = sysroot_new(FIXTURE("check-rt-box"));
+	struct sysroot *root = sysroot_new(fixture);
 	struct kconfig config;
 
 	ck_assert_int_eq(kconfig_load(root, &config), 0);
-	ck_assert_str_eq(config.source, "/proc/config.gz");
-	ck_assert(kconfig_enabled(&config, "PREEMPT_RT"));
+	ck_assert_str_eq(config.source, source);
+	ck_assert(kconfig_enabled(&config, option));
 	kconfig_release(&config);
 	sysroot_free(root);
+}
+
+START_TEST(loads_proc_config_gz)
+{
+	check_loads(FIXTURE("check-rt-box"), "/proc/config.gz", "PREEMPT_RT");
 }
 END_TEST
 
 START_TEST(falls_back_to_boot_config)
 {
-	struct sysroot *root = sysroot_new(FIXTURE("check-workstation"));
-	struct kconfig config;
-
-	ck_assert_int_eq(kconfig_load(root, &config), 0);
-	ck_assert_str_eq(config.source, "/boot/config-6.8.0-45-generic");
-	ck_assert(kconfig_enabled(&config, "PROVE_LOCKING"));
-	kconfig_release(&config);
-	sysroot_free(root);
+	check_loads(FIXTURE("check-workstation"), "/boot/config-6.8.0-45-generic", "PROVE_LOCKING");
 }
 END_TEST
 
