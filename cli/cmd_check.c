@@ -185,12 +185,10 @@ static void print_group(const struct check_options *opts, const struct audit_rep
 static void print_report(const struct check_options *opts, const struct audit_report *report)
 {
 	struct audit_summary s;
-	struct cpuset none;
 	char rt[256], hk[256];
 	unsigned int sev;
 	size_t i;
 
-	cpuset_clear(&none);
 	cpuset_format_list(&report->rt_cpus, rt, sizeof(rt));
 	cpuset_format_list(&report->housekeeping, hk, sizeof(hk));
 	if (cpuset_empty(&report->rt_cpus))

@@ -85,11 +85,24 @@ struct audit_summary {
 int audit_run(struct sysroot *root, const struct topology *topo, const struct cpuset *rt_cpus,
 	      struct audit_report *report);
 
+/* Free the findings audit_run() allocated; the report can be run into again. */
 void audit_report_release(struct audit_report *report);
 
-/* the finding of a rule, NULL when no rule has that id */
+/**
+ * audit_report_find - the finding of a rule
+ * @report: the findings
+ * @id: a rule id ("irq.managed")
+ *
+ * Returns a pointer into @report, valid until audit_report_release(), or
+ * NULL when no rule has that id.
+ */
 const struct audit_finding *audit_report_find(const struct audit_report *report, const char *id);
 
+/**
+ * audit_summarize - count the findings by status and severity
+ * @report: the findings
+ * @summary: receives the counts (a value the caller owns)
+ */
 void audit_summarize(const struct audit_report *report, struct audit_summary *summary);
 
 /**
@@ -108,10 +121,11 @@ bool audit_fails_at(const struct audit_report *report, enum audit_severity thres
  */
 json_t *audit_report_json(const struct audit_report *report);
 
-/* Number of rules and their ids, in table order (for documentation and tests). */
+/* Number of rules, and the id of one in table order (a static string, NULL past the end). */
 size_t audit_rule_count(void);
 const char *audit_rule_id(size_t index);
 
+/* "fatal".."info" and "fail".."skip": static strings */
 const char *audit_severity_name(enum audit_severity severity);
 const char *audit_status_name(enum audit_status status);
 

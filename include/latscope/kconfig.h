@@ -59,12 +59,16 @@ int kconfig_parse(struct kconfig *config, char *text);
  */
 int kconfig_inflate(const void *data, size_t len, char **text);
 
+/* Free what kconfig_load() or kconfig_parse() allocated; safe on a zeroed config. */
 void kconfig_release(struct kconfig *config);
 
-/* the entry of an option (name without CONFIG_), NULL when the file does not mention it */
+/*
+ * The entry of an option (name without CONFIG_): a pointer into @config,
+ * valid until kconfig_release(); NULL when the file does not mention it.
+ */
 const struct kconfig_entry *kconfig_lookup(const struct kconfig *config, const char *name);
 
-/* the value of an option, NULL when not set or not mentioned */
+/* the value of an option (a string inside @config), NULL when not set or not mentioned */
 const char *kconfig_value(const struct kconfig *config, const char *name);
 
 /* true when an option is built in or a module (=y or =m) */
