@@ -9,6 +9,8 @@
 static const struct command commands[] = {
 	{ "noise", NULL, "OS noise: gaps a busy CPU loses, their sizes and periods", cmd_noise,
 	  cmd_noise_usage },
+	{ "check", NULL, "real-time readiness audit: findings, evidence and fixes",
+	  cmd_check, cmd_check_usage },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

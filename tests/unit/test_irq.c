@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <stdint.h>
+
+#include "latscope/irq.h"
+#include "irq_fixture.h"
+
+static const char *list(const struct cpuset *set)
+{
+	static char buf[4][128];
+	static int next;
+
+	next = (next + 1) % 4;
+	return cpuset_format_list(set, buf[next], sizeof(buf[next]));
+}
+
+static void load_copy(struct fixture_copy *copy, const char *fixture, struct sysroot **root,
+		      struct irq_table *table)
+{
+	fixture_copy(copy, fixture);
+	*root = sysroot_new(copy->dir);
+	ck_assert_ptr_nonnull(*root);
+	ck_assert_int_eq(irq_table_load(*root, table), 0);
+}
+
+static void unload(struct fixture_copy *copy, struct sysroot *root, struct irq_table *table)
+{
+	irq_table_release(table);
+	sysroot_free(root);
+	fixture_remove(copy);
+}
+
+START_TEST(two_nodes_inventory)
+{
+	struct fixture_copy copy;
+	struct irq_table table;
+	struct sysroot *root;
+	struct irq_info *irq;
+	int row;
+
+	load_copy(&copy, FIXTURE("irq-numa2"), &root, &table);
+	ck_assert_uint_eq(table.nr_columns, 16);
+	ck_assert_uint_eq(table.column_cpu[15], 15);
+	ck_assert_uint_eq(table.nr_irqs, 32);
+	ck_assert_uint_eq(table.nr_vectors, 19);
+	ck_assert_uint_eq(table.skipped_lines, 0);
+
+	irq = irq_table_find(&table, 43);
+	ck_assert_ptr_nonnull(irq);
+	ck_assert_str_eq(irq->name, "eth0-TxRx-2");
+	ck_assert_str_eq(irq->chip, "PCI-MSIX-0000:3b:00.0");
+	ck_assert_str_eq(list(&irq->affinity), "0-15");
+	ck_assert_str_eq(list(&irq->effective), "5");
+	ck_assert(irq->movable && irq->has_affinity && irq->has_effective);
+	ck_assert_str_eq(irq->device, "0000:3b:00.0");
+	ck_assert_uint_eq(irq->device_class, 0x020000);
+	ck_assert_str_eq(irq_device_class_name(irq->device_class), "ethernet");
+	ck_assert_int_eq(irq->node, 0);
+	ck_assert_uint_eq(irq_counts_row_total(&table.counts, (unsigned int)(irq - table.irqs)),
+			  2274000);
+	ck_assert_uint_eq(irq_count(&table.counts, (unsigned int)(irq - table.irqs), 5), 2274000);
+
+	/* managed: the affinity file is 0444, the affinity is the kernel's spread */
+	irq = irq_table_find(&table, 62);
+	ck_assert(!irq->movable);
+	ck_assert_str_eq(list(&irq->affinity), "4-7");
+	ck_assert_int_eq(irq->node, 1);
+	ck_assert_str_eq(irq_device_class_name(irq->device_class), "storage");
+
+	/* a shared legacy line: the lowest address claims it */
+	irq = irq_table_find(&table, 16);
+	ck_assert_str_eq(irq->device, "0000:00:1d.0");
+	ck_assert_str_eq(irq->name, "ehci_hcd:usb1,i801_smbus");
+	/* the legacy line of an MSI-X device does not take over IRQ 11 */
+	ck_assert_ptr_null(irq_table_find(&table, 11));
+	/* no device: no node */
+	irq = irq_table_find(&table, 0);
+	ck_assert_str_eq(irq->device, "");
+	ck_assert_int_eq(irq->node, -1);
+	ck_assert_str_eq(irq->name, "timer");
+	/* a device without NUMA information */
+	ck_assert_int_eq(irq_table_find(&table, 80)->node, -1);
+	ck_assert_ptr_null(irq_table_find(&table, 2));
+
+	row = irq_table_find_vector(&table, "LOC");
+	ck_assert_int_eq(row, 32 + 1);
+	ck_assert(table.vectors[1].per_cpu);
+	ck_assert_str_eq(table.vectors[1].description, "Local timer interrupts");
+	ck_assert_uint_eq(irq_count(&table.counts, (unsigned int)row, 0), 250899);
+	row = irq_table_find_vector(&table, "ERR");
+	ck_assert(!table.vectors[row - 32].per_cpu);
+	ck_assert_int_eq(irq_table_find_vector(&table, "XYZ"), -1);
+	unload(&copy, root, &table);
+}
+END_TEST
+
+START_TEST(offline_cpu_malformed_lines_and_no_sysfs)
+{
+	struct fixture_copy copy;
+	struct irq_table table;
+	struct sysroot *root;
+	struct irq_info *irq;
+
+	load_copy(&copy, FIXTURE("irq-small"), &root, &table);
+	/* CPU 2 is offline: /proc/interrupts has no column for it */
+	ck_assert_uint_eq(table.nr_columns, 3);
+	ck_assert_uint_eq(table.column_cpu[2], 3);
+	/* four malformed lines, each skipped */
+	ck_assert_uint_eq(table.skipped_lines, 4);
+	ck_assert_uint_eq(table.nr_irqs, 6);
+	ck_assert_ptr_null(irq_table_find(&table, 30));
+	ck_assert_ptr_null(irq_table_find(&table, 31));
+	ck_assert_ptr_null(irq_table_find(&table, 32));
+
+	/* no /sys/kernel/irq: chip and actions from the line itself */
+	irq = irq_table_find(&table, 11);
+	ck_assert_str_eq(irq->name, "uhci_hcd:usb1, snd_hda_intel");
+	ck_assert_str_eq(irq->chip, "IO-APIC");
+	ck_assert_str_eq(irq->device, "0000:00:1a.0");
+	irq = irq_table_find(&table, 25);
+	ck_assert_str_eq(irq->name, "ahci[0000:00:1f.2]");
+	ck_assert_str_eq(irq->chip, "PCI-MSI-0000:00:1f.2");
+	ck_assert_uint_eq(irq_count(&table.counts, (unsigned int)(irq - table.irqs), 2), 9000);
+	ck_assert_int_eq(irq->node, -1);
+
+	/* /proc/irq/27 is gone: listed, but neither readable nor movable */
+	irq = irq_table_find(&table, 27);
+	ck_assert_ptr_nonnull(irq);
+	ck_assert(!irq->has_affinity && !irq->movable);
+	ck_assert_str_eq(irq->name, "snd_hda_intel:card0");
+	ck_assert_str_eq(irq_device_class_name(irq->device_class), "multimedia");
+	unload(&copy, root, &table);
+}
+END_TEST
+
+START_TEST(counts_reread_and_change_detection)
+{
+	struct fixture_copy copy;
+	struct irq_table table;
+	struct irq_counts counts, delta;
+	struct sysroot *root;
+	double rates[16];
+
+	load_copy(&copy, FIXTURE("irq-small"), &root, &table);
+	ck_assert_int_eq(irq_counts_init(&counts, &table), 0);
+	ck_assert_int_eq(irq_counts_read(root, &table, &counts), 0);
+	ck_assert_mem_eq(counts.values, table.counts.values,
+			 (size_t)counts.nr_rows * counts.nr_columns * sizeof(uint32_t));
+
+	/* new counts, same IRQs: a counter wrapped too */
+	fixture_put(&copy, "proc/interrupts",
+		    "           CPU0       CPU1       CPU3\n"
+		    "   1:         20          2          1  IO-APIC 1-edge  i8042\n"
+		    "   4:          0          0        710  IO-APIC 4-edge  ttyS0\n"
+		    "  11:          5       3300          0  IO-APIC 11-fasteoi uhci\n"
+		    "  25:        200          0       9000  PCI-MSI 0-edge  ahci\n"
+		    "  26:          0          4          0  PCI-MSI 0-edge  enp0s25\n"
+		    "  27:         77          0          0  PCI-MSI 0-edge  snd\n"
+		    " NMI:          3          3          3   Non-maskable interrupts\n"
+		    " LOC:     269790     265533     270503   Local timer interrupts\n"
+		    " SPU:          0          0          0   Spurious interrupts\n"
+		    " PMI:          0          0          0   Performance monitoring interrupts\n"
+		    " IWI:          0          0          0   IRQ work interrupts\n"
+		    " RTR:          0          0          0   APIC ICR read retries\n"
+		    " RES:       4297       4033       4310   Rescheduling interrupts\n"
+		    " CAL:       9013       9857       9480   Function call interrupts\n"
+		    " TLB:       1566       1641       1559   TLB shootdowns\n"
+		    " TRM:          0          0          0   Thermal event interrupts\n");
+	table.counts.values[4 * 3 + 1] = 4294967290U; /* IRQ 26 on CPU 1 */
+	ck_assert_int_eq(irq_counts_read(root, &table, &counts), 0);
+	ck_assert_int_eq(irq_counts_init(&delta, &table), 0);
+	ck_assert_int_eq(irq_counts_delta(&table.counts, &counts, &delta), 0);
+	ck_assert_uint_eq(irq_count(&delta, 0, 0), 10);
+	ck_assert_uint_eq(irq_count(&delta, 1, 2), 10);
+	ck_assert_uint_eq(irq_count(&delta, 4, 1), 10);
+	ck_assert_uint_eq(irq_count(&delta, 7, 0), 1);
+	ck_assert_uint_eq(irq_counts_row_total(&delta, 2), 0);
+
+	table.counts.time_ns = 1000000000ULL;
+	counts.time_ns = 3000000000ULL;
+	irq_rates(&table, &table.counts, &counts, rates);
+	ck_assert_double_eq_tol(rates[0], 5.0, 1e-9);
+	ck_assert_double_eq_tol(rates[4], 5.0, 1e-9);
+	irq_rates(&table, NULL, &counts, rates);
+	ck_assert_double_eq_tol(rates[1], 710.0, 1e-9);
+
+	/* a vanished IRQ: the table must be reloaded */
+	fixture_put(&copy, "proc/interrupts",
+		    "           CPU0       CPU1       CPU3\n"
+		    "   1:         20          2          1  IO-APIC 1-edge  i8042\n"
+		    " LOC:     269790     265533     270503   Local timer interrupts\n");
+	ck_assert_int_eq(irq_counts_read(root, &table, &counts), -ESTALE);
+	/* a CPU came online */
+	fixture_put(&copy, "proc/interrupts",
+		    "           CPU0       CPU1       CPU2       CPU3\n"
+		    "   1:         20          2          0          1  IO-APIC 1-edge  i8042\n");
+	ck_assert_int_eq(irq_counts_read(root, &table, &counts), -ESTALE);
+	/* a new IRQ */
+	fixture_put(&copy, "proc/interrupts",
+		    "           CPU0       CPU1       CPU3\n"
+		    "  99:         20          2          1  IO-APIC 1-edge  new\n");
+	ck_assert_int_eq(irq_counts_read(root, &table, &counts), -ESTALE);
+	irq_counts_release(&delta);
+	irq_counts_release(&counts);
+	unload(&copy, root, &table);
+}
+END_TEST
+
+START_TEST(unsorted_repeated_and_huge_lines)
+{
+	struct fixture_copy copy;
+	struct irq_table table;
+	struct irq_counts counts;
+	struct sysroot *root;
+	char path[512];
+	FILE *f;
+	int i;
+
+	fixture_copy(&copy, FIXTURE("irq-small"));
+	snprintf(path, sizeof(path), "%s/proc/interrupts", copy.dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("           CPU0       CPU1       CPU3\n"
+	      "  26:          1          2          3  PCI-MSI 0-edge  enp0s25\n"
+	      "   4:          4          5          6  IO-APIC 4-edge  ttyS0\n"
+	      " LOC:          7          8          9   Local timer interrupts\n"
+	      "  26:         10         11         12  PCI-MSI 0-edge  again\n"
+	      /* no action: only padded fields after the chip */
+	      "   9:          0          0          0   IO-APIC   9-fasteoi   \n"
+	      /* arm64 style, with the level field */
+	      "  11:          0          0          0     GICv3  27 Level     arch_timer\n"
+	      "   1:",
+	      f);
+	/* a line longer than the 1 MiB read buffer */
+	for (i = 0; i < 1536 * 1024; i++)
+		fputc(' ', f);
+	fputs("13 14 15  IO-APIC 1-edge  i8042", f); /* and no final newline */
+	ck_assert_int_eq(fclose(f), 0);
+
+	root = sysroot_new(copy.dir);
+	ck_assert_int_eq(irq_table_load(root, &table), 0);
+	ck_assert_uint_eq(table.nr_irqs, 5);
+	ck_assert_uint_eq(table.skipped_lines, 1);
+	ck_assert_uint_eq(table.irqs[0].number, 1);
+	ck_assert_uint_eq(table.irqs[1].number, 4);
+	ck_assert_uint_eq(table.irqs[4].number, 26);
+	ck_assert_uint_eq(irq_count(&table.counts, 0, 2), 15);
+	ck_assert_uint_eq(irq_count(&table.counts, 1, 0), 4);
+	ck_assert_uint_eq(irq_count(&table.counts, 4, 0), 1);
+	ck_assert_uint_eq(irq_count(&table.counts, 5, 1), 8);
+	ck_assert_str_eq(table.irqs[0].name, "i8042");
+	ck_assert_str_eq(table.irqs[2].name, "");
+	ck_assert_str_eq(table.irqs[2].chip, "IO-APIC");
+	ck_assert_str_eq(table.irqs[3].name, "arch_timer");
+	ck_assert_str_eq(table.irqs[3].chip, "GICv3");
+	/* the same file read again for counts: rows land where they belong */
+	ck_assert_int_eq(irq_counts_init(&counts, &table), 0);
+	ck_assert_int_eq(irq_counts_read(root, &table, &counts), 0);
+	ck_assert_mem_eq(counts.values, table.counts.values, 6 * 3 * sizeof(uint32_t));
+	irq_counts_release(&counts);
+	unload(&copy, root, &table);
+}
+END_TEST
+
+START_TEST(missing_or_headless_file)
+{
+	struct fixture_copy copy;
+	struct irq_table table;
+	struct sysroot *root;
+	struct cpuset set;
+
+	root = sysroot_new(FIXTURE("does-not-exist"));
+	ck_assert_int_eq(irq_table_load(root, &table), -ENOENT);
+	sysroot_free(root);
+
+	fixture_copy(&copy, FIXTURE("irq-small"));
+	root = sysroot_new(copy.dir);
+	fixture_put(&copy, "proc/interrupts", "");
+	ck_assert_int_eq(irq_table_load(root, &table), -EINVAL);
+	fixture_put(&copy, "proc/interrupts", "   1:   2   3  IO-APIC  i8042\n");
+	ck_assert_int_eq(irq_table_load(root, &table), -EINVAL);
+	fixture_put(&copy, "proc/interrupts", "           CPU0       CPU0\n");
+	ck_assert_int_eq(irq_table_load(root, &table), -EINVAL);
+	/* a header and nothing else is an idle machine, not an error */
+	fixture_put(&copy, "proc/interrupts", "           CPU0       CPU1       CPU3\n");
+	ck_assert_int_eq(irq_table_load(root, &table), 0);
+	ck_assert_uint_eq(table.nr_irqs, 0);
+	irq_table_release(&table);
+
+	ck_assert_int_eq(irq_read_default_affinity(root, &set), 0);
+	ck_assert_str_eq(list(&set), "0-3");
+	fixture_put(&copy, "proc/irq/default_smp_affinity", "zz\n");
+	ck_assert_int_eq(irq_read_default_affinity(root, &set), -EINVAL);
+	sysroot_free(root);
+	fixture_remove(&copy);
+}
+END_TEST
+
+START_TEST(delivery_cpus_and_classes)
+{
+	struct irq_info irq;
+
+	memset(&irq, 0, sizeof(irq));
+	cpuset_add(&irq.affinity, 0);
+	cpuset_add(&irq.affinity, 1);
+	ck_assert_str_eq(list(irq_delivery_cpus(&irq)), "0-1");
+	irq.has_effective = true;
+	ck_assert_str_eq(list(irq_delivery_cpus(&irq)), "0-1");
+	cpuset_add(&irq.effective, 1);
+	ck_assert_str_eq(list(irq_delivery_cpus(&irq)), "1");
+	ck_assert_str_eq(irq_device_class_name(0), "");
+	ck_assert_str_eq(irq_device_class_name(0x028000), "network");
+	ck_assert_str_eq(irq_device_class_name(0x0c0330), "usb");
+	ck_assert_str_eq(irq_device_class_name(0xffff00), "other");
+}
+END_TEST
+
+START_TEST(live_machine_loads)
+{
+	struct sysroot *root = sysroot_new(NULL);
+	struct irq_table table;
+	struct irq_counts counts;
+	int ret;
+
+	ret = irq_table_load(root, &table);
+	if (ret == -ENOENT || ret == -EACCES) {
+		sysroot_free(root);
+		return; /* no procfs here */
+	}
+	ck_assert_int_eq(ret, 0);
+	ck_assert_uint_ge(table.nr_columns, 1);
+	ck_assert_int_eq(irq_counts_init(&counts, &table), 0);
+	ret = irq_counts_read(root, &table, &counts);
+	/* an IRQ may come or go between the two reads */
+	ck_assert(ret == 0 || ret == -ESTALE);
+	irq_counts_release(&counts);
+	irq_table_release(&table);
+	sysroot_free(root);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("irq");
+	TCase *tc = tcase_create("irq");
+
+	tcase_add_test(tc, two_nodes_inventory);
+	tcase_add_test(tc, offline_cpu_malformed_lines_and_no_sysfs);
+	tcase_add_test(tc, counts_reread_and_change_detection);
+	tcase_add_test(tc, unsorted_repeated_and_huge_lines);
+	tcase_add_test(tc, missing_or_headless_file);
+	tcase_add_test(tc, delivery_cpus_and_classes);
+	tcase_add_test(tc, live_machine_loads);
+	suite_add_tcase(s, tc);
+	return unit_run(s);
+}
