@@ -397,8 +397,7 @@ int cmd_noise(int argc, char **argv)
 	if (!ret && signals_catch())
 		ret = runtime_error("cannot catch signals: %s", strerror(errno));
 	if (!ret) {
-		/* argv[0] is the command; main's argv[0], "latscope", precedes it */
-		doc = result_new("noise", argc + 1, argv - 1);
+		doc = result_new("noise", argc, argv);
 		ret = measure(&o, root, &topo, doc);
 	}
 	json_decref(doc);

@@ -39,6 +39,7 @@ json_t *result_new(const char *command, int argc, char **argv)
 		json_decref(line);
 		return NULL;
 	}
+	json_array_append_new(line, json_string("latscope"));
 	for (i = 0; i < argc; i++)
 		json_array_append_new(line, json_string(argv[i]));
 	json_object_set_new(doc, "schema", json_string(RESULT_SCHEMA));

@@ -22,8 +22,9 @@
 /**
  * result_new - start a result document
  * @command: the command's name ("noise")
- * @argc: number of words of the command line
- * @argv: the command line as run
+ * @argc: number of words of the command's arguments
+ * @argv: the command and its arguments as run ("noise", "--cpus", "1");
+ *	  the command line recorded is "latscope" followed by them
  *
  * Sets schema, command, version, command_line and start_time (now).
  * Returns a new reference the caller drops with json_decref(), or NULL.
