@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef LATSCOPE_EXPLAIN_H
+#define LATSCOPE_EXPLAIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "latscope/names.h"
+#include "latscope/period.h"
+#include "latscope/trace_record.h"
+
+/*
+ * The attribution engine: a pure function of one CPU's kernel events and
+ * its spike windows. It follows what runs on the CPU as a nesting stack
+ * (NMI > hard IRQ / vector > softirq > thread) and charges every instant of
+ * every window to exactly one cause, nested time subtracted: a softirq
+ * interrupted by an IRQ is charged only its own time. Across the run it
+ * sums the causes and finds which recur with a period.
+ *
+ * Feed it in time order: every window starting before t must be added
+ * before an event at t is fed. It keeps no event: memory is bounded by the
+ * number of causes and the worst spikes it keeps.
+ */
+enum explain_mode {
+	EXPLAIN_NOISE,	/* windows are gaps of a busy loop */
+	EXPLAIN_TIMER,	/* windows run from a timer's expiry to the wake-up */
+};
+
+enum cause_kind {
+	CAUSE_IRQ,	/* a device interrupt handler, by number */
+	CAUSE_VECTOR,	/* a system vector (local_timer, reschedule, ...) */
+	CAUSE_SOFTIRQ,
+	CAUSE_THREAD,	/* another task ran (noise), or blocked the wake-up (timer) */
+	CAUSE_NMI,
+	CAUSE_THROTTLING,	/* RT throttling held the measuring thread off */
+	CAUSE_UNEXPLAINED,	/* no event covers it: firmware (SMI), hypervisor, entry code */
+	CAUSE_TIMER_DELAY,	/* timer mode: expiry to the wake-up being issued */
+	CAUSE_SCHEDULING,	/* timer mode: switch-in and return to user space */
+	CAUSE_LOST,	/* the trace lost events here: cause unknown */
+	CAUSE_KINDS,
+};
+
+struct cause_key {
+	uint8_t kind;	/* enum cause_kind */
+	int64_t id;	/* irq number, vector, softirq number or pid; 0 otherwise */
+};
+
+struct explain_window {
+	uint64_t start_ns, end_ns;
+	int32_t own_pid;	/* the measuring thread's tid */
+	bool throttled;	/* noise: the gap is RT throttling */
+	uint64_t tag;	/* the caller's: gap index, cycle number */
+};
+
+struct explain_contribution {
+	uint32_t cause;	/* index into the CPU's causes */
+	uint64_t ns;
+	uint64_t first_ns;	/* when it first ran in the window */
+};
+
+/* A piece of a window's timeline: one cause from start to end. */
+struct explain_segment {
+	uint64_t start_ns, end_ns;
+	uint32_t cause;
+};
+
+struct explain_spike {
+	struct explain_window window;
+	struct explain_contribution *contributions;	/* largest first */
+	unsigned int nr_contributions;
+	struct explain_segment *timeline;	/* in time order */
+	unsigned int nr_segments;
+	bool incomplete;	/* events were lost during it */
+};
+
+struct explain_cause {
+	struct cause_key key;
+	uint32_t name;	/* irq action, task comm; 0 when none */
+	int32_t prio;	/* threads: kernel priority last seen, -1 unknown */
+	uint64_t spikes;	/* windows it took part in */
+	uint64_t total_ns;
+	uint64_t max_ns;	/* largest contribution to one window */
+	bool periodic;
+	struct period_source period;	/* when periodic */
+	/* private: occurrences for the periodicity search */
+	struct period_event *occurrences;
+	uint32_t nr_occurrences, occurrences_capacity;
+};
+
+struct explain_cpu;
+
+/**
+ * explain_cpu_new - an engine for one CPU
+ * @cpu: the CPU
+ * @mode: what the windows are
+ * @names: the interned names the records use (not owned; must outlive it)
+ * @worst_kept: how many of the largest spikes to keep in detail
+ *
+ * Returns an engine to free with explain_cpu_free(), or NULL.
+ */
+struct explain_cpu *explain_cpu_new(unsigned int cpu, enum explain_mode mode,
+				    const struct names *names, unsigned int worst_kept);
+void explain_cpu_free(struct explain_cpu *engine);
+
+/* Add a window; windows come in ascending start order and do not overlap. */
+int explain_cpu_add_window(struct explain_cpu *engine, const struct explain_window *window);
+
+/* Feed one event of this CPU; events come in ascending ts order. */
+void explain_cpu_feed(struct explain_cpu *engine, const struct trace_record *record);
+
+/*
+ * Nothing happened before @now that was not fed: windows ending before it
+ * are charged to what was running and closed.
+ */
+void explain_cpu_advance(struct explain_cpu *engine, uint64_t now);
+
+/**
+ * explain_cpu_finish - close every window and search the causes for periods
+ * @engine: the engine
+ * @end_ns: the end of the run on the events' timeline
+ * @run_ns: the run's length, for the periodicity search
+ *
+ * Returns 0 or -ENOMEM.
+ */
+int explain_cpu_finish(struct explain_cpu *engine, uint64_t end_ns, uint64_t run_ns);
+
+/* The causes, largest total first after explain_cpu_finish(). */
+const struct explain_cause *explain_cpu_causes(const struct explain_cpu *engine,
+					       unsigned int *nr_causes);
+
+/* The largest spikes, largest first. */
+const struct explain_spike *explain_cpu_worst(const struct explain_cpu *engine,
+					      unsigned int *nr_spikes);
+
+struct explain_totals {
+	uint64_t windows;	/* spikes explained */
+	uint64_t window_ns;	/* their total length */
+	uint64_t lost_events;	/* events the ring buffer dropped */
+	uint64_t incomplete;	/* windows that overlapped a loss */
+	uint64_t events;	/* events fed */
+};
+
+void explain_cpu_totals(const struct explain_cpu *engine, struct explain_totals *totals);
+
+/* "irq", "vector", ... for a kind */
+const char *explain_kind_name(enum cause_kind kind);
+
+/**
+ * explain_cause_label - a cause in words: "irq 36 virtio1-req.0",
+ * "local_timer", "TIMER softirq", "stress:4242 (rt 50)", "unexplained"
+ * Returns @buf.
+ */
+char *explain_cause_label(const struct explain_cpu *engine, const struct explain_cause *cause,
+			  char *buf, size_t size);
+
+#endif

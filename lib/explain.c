@@ -1,0 +1,687 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "latscope/explain.h"
+
+#define MAX_DEPTH 16
+#define MAX_OCCURRENCES (1U << 16)
+#define MAX_WINDOW_CAUSES 64
+
+/* What runs above the thread: an NMI, an IRQ handler, a vector, a softirq. */
+struct context {
+	struct cause_key key;
+	uint32_t name;
+};
+
+/* The window being charged. */
+struct open_window {
+	struct explain_window window;
+	bool fired;	/* timer: the measuring thread's wake-up was issued */
+	bool incomplete;
+	struct explain_contribution contributions[MAX_WINDOW_CAUSES];
+	unsigned int nr_contributions;
+	struct explain_segment *timeline;
+	unsigned int nr_segments, segments_capacity;
+};
+
+struct explain_cpu {
+	unsigned int cpu;
+	enum explain_mode mode;
+	const struct names *names;
+	/* what runs now */
+	struct context stack[MAX_DEPTH];
+	unsigned int depth;
+	int32_t pid, prio;
+	uint32_t comm;
+	uint64_t last_ts;
+	/* windows added, not yet closed: a ring in start order */
+	struct explain_window *pending;
+	unsigned int pending_head, nr_pending, pending_capacity;
+	struct open_window open;
+	bool is_open;
+	/* causes: a table with a hash index on the key */
+	struct explain_cause *causes;
+	unsigned int nr_causes, causes_capacity;
+	uint32_t *index;	/* 0 empty, else cause + 1 */
+	unsigned int index_size;
+	/* the largest spikes, largest first */
+	struct explain_spike *worst;
+	unsigned int nr_worst, worst_kept;
+	struct explain_totals totals;
+};
+
+const char *explain_kind_name(enum cause_kind kind)
+{
+	static const char *const names[CAUSE_KINDS] = {
+		[CAUSE_IRQ] = "irq",
+		[CAUSE_VECTOR] = "vector",
+		[CAUSE_SOFTIRQ] = "softirq",
+		[CAUSE_THREAD] = "thread",
+		[CAUSE_NMI] = "nmi",
+		[CAUSE_THROTTLING] = "throttling",
+		[CAUSE_UNEXPLAINED] = "unexplained",
+		[CAUSE_TIMER_DELAY] = "timer_delay",
+		[CAUSE_SCHEDULING] = "scheduling",
+		[CAUSE_LOST] = "lost_events",
+	};
+
+	return kind < CAUSE_KINDS ? names[kind] : "unknown";
+}
+
+struct explain_cpu *explain_cpu_new(unsigned int cpu, enum explain_mode mode,
+				    const struct names *names, unsigned int worst_kept)
+{
+	struct explain_cpu *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return NULL;
+	e->cpu = cpu;
+	e->mode = mode;
+	e->names = names;
+	e->worst_kept = worst_kept;
+	e->pid = -1;
+	e->prio = -1;
+	e->index_size = 64;
+	e->index = calloc(e->index_size, sizeof(*e->index));
+	e->worst = calloc(worst_kept ? worst_kept : 1, sizeof(*e->worst));
+	if (!e->index || !e->worst) {
+		explain_cpu_free(e);
+		return NULL;
+	}
+	return e;
+}
+
+static void free_spike(struct explain_spike *spike)
+{
+	free(spike->contributions);
+	free(spike->timeline);
+	memset(spike, 0, sizeof(*spike));
+}
+
+void explain_cpu_free(struct explain_cpu *e)
+{
+	unsigned int i;
+
+	if (!e)
+		return;
+	for (i = 0; i < e->nr_causes; i++)
+		free(e->causes[i].occurrences);
+	for (i = 0; i < e->nr_worst; i++)
+		free_spike(&e->worst[i]);
+	free(e->open.timeline);
+	free(e->causes);
+	free(e->index);
+	free(e->worst);
+	free(e->pending);
+	free(e);
+}
+
+static uint64_t key_hash(const struct cause_key *key)
+{
+	return ((uint64_t)key->id * 0x9E3779B97F4A7C15ULL) ^ ((uint64_t)key->kind << 56);
+}
+
+static int grow_index(struct explain_cpu *e)
+{
+	unsigned int size = e->index_size * 2, i;
+	uint32_t *index = calloc(size, sizeof(*index));
+
+	if (!index)
+		return -ENOMEM;
+	for (i = 0; i < e->nr_causes; i++) {
+		uint64_t at = key_hash(&e->causes[i].key) & (size - 1);
+
+		while (index[at])
+			at = (at + 1) & (size - 1);
+		index[at] = i + 1;
+	}
+	free(e->index);
+	e->index = index;
+	e->index_size = size;
+	return 0;
+}
+
+/* The cause for a key, created on first use; UINT32_MAX when out of memory. */
+static uint32_t cause_of(struct explain_cpu *e, uint8_t kind, int64_t id, uint32_t name)
+{
+	struct cause_key key = { .kind = kind, .id = id };
+	uint64_t at = key_hash(&key) & (e->index_size - 1);
+	struct explain_cause *cause;
+	uint32_t slot;
+
+	while ((slot = e->index[at])) {
+		cause = &e->causes[slot - 1];
+		if (cause->key.kind == kind && cause->key.id == id) {
+			if (name)
+				cause->name = name;
+			return slot - 1;
+		}
+		at = (at + 1) & (e->index_size - 1);
+	}
+	if (e->nr_causes == e->causes_capacity) {
+		unsigned int capacity = e->causes_capacity ? 2 * e->causes_capacity : 16;
+		struct explain_cause *bigger = realloc(e->causes, capacity * sizeof(*bigger));
+
+		if (!bigger)
+			return UINT32_MAX;
+		e->causes = bigger;
+		e->causes_capacity = capacity;
+	}
+	cause = &e->causes[e->nr_causes];
+	memset(cause, 0, sizeof(*cause));
+	cause->key = key;
+	cause->name = name;
+	cause->prio = -1;
+	e->index[at] = e->nr_causes + 1;
+	e->nr_causes++;
+	if (e->nr_causes * 2 > e->index_size && grow_index(e))
+		return UINT32_MAX;
+	return e->nr_causes - 1;
+}
+
+/* The cause of whatever runs now, in the window being charged. */
+static uint32_t current_cause(struct explain_cpu *e, const struct open_window *w)
+{
+	const struct context *top;
+	uint32_t cause;
+
+	if (e->depth) {
+		top = &e->stack[e->depth - 1];
+		return cause_of(e, top->key.kind, top->key.id, top->name);
+	}
+	if (e->mode == EXPLAIN_NOISE) {
+		if (w->window.throttled)
+			return cause_of(e, CAUSE_THROTTLING, 0, 0);
+		if (e->pid == w->window.own_pid)
+			return cause_of(e, CAUSE_UNEXPLAINED, 0, 0);
+	} else {
+		if (!w->fired)
+			return cause_of(e, CAUSE_TIMER_DELAY, 0, 0);
+		/* woken: idle or the thread itself is the way through the scheduler */
+		if (e->pid == w->window.own_pid || e->pid == 0)
+			return cause_of(e, CAUSE_SCHEDULING, 0, 0);
+	}
+	if (e->pid < 0)
+		return cause_of(e, CAUSE_UNEXPLAINED, 0, 0);
+	cause = cause_of(e, CAUSE_THREAD, e->pid, e->comm);
+	if (cause != UINT32_MAX)
+		e->causes[cause].prio = e->prio;
+	return cause;
+}
+
+static void add_segment(struct open_window *w, uint32_t cause, uint64_t from, uint64_t to)
+{
+	struct explain_segment *last = w->nr_segments ? &w->timeline[w->nr_segments - 1] : NULL;
+
+	if (last && last->cause == cause && last->end_ns == from) {
+		last->end_ns = to;
+		return;
+	}
+	if (w->nr_segments == w->segments_capacity) {
+		unsigned int capacity = w->segments_capacity ? 2 * w->segments_capacity : 16;
+		struct explain_segment *bigger = realloc(w->timeline, capacity * sizeof(*bigger));
+
+		if (!bigger)
+			return;
+		w->timeline = bigger;
+		w->segments_capacity = capacity;
+	}
+	w->timeline[w->nr_segments++] = (struct explain_segment){ from, to, cause };
+}
+
+static void add_contribution(struct open_window *w, uint32_t cause, uint64_t from, uint64_t to)
+{
+	unsigned int i;
+
+	if (cause == UINT32_MAX || to <= from)
+		return;
+	add_segment(w, cause, from, to);
+	for (i = 0; i < w->nr_contributions; i++) {
+		if (w->contributions[i].cause == cause) {
+			w->contributions[i].ns += to - from;
+			return;
+		}
+	}
+	if (w->nr_contributions < MAX_WINDOW_CAUSES)
+		w->contributions[w->nr_contributions++] =
+			(struct explain_contribution){ cause, to - from, from };
+}
+
+static int compare_contributions(const void *x, const void *y)
+{
+	const struct explain_contribution *a = x, *b = y;
+
+	return a->ns < b->ns ? 1 : a->ns > b->ns ? -1 : 0;
+}
+
+static void record_occurrence(struct explain_cause *cause, uint64_t t, uint64_t ns)
+{
+	if (cause->nr_occurrences == cause->occurrences_capacity) {
+		uint32_t capacity;
+		struct period_event *bigger;
+
+		if (cause->occurrences_capacity >= MAX_OCCURRENCES)
+			return;
+		capacity = cause->occurrences_capacity ? 2 * cause->occurrences_capacity : 64;
+		bigger = realloc(cause->occurrences, capacity * sizeof(*bigger));
+		if (!bigger)
+			return;
+		cause->occurrences = bigger;
+		cause->occurrences_capacity = capacity;
+	}
+	cause->occurrences[cause->nr_occurrences++] = (struct period_event){ t, ns };
+}
+
+/* Keep the spike when it is among the largest. */
+static void keep_if_worst(struct explain_cpu *e, struct open_window *w)
+{
+	uint64_t length = w->window.end_ns - w->window.start_ns;
+	struct explain_spike *spike;
+	unsigned int at;
+
+	if (!e->worst_kept)
+		return;
+	for (at = 0; at < e->nr_worst; at++)
+		if (length > e->worst[at].window.end_ns - e->worst[at].window.start_ns)
+			break;
+	if (at >= e->worst_kept)
+		return;
+	if (e->nr_worst == e->worst_kept)
+		free_spike(&e->worst[--e->nr_worst]);
+	memmove(&e->worst[at + 1], &e->worst[at], (e->nr_worst - at) * sizeof(*e->worst));
+	e->nr_worst++;
+	spike = &e->worst[at];
+	memset(spike, 0, sizeof(*spike));
+	spike->window = w->window;
+	spike->incomplete = w->incomplete;
+	spike->contributions = malloc(w->nr_contributions * sizeof(*spike->contributions) + 1);
+	if (spike->contributions) {
+		memcpy(spike->contributions, w->contributions,
+		       w->nr_contributions * sizeof(*spike->contributions));
+		spike->nr_contributions = w->nr_contributions;
+	}
+	/* the timeline buffer moves to the spike; the window gets a new one */
+	spike->timeline = w->timeline;
+	spike->nr_segments = w->nr_segments;
+	w->timeline = NULL;
+	w->segments_capacity = 0;
+}
+
+static void close_window(struct explain_cpu *e)
+{
+	struct open_window *w = &e->open;
+	unsigned int i;
+
+	qsort(w->contributions, w->nr_contributions, sizeof(*w->contributions),
+	      compare_contributions);
+	for (i = 0; i < w->nr_contributions; i++) {
+		struct explain_contribution *c = &w->contributions[i];
+		struct explain_cause *cause = &e->causes[c->cause];
+
+		cause->spikes++;
+		cause->total_ns += c->ns;
+		if (c->ns > cause->max_ns)
+			cause->max_ns = c->ns;
+		record_occurrence(cause, c->first_ns, c->ns);
+	}
+	e->totals.windows++;
+	e->totals.window_ns += w->window.end_ns - w->window.start_ns;
+	if (w->incomplete)
+		e->totals.incomplete++;
+	keep_if_worst(e, w);
+	w->nr_contributions = 0;
+	w->nr_segments = 0;
+	e->is_open = false;
+}
+
+static bool open_next_window(struct explain_cpu *e)
+{
+	struct open_window *w = &e->open;
+
+	if (!e->nr_pending)
+		return false;
+	w->window = e->pending[e->pending_head];
+	e->pending_head = (e->pending_head + 1) % e->pending_capacity;
+	e->nr_pending--;
+	w->fired = false;
+	w->incomplete = false;
+	w->nr_contributions = 0;
+	w->nr_segments = 0;
+	e->is_open = true;
+	return true;
+}
+
+/*
+ * Charge [from, to) to what runs now, in the windows it overlaps; close the
+ * windows that end within it.
+ */
+static void charge(struct explain_cpu *e, uint64_t from, uint64_t to)
+{
+	while (from < to) {
+		struct open_window *w = &e->open;
+		uint64_t low, high;
+
+		if (!e->is_open && !open_next_window(e))
+			return;
+		if (w->window.start_ns >= to)
+			return;
+		low = from > w->window.start_ns ? from : w->window.start_ns;
+		high = to < w->window.end_ns ? to : w->window.end_ns;
+		if (high > low)
+			add_contribution(w, current_cause(e, w), low, high);
+		if (w->window.end_ns > to)
+			return;
+		from = w->window.end_ns;
+		close_window(e);
+	}
+}
+
+int explain_cpu_add_window(struct explain_cpu *e, const struct explain_window *window)
+{
+	if (window->end_ns <= window->start_ns)
+		return 0;
+	if (e->nr_pending == e->pending_capacity) {
+		unsigned int capacity = e->pending_capacity ? 2 * e->pending_capacity : 64, i;
+		struct explain_window *ring = malloc(capacity * sizeof(*ring));
+
+		if (!ring)
+			return -ENOMEM;
+		for (i = 0; i < e->nr_pending; i++)
+			ring[i] = e->pending[(e->pending_head + i) % e->pending_capacity];
+		free(e->pending);
+		e->pending = ring;
+		e->pending_head = 0;
+		e->pending_capacity = capacity;
+	}
+	e->pending[(e->pending_head + e->nr_pending) % e->pending_capacity] = *window;
+	e->nr_pending++;
+	return 0;
+}
+
+static void push(struct explain_cpu *e, uint8_t kind, int64_t id, uint32_t name)
+{
+	if (e->depth < MAX_DEPTH)
+		e->stack[e->depth++] = (struct context){ { kind, id }, name };
+}
+
+/*
+ * Leave a context. The usual case is the top of the stack. An exit with no
+ * matching entry means the trace began (or lost events) inside it: the
+ * time since the last event was spent there.
+ */
+static void pop(struct explain_cpu *e, uint8_t kind, int64_t id, uint64_t ts)
+{
+	unsigned int i;
+
+	for (i = e->depth; i-- > 0;) {
+		if (e->stack[i].key.kind == kind && e->stack[i].key.id == id) {
+			charge(e, e->last_ts, ts);
+			e->depth = i;
+			return;
+		}
+	}
+	/* not entered as far as we know: it ran since the last event */
+	push(e, kind, id, 0);
+	charge(e, e->last_ts, ts);
+	e->depth--;
+}
+
+static void lose_events(struct explain_cpu *e, const struct trace_record *r)
+{
+	e->totals.lost_events += r->lost.count ? r->lost.count : 1;
+	/* what ran meanwhile is unknown: charge it as such, restart the stack */
+	e->depth = 0;
+	push(e, CAUSE_LOST, 0, 0);
+	charge(e, e->last_ts, r->ts);
+	e->depth = 0;
+	if (e->is_open)
+		e->open.incomplete = true;
+}
+
+void explain_cpu_feed(struct explain_cpu *e, const struct trace_record *r)
+{
+	uint64_t ts = r->ts;
+
+	e->totals.events++;
+	if (ts < e->last_ts)
+		ts = e->last_ts;	/* clocks of different CPUs may disagree a little */
+	switch (r->kind) {
+	case TRACE_IRQ_ENTRY:
+		charge(e, e->last_ts, ts);
+		push(e, CAUSE_IRQ, r->irq.irq, r->irq.name);
+		break;
+	case TRACE_IRQ_EXIT:
+		pop(e, CAUSE_IRQ, r->irq.irq, ts);
+		break;
+	case TRACE_SOFTIRQ_ENTRY:
+		charge(e, e->last_ts, ts);
+		push(e, CAUSE_SOFTIRQ, r->softirq.vec, 0);
+		break;
+	case TRACE_SOFTIRQ_EXIT:
+		pop(e, CAUSE_SOFTIRQ, r->softirq.vec, ts);
+		break;
+	case TRACE_VECTOR_ENTRY:
+		charge(e, e->last_ts, ts);
+		push(e, CAUSE_VECTOR, r->vector.vector, 0);
+		break;
+	case TRACE_VECTOR_EXIT:
+		pop(e, CAUSE_VECTOR, r->vector.vector, ts);
+		break;
+	case TRACE_NMI: {
+		uint64_t begin = r->nmi.duration_ns < ts - e->last_ts ? ts - r->nmi.duration_ns
+								      : e->last_ts;
+
+		charge(e, e->last_ts, begin);
+		push(e, CAUSE_NMI, 0, 0);
+		charge(e, begin, ts);
+		e->depth--;
+		break;
+	}
+	case TRACE_SWITCH:
+		charge(e, e->last_ts, ts);
+		e->pid = r->sched_switch.next_pid;
+		e->comm = r->sched_switch.next_comm;
+		e->prio = r->sched_switch.next_prio;
+		/* a switch happens in thread context: nothing can be nested */
+		e->depth = 0;
+		break;
+	case TRACE_WAKING:
+		charge(e, e->last_ts, ts);
+		if (e->is_open && r->waking.pid == e->open.window.own_pid &&
+		    ts >= e->open.window.start_ns)
+			e->open.fired = true;
+		break;
+	case TRACE_LOST:
+		lose_events(e, r);
+		break;
+	default:
+		charge(e, e->last_ts, ts);
+		break;
+	}
+	e->last_ts = ts;
+}
+
+void explain_cpu_advance(struct explain_cpu *e, uint64_t now)
+{
+	if (now <= e->last_ts)
+		return;
+	charge(e, e->last_ts, now);
+	e->last_ts = now;
+}
+
+static int find_periods(struct explain_cpu *e, uint64_t run_ns)
+{
+	struct period_params params = { .run_ns = run_ns };
+	struct period_source found[1];
+	unsigned int i;
+	int n;
+
+	for (i = 0; i < e->nr_causes; i++) {
+		struct explain_cause *cause = &e->causes[i];
+
+		n = period_detect(cause->occurrences, cause->nr_occurrences, &params, found, 1,
+				  NULL);
+		if (n < 0)
+			return n;
+		cause->periodic = n > 0;
+		if (n > 0)
+			cause->period = found[0];
+	}
+	return 0;
+}
+
+static void rebuild_index(struct explain_cpu *e)
+{
+	unsigned int i;
+
+	memset(e->index, 0, e->index_size * sizeof(*e->index));
+	for (i = 0; i < e->nr_causes; i++) {
+		uint64_t at = key_hash(&e->causes[i].key) & (e->index_size - 1);
+
+		while (e->index[at])
+			at = (at + 1) & (e->index_size - 1);
+		e->index[at] = i + 1;
+	}
+}
+
+/*
+ * Order the causes by total time, largest first. The kept spikes refer to
+ * causes by index, so they are renumbered too.
+ */
+static int sort_causes(struct explain_cpu *e)
+{
+	unsigned int n = e->nr_causes, i, j, s;
+	struct explain_cause *sorted = malloc((n + 1) * sizeof(*sorted));
+	uint32_t *order = malloc((n + 1) * sizeof(*order)), *rank = malloc((n + 1) * sizeof(*rank));
+
+	if (!sorted || !order || !rank) {
+		free(sorted);
+		free(order);
+		free(rank);
+		return -ENOMEM;
+	}
+	/* causes are few: an insertion sort of indices is plenty */
+	for (i = 0; i < n; i++) {
+		for (j = i; j > 0 && e->causes[order[j - 1]].total_ns < e->causes[i].total_ns; j--)
+			order[j] = order[j - 1];
+		order[j] = i;
+	}
+	for (i = 0; i < n; i++) {
+		sorted[i] = e->causes[order[i]];
+		rank[order[i]] = i;
+	}
+	memcpy(e->causes, sorted, n * sizeof(*sorted));
+	for (s = 0; s < e->nr_worst; s++) {
+		struct explain_spike *spike = &e->worst[s];
+
+		for (i = 0; i < spike->nr_contributions; i++)
+			spike->contributions[i].cause = rank[spike->contributions[i].cause];
+		for (i = 0; i < spike->nr_segments; i++)
+			spike->timeline[i].cause = rank[spike->timeline[i].cause];
+	}
+	free(sorted);
+	free(order);
+	free(rank);
+	rebuild_index(e);
+	return 0;
+}
+
+int explain_cpu_finish(struct explain_cpu *e, uint64_t end_ns, uint64_t run_ns)
+{
+	const struct explain_window *last;
+	uint64_t until = end_ns;
+
+	/* close every window, also those ending after the last event */
+	if (e->nr_pending) {
+		last = &e->pending[(e->pending_head + e->nr_pending - 1) % e->pending_capacity];
+		if (last->end_ns > until)
+			until = last->end_ns;
+	} else if (e->is_open && e->open.window.end_ns > until) {
+		until = e->open.window.end_ns;
+	}
+	explain_cpu_advance(e, until);
+	if (find_periods(e, run_ns))
+		return -ENOMEM;
+	return sort_causes(e);
+}
+
+const struct explain_cause *explain_cpu_causes(const struct explain_cpu *e,
+					       unsigned int *nr_causes)
+{
+	*nr_causes = e->nr_causes;
+	return e->causes;
+}
+
+const struct explain_spike *explain_cpu_worst(const struct explain_cpu *e,
+					      unsigned int *nr_spikes)
+{
+	*nr_spikes = e->nr_worst;
+	return e->worst;
+}
+
+void explain_cpu_totals(const struct explain_cpu *e, struct explain_totals *totals)
+{
+	*totals = e->totals;
+}
+
+/* A task's kernel priority as users say it. */
+static void priority_label(int32_t prio, char *buf, size_t size)
+{
+	if (prio < 0)
+		buf[0] = '\0';
+	else if (prio < 100)
+		snprintf(buf, size, " (rt %d)", 99 - prio);
+	else if (prio != 120)
+		snprintf(buf, size, " (nice %d)", prio - 120);
+	else
+		buf[0] = '\0';
+}
+
+char *explain_cause_label(const struct explain_cpu *e, const struct explain_cause *cause,
+			  char *buf, size_t size)
+{
+	const char *name = names_get(e->names, cause->name);
+	char priority[24];
+
+	switch (cause->key.kind) {
+	case CAUSE_IRQ:
+		snprintf(buf, size, "irq %lld%s%s", (long long)cause->key.id, *name ? " " : "", name);
+		break;
+	case CAUSE_VECTOR:
+		snprintf(buf, size, "%s", trace_vector_name((enum trace_vector)cause->key.id));
+		break;
+	case CAUSE_SOFTIRQ:
+		snprintf(buf, size, "%s softirq", trace_softirq_name((uint32_t)cause->key.id));
+		break;
+	case CAUSE_THREAD:
+		priority_label(cause->prio, priority, sizeof(priority));
+		if (cause->key.id == 0)
+			snprintf(buf, size, "idle");
+		else
+			snprintf(buf, size, "%s:%lld%s", *name ? name : "task",
+				 (long long)cause->key.id, priority);
+		break;
+	case CAUSE_UNEXPLAINED:
+		snprintf(buf, size, "unexplained (firmware, hypervisor)");
+		break;
+	case CAUSE_TIMER_DELAY:
+		snprintf(buf, size, "timer irq delay");
+		break;
+	case CAUSE_SCHEDULING:
+		snprintf(buf, size, "scheduling (switch-in, return to user)");
+		break;
+	case CAUSE_THROTTLING:
+		snprintf(buf, size, "RT throttling");
+		break;
+	case CAUSE_LOST:
+		snprintf(buf, size, "unknown (trace events lost)");
+		break;
+	default:
+		snprintf(buf, size, "%s", explain_kind_name((enum cause_kind)cause->key.kind));
+		break;
+	}
+	return buf;
+}

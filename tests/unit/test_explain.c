@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <string.h>
+
+#include "latscope/explain.h"
+#include "unit.h"
+
+#define OWN 100
+
+static struct names *names;
+static struct explain_cpu *engine;
+
+static void setup(void)
+{
+	names = names_new();
+	engine = explain_cpu_new(1, EXPLAIN_NOISE, names, 5);
+}
+
+static void setup_timer(void)
+{
+	names = names_new();
+	engine = explain_cpu_new(1, EXPLAIN_TIMER, names, 5);
+}
+
+static void teardown(void)
+{
+	explain_cpu_free(engine);
+	names_free(names);
+}
+
+static uint32_t name(const char *text)
+{
+	return names_intern(names, text, strlen(text));
+}
+
+static void window(uint64_t start, uint64_t end)
+{
+	struct explain_window w = { .start_ns = start, .end_ns = end, .own_pid = OWN };
+
+	ck_assert_int_eq(explain_cpu_add_window(engine, &w), 0);
+}
+
+static void feed(struct trace_record r)
+{
+	r.cpu = 1;
+	explain_cpu_feed(engine, &r);
+}
+
+static void sw(uint64_t ts, int pid, const char *comm, int prio)
+{
+	struct trace_record r = { .ts = ts, .kind = TRACE_SWITCH };
+
+	r.sched_switch.next_pid = pid;
+	r.sched_switch.next_comm = name(comm);
+	r.sched_switch.next_prio = prio;
+	feed(r);
+}
+
+static void irq(uint64_t ts, bool entry, int number, const char *action)
+{
+	struct trace_record r = { .ts = ts, .kind = entry ? TRACE_IRQ_ENTRY : TRACE_IRQ_EXIT };
+
+	r.irq.irq = number;
+	r.irq.name = entry ? name(action) : 0;
+	feed(r);
+}
+
+static void softirq(uint64_t ts, bool entry, unsigned int vec)
+{
+	struct trace_record r = { .ts = ts, .kind = entry ? TRACE_SOFTIRQ_ENTRY : TRACE_SOFTIRQ_EXIT };
+
+	r.softirq.vec = vec;
+	feed(r);
+}
+
+static void vector(uint64_t ts, bool entry, enum trace_vector v)
+{
+	struct trace_record r = { .ts = ts, .kind = entry ? TRACE_VECTOR_ENTRY : TRACE_VECTOR_EXIT };
+
+	r.vector.vector = v;
+	feed(r);
+}
+
+static void waking(uint64_t ts, int pid)
+{
+	struct trace_record r = { .ts = ts, .kind = TRACE_WAKING };
+
+	r.waking.pid = pid;
+	feed(r);
+}
+
+/* total ns charged to a cause over the run, 0 when absent */
+static uint64_t total(uint8_t kind, int64_t id)
+{
+	const struct explain_cause *causes;
+	unsigned int n, i;
+
+	causes = explain_cpu_causes(engine, &n);
+	for (i = 0; i < n; i++)
+		if (causes[i].key.kind == kind && causes[i].key.id == id)
+			return causes[i].total_ns;
+	return 0;
+}
+
+static uint64_t all_charged(void)
+{
+	const struct explain_cause *causes;
+	unsigned int n, i;
+	uint64_t sum = 0;
+
+	causes = explain_cpu_causes(engine, &n);
+	for (i = 0; i < n; i++)
+		sum += causes[i].total_ns;
+	return sum;
+}
+
+START_TEST(irq_in_softirq_in_thread)
+{
+	sw(0, OWN, "latscope", 120);
+	window(5, 70);
+	sw(10, 200, "worker", 120);
+	softirq(20, true, 1);
+	irq(30, true, 36, "virtio1-req.0");
+	irq(40, false, 36, NULL);
+	softirq(50, false, 1);
+	sw(60, OWN, "latscope", 120);
+	ck_assert_int_eq(explain_cpu_finish(engine, 100, 100), 0);
+	ck_assert_uint_eq(total(CAUSE_IRQ, 36), 10);
+	ck_assert_uint_eq(total(CAUSE_SOFTIRQ, 1), 20);
+	ck_assert_uint_eq(total(CAUSE_THREAD, 200), 20);
+	ck_assert_uint_eq(total(CAUSE_UNEXPLAINED, 0), 15);
+	ck_assert_uint_eq(all_charged(), 65);
+}
+END_TEST
+
+START_TEST(names_and_order)
+{
+	const struct explain_cause *causes;
+	char label[64];
+	unsigned int n;
+
+	sw(0, OWN, "latscope", 120);
+	window(10, 100);
+	sw(10, 4242, "stress", 49);
+	irq(50, true, 36, "virtio1-req.0");
+	irq(55, false, 36, NULL);
+	sw(90, OWN, "latscope", 120);
+	ck_assert_int_eq(explain_cpu_finish(engine, 100, 100), 0);
+	causes = explain_cpu_causes(engine, &n);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_str_eq(explain_cause_label(engine, &causes[0], label, sizeof(label)),
+			 "stress:4242 (rt 50)");
+	ck_assert_uint_eq(causes[1].key.kind, CAUSE_UNEXPLAINED);
+	ck_assert_str_eq(explain_cause_label(engine, &causes[2], label, sizeof(label)),
+			 "irq 36 virtio1-req.0");
+	ck_assert_uint_eq(causes[0].total_ns, 75);
+	ck_assert_uint_eq(causes[0].spikes, 1);
+}
+END_TEST
+
+START_TEST(exit_missing_at_window_edge)
+{
+	sw(0, OWN, "latscope", 120);
+	window(20, 50);
+	irq(30, true, 36, "virtio1-req.0");
+	ck_assert_int_eq(explain_cpu_finish(engine, 60, 60), 0);
+	ck_assert_uint_eq(total(CAUSE_IRQ, 36), 20);
+	ck_assert_uint_eq(total(CAUSE_UNEXPLAINED, 0), 10);
+}
+END_TEST
+
+START_TEST(window_starts_inside_a_handler)
+{
+	/* the trace begins inside the handler: its exit is the first event */
+	window(20, 60);
+	irq(40, false, 36, NULL);
+	sw(45, OWN, "latscope", 120);
+	ck_assert_int_eq(explain_cpu_finish(engine, 60, 60), 0);
+	ck_assert_uint_eq(total(CAUSE_IRQ, 36), 20);
+	ck_assert_uint_eq(all_charged(), 40);
+}
+END_TEST
+
+START_TEST(lost_events_are_counted_and_flagged)
+{
+	struct trace_record lost = { .ts = 50, .kind = TRACE_LOST };
+	const struct explain_spike *worst;
+	struct explain_totals totals;
+	unsigned int n;
+
+	sw(0, OWN, "latscope", 120);
+	window(40, 80);
+	softirq(45, true, 9);
+	lost.lost.count = 123;
+	feed(lost);
+	sw(60, OWN, "latscope", 120);
+	ck_assert_int_eq(explain_cpu_finish(engine, 100, 100), 0);
+	explain_cpu_totals(engine, &totals);
+	ck_assert_uint_eq(totals.lost_events, 123);
+	ck_assert_uint_eq(totals.incomplete, 1);
+	ck_assert_uint_eq(total(CAUSE_LOST, 0), 5);
+	ck_assert_uint_eq(total(CAUSE_SOFTIRQ, 9), 0);
+	worst = explain_cpu_worst(engine, &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert(worst[0].incomplete);
+}
+END_TEST
+
+START_TEST(two_cpus_interleaved)
+{
+	struct explain_cpu *other = explain_cpu_new(0, EXPLAIN_NOISE, names, 5);
+	struct explain_window w0 = { .start_ns = 0, .end_ns = 100, .own_pid = 7 };
+	struct trace_record stream[] = {
+		{ .ts = 0, .cpu = 0, .kind = TRACE_SWITCH },
+		{ .ts = 5, .cpu = 1, .kind = TRACE_SWITCH },
+		{ .ts = 10, .cpu = 0, .kind = TRACE_IRQ_ENTRY },
+		{ .ts = 12, .cpu = 1, .kind = TRACE_SOFTIRQ_ENTRY },
+		{ .ts = 30, .cpu = 0, .kind = TRACE_IRQ_EXIT },
+		{ .ts = 32, .cpu = 1, .kind = TRACE_SOFTIRQ_EXIT },
+	};
+	size_t i;
+
+	stream[0].sched_switch.next_pid = 7;
+	stream[1].sched_switch.next_pid = OWN;
+	stream[2].irq.irq = stream[4].irq.irq = 19;
+	stream[3].softirq.vec = stream[5].softirq.vec = 3;
+	window(0, 100);
+	explain_cpu_add_window(other, &w0);
+	for (i = 0; i < sizeof(stream) / sizeof(stream[0]); i++)
+		explain_cpu_feed(stream[i].cpu ? engine : other, &stream[i]);
+	ck_assert_int_eq(explain_cpu_finish(engine, 100, 100), 0);
+	ck_assert_int_eq(explain_cpu_finish(other, 100, 100), 0);
+	ck_assert_uint_eq(total(CAUSE_SOFTIRQ, 3), 20);
+	ck_assert_uint_eq(total(CAUSE_IRQ, 19), 0);
+	explain_cpu_free(engine);
+	engine = other;
+	ck_assert_uint_eq(total(CAUSE_IRQ, 19), 20);
+	ck_assert_uint_eq(total(CAUSE_SOFTIRQ, 3), 0);
+}
+END_TEST
+
+START_TEST(nmi_is_carved_out_of_what_it_interrupted)
+{
+	struct trace_record nmi = { .ts = 40, .kind = TRACE_NMI };
+
+	sw(0, OWN, "latscope", 120);
+	window(0, 100);
+	irq(10, true, 5, "eth0");
+	nmi.nmi.duration_ns = 15;
+	feed(nmi);
+	irq(50, false, 5, NULL);
+	ck_assert_int_eq(explain_cpu_finish(engine, 100, 100), 0);
+	ck_assert_uint_eq(total(CAUSE_NMI, 0), 15);
+	ck_assert_uint_eq(total(CAUSE_IRQ, 5), 25);
+	ck_assert_uint_eq(all_charged(), 100);
+}
+END_TEST
+
+/*
+ * A timer wake-up 80 ns late, split: the timer interrupt came 10 ns after
+ * expiry (CPU idle), the local timer handler ran 10 ns, another IRQ 10 ns,
+ * then idle scheduled the thread in. The parts add up to the latency.
+ */
+START_TEST(timer_split_adds_up)
+{
+	const struct explain_spike *worst;
+	unsigned int n, i;
+	uint64_t sum = 0;
+
+	sw(900, 0, "swapper/1", 120);
+	window(1000, 1080);
+	vector(1010, true, VECTOR_LOCAL_TIMER);
+	waking(1015, OWN);
+	vector(1020, false, VECTOR_LOCAL_TIMER);
+	irq(1025, true, 36, "virtio1-req.0");
+	irq(1035, false, 36, NULL);
+	sw(1040, OWN, "cyclic", 9);
+	ck_assert_int_eq(explain_cpu_finish(engine, 1100, 1100), 0);
+	ck_assert_uint_eq(total(CAUSE_TIMER_DELAY, 0), 10);
+	ck_assert_uint_eq(total(CAUSE_VECTOR, VECTOR_LOCAL_TIMER), 10);
+	ck_assert_uint_eq(total(CAUSE_IRQ, 36), 10);
+	ck_assert_uint_eq(total(CAUSE_SCHEDULING, 0), 50);
+	worst = explain_cpu_worst(engine, &n);
+	ck_assert_uint_eq(n, 1);
+	for (i = 0; i < worst[0].nr_contributions; i++)
+		sum += worst[0].contributions[i].ns;
+	ck_assert_uint_eq(sum, 80);
+	ck_assert_uint_eq(worst[0].timeline[0].start_ns, 1000);
+	ck_assert_uint_eq(worst[0].timeline[worst[0].nr_segments - 1].end_ns, 1080);
+}
+END_TEST
+
+START_TEST(timer_blocked_by_a_thread)
+{
+	sw(900, 555, "hog", 120);
+	window(1000, 1200);
+	vector(1002, true, VECTOR_LOCAL_TIMER);
+	waking(1003, OWN);
+	vector(1005, false, VECTOR_LOCAL_TIMER);
+	sw(1150, OWN, "cyclic", 9);
+	ck_assert_int_eq(explain_cpu_finish(engine, 1300, 1300), 0);
+	ck_assert_uint_eq(total(CAUSE_THREAD, 555), 145);
+	ck_assert_uint_eq(total(CAUSE_TIMER_DELAY, 0), 2);
+	ck_assert_uint_eq(all_charged(), 200);
+}
+END_TEST
+
+/* local_timer costs 3 us in every gap, every 4 ms: a periodic cause. */
+START_TEST(periodic_cause)
+{
+	const struct explain_cause *causes;
+	unsigned int n;
+	uint64_t t;
+
+	sw(0, OWN, "latscope", 120);
+	for (t = 1000000; t < 1000000000; t += 4000000) {
+		window(t, t + 5000);
+		vector(t + 1000, true, VECTOR_LOCAL_TIMER);
+		vector(t + 4000, false, VECTOR_LOCAL_TIMER);
+	}
+	ck_assert_int_eq(explain_cpu_finish(engine, 1000000000, 1000000000), 0);
+	causes = explain_cpu_causes(engine, &n);
+	ck_assert_uint_eq(causes[0].key.kind, CAUSE_VECTOR);
+	ck_assert(causes[0].periodic);
+	ck_assert_uint_eq(causes[0].period.period_ns, 4000000);
+	ck_assert_uint_eq(causes[0].period.duration_ns, 3000);
+	ck_assert_uint_eq(causes[0].spikes, 250);
+}
+END_TEST
+
+START_TEST(worst_spikes_largest_first)
+{
+	const struct explain_spike *worst;
+	unsigned int n, i;
+
+	sw(0, OWN, "latscope", 120);
+	for (i = 0; i < 20; i++)
+		window(1000 * i, 1000 * i + 10 + (i * 37) % 100);
+	ck_assert_int_eq(explain_cpu_finish(engine, 30000, 30000), 0);
+	worst = explain_cpu_worst(engine, &n);
+	ck_assert_uint_eq(n, 5);
+	for (i = 1; i < n; i++)
+		ck_assert_uint_ge(worst[i - 1].window.end_ns - worst[i - 1].window.start_ns,
+				  worst[i].window.end_ns - worst[i].window.start_ns);
+	ck_assert_uint_eq(worst[0].window.end_ns - worst[0].window.start_ns, 10 + 96);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("explain");
+	TCase *noise = tcase_create("noise"), *timer = tcase_create("timer");
+
+	tcase_add_checked_fixture(noise, setup, teardown);
+	tcase_add_test(noise, irq_in_softirq_in_thread);
+	tcase_add_test(noise, names_and_order);
+	tcase_add_test(noise, exit_missing_at_window_edge);
+	tcase_add_test(noise, window_starts_inside_a_handler);
+	tcase_add_test(noise, lost_events_are_counted_and_flagged);
+	tcase_add_test(noise, two_cpus_interleaved);
+	tcase_add_test(noise, nmi_is_carved_out_of_what_it_interrupted);
+	tcase_add_test(noise, periodic_cause);
+	tcase_add_test(noise, worst_spikes_largest_first);
+	tcase_add_checked_fixture(timer, setup_timer, teardown);
+	tcase_add_test(timer, timer_split_adds_up);
+	tcase_add_test(timer, timer_blocked_by_a_thread);
+	suite_add_tcase(s, noise);
+	suite_add_tcase(s, timer);
+	return unit_run(s);
+}
