@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include "latscope/parse.h"
 #include "latscope/result.h"
 #include "latscope/topology.h"
+#include "noise_explain.h"
 #include "noise_report.h"
 
 #define DEFAULT_MAX_GAPS (1U << 17)
@@ -23,6 +25,8 @@ struct noise_options {
 	const char *json_path;
 	const char *histogram_path;
 	const char *gaps_path;
+	enum explain_choice explain;
+	const char *trace_dir;
 	bool quiet, force, no_dma_latency;
 	uint64_t fail_above_ns; /* 0: none */
 	int verbose;
@@ -45,6 +49,9 @@ void cmd_noise_usage(FILE *out)
 		"  -j, --json FILE         write the result document (latscope/1 JSON)\n"
 		"      --histogram FILE    write the histograms as text columns (gnuplot-ready)\n"
 		"      --gaps FILE         write every stored gap: cpu, start, duration\n"
+		"  -e, --explain[=HOW]     attribute every gap to its cause: trace (default:\n"
+		"                          tracepoints, in a private tracefs instance) or counters\n"
+		"      --trace-dir DIR     keep the raw events around the largest gaps, a file each\n"
 		"  -q, --quiet             no live view\n"
 		"      --fail-above DUR    exit 2 when a cpu's largest gap exceeds DUR (bare: us)\n"
 		"      --force             allow fifo/rr spinning on every online cpu\n"
@@ -63,6 +70,7 @@ enum long_only {
 	OPT_POLICY = 256,
 	OPT_HISTOGRAM,
 	OPT_GAPS,
+	OPT_TRACE_DIR,
 	OPT_FAIL_ABOVE,
 	OPT_FORCE,
 	OPT_NO_DMA_LATENCY,
@@ -70,7 +78,7 @@ enum long_only {
 	OPT_CLOCK,
 };
 
-static const char short_options[] = "c:d:t:p:j:qvh";
+static const char short_options[] = "c:d:t:p:j:e::qvh";
 static const struct option long_options[] = {
 	{ "cpus", required_argument, NULL, 'c' },
 	{ "duration", required_argument, NULL, 'd' },
@@ -80,6 +88,8 @@ static const struct option long_options[] = {
 	{ "json", required_argument, NULL, 'j' },
 	{ "histogram", required_argument, NULL, OPT_HISTOGRAM },
 	{ "gaps", required_argument, NULL, OPT_GAPS },
+	{ "explain", optional_argument, NULL, 'e' },
+	{ "trace-dir", required_argument, NULL, OPT_TRACE_DIR },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "fail-above", required_argument, NULL, OPT_FAIL_ABOVE },
 	{ "force", no_argument, NULL, OPT_FORCE },
@@ -140,6 +150,18 @@ static int parse_options(int argc, char **argv, struct noise_options *o)
 		case OPT_GAPS:
 			o->gaps_path = optarg;
 			break;
+		case 'e':
+			if (!optarg || !strcmp(optarg, "trace"))
+				o->explain = EXPLAIN_WITH_TRACE;
+			else if (!strcmp(optarg, "counters"))
+				o->explain = EXPLAIN_WITH_COUNTERS;
+			else
+				ret = usage_error("invalid value '%s' for --explain (trace or counters)",
+						  optarg);
+			break;
+		case OPT_TRACE_DIR:
+			o->trace_dir = optarg;
+			break;
 		case 'q':
 			o->quiet = true;
 			break;
@@ -186,6 +208,8 @@ static int parse_options(int argc, char **argv, struct noise_options *o)
 		return usage_error("--priority %d needs --policy fifo or rr", o->params.priority);
 	if (rt_policy_is_realtime(o->params.policy) && !o->priority_given)
 		o->params.priority = 1;
+	if (o->trace_dir && o->explain != EXPLAIN_WITH_TRACE)
+		return usage_error("--trace-dir needs --explain (with tracing)");
 	return 0;
 }
 
@@ -224,6 +248,21 @@ static int check_output_path(const char *option, const char *path)
 	return 0;
 }
 
+/* --trace-dir: an existing writable directory, or one we can create. */
+static int check_trace_dir(const char *dir)
+{
+	char probe[4096];
+	int ret;
+
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return usage_error("cannot create --trace-dir '%s': %s", dir, strerror(errno));
+	snprintf(probe, sizeof(probe), "%s/.latscope-probe", dir);
+	ret = result_check_writable(probe);
+	if (ret)
+		return usage_error("cannot write into --trace-dir '%s': %s", dir, strerror(-ret));
+	return 0;
+}
+
 static void choose_clock(struct noise_options *o, struct sysroot *root)
 {
 	const char *why;
@@ -254,24 +293,31 @@ static int check_threshold(const struct noise_options *o)
 	return 0;
 }
 
-/* Sleep a second, less when the run ends sooner; a signal ends it early. */
-static void wait_a_second(const struct noise_run *run)
+/* Sleep up to @most, less when the run ends sooner; a signal ends it early. */
+static void wait_a_while(const struct noise_run *run, uint64_t most)
 {
 	uint64_t left = noise_remaining_ns(run);
 	struct timespec pause;
 
-	if (left > NS_PER_SEC)
-		left = NS_PER_SEC;
+	if (left > most)
+		left = most;
 	pause.tv_sec = (time_t)(left / NS_PER_SEC);
 	pause.tv_nsec = (long)(left % NS_PER_SEC);
 	clock_nanosleep(CLOCK_MONOTONIC, 0, &pause, NULL);
 }
 
 static int write_outputs(const struct noise_options *o, const struct noise_run *run,
-			 const struct topology *topo, struct sysroot *root, json_t *doc)
+			 const struct noise_explain *explain, const struct topology *topo,
+			 struct sysroot *root, json_t *doc)
 {
+	json_t *cpus;
 	int ret;
 
+	if (o->trace_dir && explain->session) {
+		ret = explain_session_write_captures(explain->session, o->trace_dir);
+		if (ret < 0)
+			return EXIT_ERROR;
+	}
 	if (o->histogram_path) {
 		ret = noise_report_histogram_file(o->histogram_path, run);
 		if (ret)
@@ -292,7 +338,9 @@ static int write_outputs(const struct noise_options *o, const struct noise_run *
 	json_object_set_new(doc, "elapsed_ns", json_integer((json_int_t)run->elapsed_ns));
 	json_object_set_new(doc, "interrupted_by",
 			    stop_requested ? json_string(strsignal(stop_requested)) : json_null());
-	json_object_set_new(doc, "cpus", noise_result_cpus(run));
+	cpus = noise_result_cpus(run);
+	noise_explain_json(explain, run, cpus);
+	json_object_set_new(doc, "cpus", cpus);
 	ret = result_write(doc, o->json_path);
 	if (ret)
 		return runtime_error("cannot write --json '%s': %s", o->json_path, strerror(-ret));
@@ -311,12 +359,33 @@ static int exit_status(const struct noise_options *o, const struct noise_run *ru
 	return EXIT_OK;
 }
 
+/* The live view once a second; with --explain the trace is read 4 times a second. */
+static void follow_run(const struct noise_options *o, struct noise_run *run,
+		       struct noise_explain *explain)
+{
+	bool live = !o->quiet && isatty(STDOUT_FILENO), first = true;
+	uint64_t step = explain->session ? NS_PER_SEC / 4 : NS_PER_SEC, since_view = 0;
+
+	while (!stop_requested && noise_running(run)) {
+		wait_a_while(run, step);
+		noise_explain_pump(explain, run);
+		since_view += step;
+		if (live && since_view >= NS_PER_SEC) {
+			noise_report_live(stdout, run, first);
+			first = false;
+			since_view = 0;
+		}
+	}
+	if (live && !first)
+		noise_report_live_clear(stdout, run);
+}
+
 static int measure(struct noise_options *o, struct sysroot *root, const struct topology *topo,
 		   json_t *doc)
 {
 	struct rt_dma_latency dma = { .fd = -1 };
 	struct rt_throttling limit = { .runtime_us = -1, .period_us = 1000000 };
-	bool live = !o->quiet && isatty(STDOUT_FILENO), first = true;
+	struct noise_explain explain = { 0 };
 	struct noise_run run;
 	int ret, status;
 
@@ -330,32 +399,36 @@ static int measure(struct noise_options *o, struct sysroot *root, const struct t
 		return EXIT_ERROR;
 	}
 	rt_place_main_thread(&topo->online, &o->params.cpus, NULL);
-	ret = noise_start(&run, root, &o->params);
+	ret = noise_prepare(&run, root, &o->params);
+	if (!ret)
+		ret = noise_explain_begin(&explain, o->explain, &run, root, &limit,
+					  o->trace_dir != NULL);
+	if (!ret)
+		ret = noise_start(&run);
 	if (ret) {
+		noise_explain_release(&explain);
+		noise_release(&run);
 		rt_dma_latency_release(&dma);
 		rt_unlock_memory();
 		return EXIT_ERROR;
 	}
 	noise_report_header(stdout, &run);
-	while (!stop_requested && noise_running(&run)) {
-		wait_a_second(&run);
-		if (live)
-			noise_report_live(stdout, &run, first);
-		first = false;
-	}
+	follow_run(o, &run, &explain);
 	noise_stop(&run);
 	/* kernel state first: nothing of ours outlives the measurement */
 	rt_dma_latency_release(&dma);
 	rt_unlock_memory();
-	if (live)
-		noise_report_live_clear(stdout, &run);
+	if (noise_explain_end(&explain, &run))
+		log_warning("out of memory explaining the gaps");
 	noise_classify_throttling(&run, &limit);
 	if (noise_find_periods(&run))
 		log_warning("out of memory looking for periodic gaps");
 	noise_report_summary(stdout, &run, &limit);
-	status = write_outputs(o, &run, topo, root, doc);
+	noise_explain_report(stdout, &explain, &run);
+	status = write_outputs(o, &run, &explain, topo, root, doc);
 	if (!status)
 		status = exit_status(o, &run);
+	noise_explain_release(&explain);
 	noise_release(&run);
 	return status;
 }
@@ -390,6 +463,8 @@ int cmd_noise(int argc, char **argv)
 		ret = check_output_path("--histogram", o.histogram_path);
 	if (!ret)
 		ret = check_output_path("--gaps", o.gaps_path);
+	if (!ret && o.trace_dir)
+		ret = check_trace_dir(o.trace_dir);
 	if (!ret) {
 		choose_clock(&o, root);
 		ret = check_threshold(&o);

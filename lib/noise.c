@@ -20,8 +20,9 @@ static uint64_t monotonic_ns(void)
 }
 
 /* For the live view: cheap stores, no work that would show as a delta. */
-static void publish(struct noise_cpu *c, uint64_t count, uint64_t max)
+static void publish(struct noise_cpu *c, uint64_t count, uint64_t max, uint64_t now)
 {
+	__atomic_store_n(&c->live.stamp, now, __ATOMIC_RELEASE);
 	__atomic_store_n(&c->live.loops, count, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->live.max_ns, max, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->live.gaps, c->gap_count, __ATOMIC_RELAXED);
@@ -100,23 +101,25 @@ static inline __attribute__((always_inline)) void spin(struct noise_cpu *c, bool
 			if (c->nr_gaps < max_gaps) {
 				c->gaps[c->nr_gaps].stamp = prev;
 				c->gaps[c->nr_gaps].duration_ns = ns;
-				c->nr_gaps++;
+				/* the gap is complete before the count says so */
+				__atomic_store_n(&c->nr_gaps, c->nr_gaps + 1, __ATOMIC_RELEASE);
 			} else {
 				c->gaps_not_stored++;
 			}
 			c->gap_count++;
 			c->lost_ns += ns;
-			publish(c, count, ns > large_max ? ns : large_max);
+			publish(c, count, ns > large_max ? ns : large_max, now);
 		}
 		if (__builtin_expect(!(count % PUBLISH_EVERY), 0))
-			publish(c, count, large_max);
+			publish(c, count, large_max, now);
 		if (__builtin_expect(now >= __atomic_load_n(deadline, __ATOMIC_RELAXED), 0))
 			break;
 		prev = now;
 	}
 	c->last_stamp = now;
 	sync_hist(c, count, large_min, large_max, overflow, now);
-	publish(c, count, c->hist->max);
+	/* nothing more will come from this thread */
+	publish(c, count, c->hist->max, UINT64_MAX);
 }
 
 static void noise_thread_run(struct worker *worker)
@@ -170,10 +173,10 @@ static int read_steal(struct noise_run *run, uint64_t *steal)
 	return ret;
 }
 
-int noise_start(struct noise_run *run, struct sysroot *root, const struct noise_params *params)
+int noise_prepare(struct noise_run *run, struct sysroot *root, const struct noise_params *params)
 {
 	unsigned int i = 0;
-	int cpu, ret;
+	int cpu;
 
 	memset(run, 0, sizeof(*run));
 	run->params = *params;
@@ -204,11 +207,18 @@ int noise_start(struct noise_run *run, struct sysroot *root, const struct noise_
 		i++;
 	}
 	tsc_calibrate_begin(&run->clock, params->use_tsc, 100000000ULL);
-	read_steal(run, run->steal_before);
 	/* each thread's clock starts at its first read, not while it sets up */
 	run->duration_ticks = (uint64_t)((double)params->duration_ns * run->clock.cycles_per_ns);
 	for (i = 0; i < run->nr_cpus; i++)
 		run->cpus[i].deadline = UINT64_MAX;
+	return 0;
+}
+
+int noise_start(struct noise_run *run)
+{
+	int ret;
+
+	read_steal(run, run->steal_before);
 	run->start_mono_ns = monotonic_ns();
 	ret = worker_group_start(&run->group, run->workers, run->nr_cpus);
 	if (ret) {
@@ -224,6 +234,19 @@ void noise_read_live(const struct noise_cpu *cpu, struct noise_live *live)
 	live->max_ns = __atomic_load_n(&cpu->live.max_ns, __ATOMIC_RELAXED);
 	live->gaps = __atomic_load_n(&cpu->live.gaps, __ATOMIC_RELAXED);
 	live->lost_ns = __atomic_load_n(&cpu->live.lost_ns, __ATOMIC_RELAXED);
+	live->stamp = __atomic_load_n(&cpu->live.stamp, __ATOMIC_ACQUIRE);
+}
+
+size_t noise_gaps_published(const struct noise_cpu *cpu)
+{
+	return __atomic_load_n(&cpu->nr_gaps, __ATOMIC_ACQUIRE);
+}
+
+uint64_t noise_stamp_ns(const struct noise_run *run, uint64_t stamp)
+{
+	if (stamp == UINT64_MAX)
+		return UINT64_MAX;
+	return tsc_to_ns_since_start(&run->clock, stamp);
 }
 
 /* the last deadline of all threads; UINT64_MAX while one has not started */
@@ -312,15 +335,26 @@ static uint64_t remaining_max(const struct noise_cpu *c)
 	return 0;
 }
 
-void noise_classify_throttling(struct noise_run *run, const struct rt_throttling *limit)
+bool noise_gap_is_throttling(const struct noise_run *run, const struct rt_throttling *limit,
+			     uint64_t duration_ns)
 {
 	uint64_t throttle_ns;
+
+	if (!rt_policy_is_realtime(run->params.policy) || !rt_throttling_active(limit))
+		return false;
+	/* the throttle lasts the rest of the period; the fair server may hand
+	 * part of it back, so allow a margin */
+	throttle_ns = (uint64_t)(limit->period_us - limit->runtime_us) * 1000ULL;
+	return duration_ns >= throttle_ns / 2 && duration_ns <= throttle_ns + throttle_ns / 2;
+}
+
+void noise_classify_throttling(struct noise_run *run, const struct rt_throttling *limit)
+{
 	unsigned int i;
 	size_t g;
 
 	if (!rt_policy_is_realtime(run->params.policy) || !rt_throttling_active(limit))
 		return;
-	throttle_ns = (uint64_t)(limit->period_us - limit->runtime_us) * 1000ULL;
 	for (i = 0; i < run->nr_cpus; i++) {
 		struct noise_cpu *c = &run->cpus[i];
 		bool max_removed = false;
@@ -331,9 +365,7 @@ void noise_classify_throttling(struct noise_run *run, const struct rt_throttling
 		for (g = 0; g < c->nr_gaps; g++) {
 			uint64_t d = c->gaps[g].duration_ns;
 
-			/* the throttle lasts the rest of the period; the fair
-			 * server may hand part of it back, so allow a margin */
-			if (d < throttle_ns / 2 || d > throttle_ns + throttle_ns / 2)
+			if (!noise_gap_is_throttling(run, limit, d))
 				continue;
 			c->throttled[g] = 1;
 			c->throttled_count++;

@@ -39,6 +39,9 @@ struct noise_gap {
 
 /* What a CPU's thread publishes while it runs, for the live view. */
 struct noise_live {
+	/* a raw timestamp at which the thread was running: every gap that
+	 * started before it is published; UINT64_MAX once the thread ended */
+	uint64_t stamp;
 	uint64_t loops;
 	uint64_t max_ns;
 	uint64_t gaps;
@@ -85,15 +88,29 @@ struct noise_run {
 };
 
 /**
- * noise_start - calibrate the clock and start measuring
+ * noise_prepare - allocate the run and calibrate its clock
  * @run: receives the run state; release it with noise_release()
  * @root: where /proc is read (steal time); must outlive the run
  * @params: what to measure
  *
+ * After it, run->clock converts timestamps (to set up tracing on the same
+ * timeline before the threads start). Returns 0 or a negative errno.
+ */
+int noise_prepare(struct noise_run *run, struct sysroot *root, const struct noise_params *params);
+
+/**
+ * noise_start - start measuring
  * Returns 0 once every thread is spinning, or a negative errno (logged);
  * on failure nothing is left running.
  */
-int noise_start(struct noise_run *run, struct sysroot *root, const struct noise_params *params);
+int noise_start(struct noise_run *run);
+
+/* Gaps stored and complete so far (any thread may ask). */
+size_t noise_gaps_published(const struct noise_cpu *cpu);
+
+/* A raw timestamp as ns since the clock's calibration start (the timeline
+ * --explain uses); UINT64_MAX stays UINT64_MAX. */
+uint64_t noise_stamp_ns(const struct noise_run *run, uint64_t stamp);
 
 /* Read a CPU's live counters (from any thread). */
 void noise_read_live(const struct noise_cpu *cpu, struct noise_live *live);
@@ -109,6 +126,10 @@ uint64_t noise_remaining_ns(const struct noise_run *run);
  * turn raw timestamps into ns since the run's start
  */
 void noise_stop(struct noise_run *run);
+
+/* Whether a gap of that length is the RT throttle of this run's policy. */
+bool noise_gap_is_throttling(const struct noise_run *run, const struct rt_throttling *limit,
+			     uint64_t duration_ns);
 
 /**
  * noise_classify_throttling - label the gaps RT throttling explains

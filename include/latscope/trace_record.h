@@ -2,7 +2,10 @@
 #ifndef LATSCOPE_TRACE_RECORD_H
 #define LATSCOPE_TRACE_RECORD_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include "latscope/names.h"
 
 /*
  * One kernel event as the attribution engine needs it: fixed size, names as
@@ -85,5 +88,13 @@ const char *trace_vector_name(enum trace_vector vector);
 /* "HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED",
  * "HRTIMER", "RCU" for a softirq number; "unknown" beyond */
 const char *trace_softirq_name(uint32_t vec);
+
+/**
+ * trace_record_format - one line of text for a record, as a trace shows it:
+ * "irq_handler_entry irq=36 name=virtio1-req.0"
+ * Returns @buf.
+ */
+char *trace_record_format(const struct trace_record *record, const struct names *names,
+			  char *buf, size_t size);
 
 #endif

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef LATSCOPE_CLI_EXPLAIN_REPORT_H
+#define LATSCOPE_CLI_EXPLAIN_REPORT_H
+
+#include <stdio.h>
+
+#include "latscope/counters.h"
+#include "latscope/explain.h"
+
+/**
+ * explain_report_cpu - the cause table of one CPU (or thread) and its worst
+ * spikes with their timelines
+ * @out: where to print
+ * @heading: "cpu 1" or "thread 0 (cpu 1)"
+ * @spike_word: "gaps" or "spikes"
+ * @engine: a finished engine
+ * @steal_ns: the CPU's steal time during the run, printed beside the
+ *	      unexplained time
+ * @origin_ns: the run's start on the timeline, for "at 1.234 s"
+ */
+void explain_report_cpu(FILE *out, const char *heading, const char *spike_word,
+			const struct explain_cpu *engine, uint64_t steal_ns, uint64_t origin_ns);
+
+/* The interrupt and softirq counts of a CPU during the run, and its SMIs. */
+void explain_report_counters(FILE *out, const char *heading, const struct counters_run *counters,
+			     unsigned int cpu);
+
+#endif

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef LATSCOPE_CLI_NOISE_EXPLAIN_H
+#define LATSCOPE_CLI_NOISE_EXPLAIN_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "latscope/counters.h"
+#include "latscope/explain_session.h"
+#include "latscope/noise.h"
+
+enum explain_choice {
+	EXPLAIN_OFF,
+	EXPLAIN_WITH_TRACE,	/* tracepoints, with counters beside */
+	EXPLAIN_WITH_COUNTERS,	/* counters only */
+};
+
+/* --explain for a noise run: each gap becomes a window of the engine. */
+struct noise_explain {
+	enum explain_choice choice;
+	struct explain_session *session;
+	struct counters_run *counters;
+	const struct rt_throttling *limit;
+	size_t *next_gap;	/* per measured CPU: first gap not yet a window */
+	uint64_t *horizon;
+};
+
+/**
+ * noise_explain_begin - set up after noise_prepare(), before noise_start()
+ * Falls back to counters (with a warning) when tracing is impossible.
+ * Returns 0 or a negative errno code.
+ */
+int noise_explain_begin(struct noise_explain *x, enum explain_choice choice,
+			struct noise_run *run, struct sysroot *root,
+			const struct rt_throttling *limit, bool keep_raw_events);
+
+/* While the run goes: new gaps become windows, the trace is read. */
+void noise_explain_pump(struct noise_explain *x, const struct noise_run *run);
+
+/* After noise_stop(): read the rest, end tracing, attribute. */
+int noise_explain_end(struct noise_explain *x, const struct noise_run *run);
+
+/* The explanations, after the summary. */
+void noise_explain_report(FILE *out, const struct noise_explain *x, const struct noise_run *run);
+
+/* Add causes, worst spikes, lost events and counters to each CPU entry. */
+void noise_explain_json(const struct noise_explain *x, const struct noise_run *run,
+			json_t *cpus);
+
+void noise_explain_release(struct noise_explain *x);
+
+#endif

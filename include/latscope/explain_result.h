@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef LATSCOPE_EXPLAIN_RESULT_H
+#define LATSCOPE_EXPLAIN_RESULT_H
+
+#include <jansson.h>
+
+#include "latscope/explain.h"
+
+/**
+ * explain_result_cpu - a finished engine as JSON fields of a CPU or thread
+ * entry: "causes" (kind, name, irq, pid, comm, priority, spikes, total_ns,
+ * max_ns, share, periodic), "worst_spikes" (start_ns, duration_ns,
+ * incomplete, contributions, timeline) and "explained_spikes"
+ * Returns a new object the caller merges and drops.
+ */
+json_t *explain_result_cpu(const struct explain_cpu *engine, const struct names *names);
+
+#endif

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef LATSCOPE_EXPLAIN_SESSION_H
+#define LATSCOPE_EXPLAIN_SESSION_H
+
+#include <stdint.h>
+
+#include "latscope/cpuset.h"
+#include "latscope/explain.h"
+#include "latscope/trace.h"
+
+/*
+ * --explain while a measurement runs: a tracing session, one attribution
+ * engine per measured CPU, and the glue that feeds them in the right order
+ * in bounded memory. The measurement reports its spikes as windows and, per
+ * CPU, a horizon: a time before which every spike is known. Events before
+ * the horizon go to the engine; later ones wait. Around the largest spikes
+ * the raw events are kept for --trace-dir.
+ */
+struct explain_session;
+
+struct explain_session_options {
+	struct cpuset cpus;
+	enum explain_mode mode;
+	const char *clock;	/* trace_clock: "x86-tsc" or "mono" */
+	const struct tsc_clock *tsc;	/* for "x86-tsc": converts to the ns timeline */
+	unsigned int worst_kept;	/* spikes kept in detail per CPU */
+	uint64_t capture_margin_ns;	/* raw events kept around them; 0: none */
+};
+
+/**
+ * explain_session_start - start tracing and set up the engines
+ * Returns a session to free with explain_session_free(), or NULL (logged).
+ */
+struct explain_session *explain_session_start(const struct explain_session_options *options);
+
+/* A spike window of one CPU; windows of a CPU come in start order. */
+int explain_session_add_window(struct explain_session *session, unsigned int cpu,
+			       const struct explain_window *window);
+
+/**
+ * explain_session_pump - read the trace and feed the engines
+ * @session: the session
+ * @horizon_ns: per measured CPU (in cpu order), the time before which all its
+ *		windows were added; UINT64_MAX when the measurement ended
+ * Returns 0 or a negative errno code.
+ */
+int explain_session_pump(struct explain_session *session, const uint64_t *horizon_ns);
+
+/**
+ * explain_session_stop_tracing - end the tracing session now: stop recording,
+ * remove the instance (the kernel state goes first), keep what was read.
+ * The final explain_session_pump() before it reads what is left.
+ */
+void explain_session_stop_tracing(struct explain_session *session);
+
+/**
+ * explain_session_finish - close every window and find periodic causes
+ * @end_ns: the end of the run on the timeline
+ * @run_ns: the run's length
+ * Returns 0 or -ENOMEM.
+ */
+int explain_session_finish(struct explain_session *session, uint64_t end_ns, uint64_t run_ns);
+
+/* The engine of a measured CPU (NULL for another CPU). */
+const struct explain_cpu *explain_session_cpu(const struct explain_session *session,
+					      unsigned int cpu);
+
+/* The interned names the records and causes use. */
+const struct names *explain_session_names(const struct explain_session *session);
+
+/* Events dropped by the ring buffers, all CPUs. */
+uint64_t explain_session_lost(const struct explain_session *session);
+
+/**
+ * explain_session_write_captures - one text file per kept spike in @dir:
+ * the raw events from capture_margin_ns before it to as long after it
+ * Returns the number of files written, or a negative errno code.
+ */
+int explain_session_write_captures(const struct explain_session *session, const char *dir);
+
+void explain_session_free(struct explain_session *session);
+
+#endif

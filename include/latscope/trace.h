@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef LATSCOPE_TRACE_H
+#define LATSCOPE_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "latscope/cpuset.h"
+#include "latscope/names.h"
+#include "latscope/trace_record.h"
+#include "latscope/tsc.h"
+
+/*
+ * A private tracing session: a tracefs instance "latscope-<pid>" recording
+ * the generic interrupt, softirq, vector, NMI, scheduler and hrtimer events
+ * of the measured CPUs, read while the measurement runs through per-CPU raw
+ * readers kept open. The top-level instance is never touched. Whatever the
+ * session changed (the instance, a tracefs mount it made) goes away with
+ * trace_session_destroy(); an instance left by a crashed run (its pid is
+ * dead) is removed when the next session starts.
+ */
+struct trace_session;
+
+struct trace_options {
+	struct cpuset cpus;	/* CPUs to record */
+	/* "x86-tsc" (timestamps are rdtsc values) or "mono" (CLOCK_MONOTONIC ns) */
+	const char *clock;
+	/* converts x86-tsc timestamps to the caller's ns timeline; NULL for mono */
+	const struct tsc_clock *tsc;
+	size_t buffer_kb;	/* ring buffer per recorded CPU */
+};
+
+/**
+ * trace_session_create - mount tracefs if needed, create and start the instance
+ * @options: what to record
+ * @names: where task and interrupt names are interned (not owned)
+ *
+ * Events this kernel lacks are named in one warning; recording goes on with
+ * the others. Returns a session to end with trace_session_destroy(), or
+ * NULL (logged: no tracefs, not root, no usable event).
+ */
+struct trace_session *trace_session_create(const struct trace_options *options,
+					   struct names *names);
+
+/* The events recorded, for the report ("irq:irq_handler_entry ..."). */
+unsigned int trace_session_nr_events(const struct trace_session *session);
+
+typedef void (*trace_emit)(const struct trace_record *record, void *context);
+
+/**
+ * trace_session_drain - hand every record available now to @emit
+ * @session: the session
+ * @emit: called once per record; per CPU in time order
+ * @context: passed to @emit
+ *
+ * Never blocks. A loss reported by the ring buffer comes as a TRACE_LOST
+ * record at the point it happened. Returns the number of records, or a
+ * negative errno code.
+ */
+long trace_session_drain(struct trace_session *session, trace_emit emit, void *context);
+
+/* Events the ring buffers dropped so far, all CPUs. */
+uint64_t trace_session_lost(const struct trace_session *session);
+
+/**
+ * trace_session_destroy - stop recording, remove the instance, unmount
+ * tracefs if the session mounted it. Safe with NULL.
+ */
+void trace_session_destroy(struct trace_session *session);
+
+/**
+ * trace_remove_stale_instances - remove "latscope-<pid>" instances whose
+ * process is gone (a run that crashed). Returns how many were removed.
+ */
+int trace_remove_stale_instances(const char *tracing_dir);
+
+#endif

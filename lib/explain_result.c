@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "latscope/explain_result.h"
+
+static const char *cause_name(const struct explain_cause *cause, const struct names *names)
+{
+	switch (cause->key.kind) {
+	case CAUSE_VECTOR:
+		return trace_vector_name((enum trace_vector)cause->key.id);
+	case CAUSE_SOFTIRQ:
+		return trace_softirq_name((uint32_t)cause->key.id);
+	case CAUSE_IRQ:
+	case CAUSE_THREAD:
+		return names_get(names, cause->name);
+	default:
+		return explain_kind_name((enum cause_kind)cause->key.kind);
+	}
+}
+
+static json_t *cause_json(const struct explain_cpu *engine, const struct explain_cause *cause,
+			  const struct names *names, uint64_t all_ns)
+{
+	json_t *c = json_object();
+	char label[128];
+
+	json_object_set_new(c, "kind", json_string(explain_kind_name(cause->key.kind)));
+	json_object_set_new(c, "name", json_string(cause_name(cause, names)));
+	json_object_set_new(c, "label",
+			    json_string(explain_cause_label(engine, cause, label, sizeof(label))));
+	if (cause->key.kind == CAUSE_IRQ)
+		json_object_set_new(c, "irq", json_integer(cause->key.id));
+	if (cause->key.kind == CAUSE_THREAD) {
+		json_object_set_new(c, "pid", json_integer(cause->key.id));
+		json_object_set_new(c, "comm", json_string(names_get(names, cause->name)));
+		json_object_set_new(c, "kernel_priority",
+				    cause->prio >= 0 ? json_integer(cause->prio) : json_null());
+	}
+	json_object_set_new(c, "spikes", json_integer((json_int_t)cause->spikes));
+	json_object_set_new(c, "total_ns", json_integer((json_int_t)cause->total_ns));
+	json_object_set_new(c, "max_ns", json_integer((json_int_t)cause->max_ns));
+	json_object_set_new(c, "share",
+			    json_real(all_ns ? (double)cause->total_ns / (double)all_ns : 0.0));
+	if (cause->periodic)
+		json_object_set_new(c, "periodic",
+				    json_pack("{s:I, s:I, s:I, s:I, s:I}", "period_ns",
+					      (json_int_t)cause->period.period_ns, "duration_ns",
+					      (json_int_t)cause->period.duration_ns, "jitter_ns",
+					      (json_int_t)cause->period.jitter_ns, "seen",
+					      (json_int_t)cause->period.seen, "expected",
+					      (json_int_t)cause->period.expected));
+	else
+		json_object_set_new(c, "periodic", json_null());
+	return c;
+}
+
+static json_t *spike_json(const struct explain_cpu *engine, const struct explain_spike *spike,
+			  const struct explain_cause *causes)
+{
+	json_t *s = json_object(), *contributions = json_array(), *timeline = json_array();
+	char label[128];
+	unsigned int i;
+
+	for (i = 0; i < spike->nr_contributions; i++) {
+		const struct explain_contribution *c = &spike->contributions[i];
+
+		json_array_append_new(contributions,
+				      json_pack("{s:s, s:s, s:I}", "kind",
+						explain_kind_name(causes[c->cause].key.kind), "label",
+						explain_cause_label(engine, &causes[c->cause], label,
+								    sizeof(label)),
+						"ns", (json_int_t)c->ns));
+	}
+	for (i = 0; i < spike->nr_segments; i++) {
+		const struct explain_segment *g = &spike->timeline[i];
+
+		json_array_append_new(timeline,
+				      json_pack("{s:I, s:I, s:s}", "offset_ns",
+						(json_int_t)(g->start_ns - spike->window.start_ns),
+						"duration_ns", (json_int_t)(g->end_ns - g->start_ns),
+						"label",
+						explain_cause_label(engine, &causes[g->cause], label,
+								    sizeof(label))));
+	}
+	json_object_set_new(s, "start_ns", json_integer((json_int_t)spike->window.start_ns));
+	json_object_set_new(s, "duration_ns",
+			    json_integer((json_int_t)(spike->window.end_ns - spike->window.start_ns)));
+	json_object_set_new(s, "incomplete", json_boolean(spike->incomplete));
+	json_object_set_new(s, "contributions", contributions);
+	json_object_set_new(s, "timeline", timeline);
+	return s;
+}
+
+json_t *explain_result_cpu(const struct explain_cpu *engine, const struct names *names)
+{
+	const struct explain_cause *causes;
+	const struct explain_spike *worst;
+	struct explain_totals totals;
+	unsigned int nr_causes, nr_worst, i;
+	json_t *out = json_object(), *list = json_array(), *spikes = json_array();
+
+	causes = explain_cpu_causes(engine, &nr_causes);
+	worst = explain_cpu_worst(engine, &nr_worst);
+	explain_cpu_totals(engine, &totals);
+	for (i = 0; i < nr_causes; i++)
+		json_array_append_new(list, cause_json(engine, &causes[i], names, totals.window_ns));
+	for (i = 0; i < nr_worst; i++)
+		json_array_append_new(spikes, spike_json(engine, &worst[i], causes));
+	json_object_set_new(out, "causes", list);
+	json_object_set_new(out, "worst_spikes", spikes);
+	json_object_set_new(out, "explained_spikes",
+			    json_pack("{s:I, s:I, s:I, s:I}", "count", (json_int_t)totals.windows,
+				      "total_ns", (json_int_t)totals.window_ns, "incomplete",
+				      (json_int_t)totals.incomplete, "events",
+				      (json_int_t)totals.events));
+	json_object_set_new(out, "lost_events", json_integer((json_int_t)totals.lost_events));
+	return out;
+}

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "latscope/explain_session.h"
+#include "latscope/log.h"
+
+#define TRACE_BUFFER_KB 8192
+#define HISTORY_MAX 65536
+
+struct record_list {
+	struct trace_record *records;
+	size_t nr, capacity;
+};
+
+/* The raw events around one of the largest spikes. */
+struct capture {
+	struct explain_window window;
+	struct record_list records;
+};
+
+struct session_cpu {
+	unsigned int cpu;
+	struct explain_cpu *engine;
+	uint64_t horizon;
+	struct record_list waiting;	/* read, at or after the horizon */
+	struct record_list history;	/* the last events fed, for captures */
+	struct capture *captures;	/* the largest windows, largest first */
+	unsigned int nr_captures;
+};
+
+struct explain_session {
+	struct explain_session_options options;
+	struct names *names;
+	struct trace_session *trace;
+	struct session_cpu *cpus;
+	unsigned int nr_cpus;
+	uint64_t lost;
+};
+
+static int list_push(struct record_list *list, const struct trace_record *r)
+{
+	if (list->nr == list->capacity) {
+		size_t capacity = list->capacity ? 2 * list->capacity : 256;
+		struct trace_record *bigger = realloc(list->records, capacity * sizeof(*bigger));
+
+		if (!bigger)
+			return -ENOMEM;
+		list->records = bigger;
+		list->capacity = capacity;
+	}
+	list->records[list->nr++] = *r;
+	return 0;
+}
+
+static void list_free(struct record_list *list)
+{
+	free(list->records);
+	memset(list, 0, sizeof(*list));
+}
+
+static struct session_cpu *find_cpu(const struct explain_session *s, unsigned int cpu)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nr_cpus; i++)
+		if (s->cpus[i].cpu == cpu)
+			return &s->cpus[i];
+	return NULL;
+}
+
+struct explain_session *explain_session_start(const struct explain_session_options *options)
+{
+	struct explain_session *s = calloc(1, sizeof(*s));
+	struct trace_options trace = { 0 };
+	unsigned int i = 0;
+	int cpu;
+
+	if (!s)
+		return NULL;
+	s->options = *options;
+	s->names = names_new();
+	s->nr_cpus = cpuset_count(&options->cpus);
+	s->cpus = calloc(s->nr_cpus, sizeof(*s->cpus));
+	if (!s->names || !s->cpus)
+		goto fail;
+	cpuset_for_each(cpu, &options->cpus) {
+		s->cpus[i].cpu = (unsigned int)cpu;
+		s->cpus[i].engine = explain_cpu_new((unsigned int)cpu, options->mode, s->names,
+						    options->worst_kept);
+		s->cpus[i].captures = calloc(options->worst_kept + 1, sizeof(struct capture));
+		if (!s->cpus[i].engine || !s->cpus[i].captures)
+			goto fail;
+		i++;
+	}
+	trace.cpus = options->cpus;
+	trace.clock = options->clock;
+	trace.tsc = options->tsc;
+	trace.buffer_kb = TRACE_BUFFER_KB;
+	s->trace = trace_session_create(&trace, s->names);
+	if (!s->trace)
+		goto fail;
+	return s;
+fail:
+	explain_session_free(s);
+	return NULL;
+}
+
+static uint64_t window_length(const struct explain_window *w)
+{
+	return w->end_ns - w->start_ns;
+}
+
+static bool capture_wants(const struct capture *capture, uint64_t margin, uint64_t ts)
+{
+	uint64_t from = capture->window.start_ns > margin ? capture->window.start_ns - margin : 0;
+
+	return ts >= from && ts <= capture->window.end_ns + margin;
+}
+
+/*
+ * A window among the largest starts a capture: the events of the margin
+ * before it come from the history, the rest as they are fed.
+ */
+static void start_capture(struct explain_session *s, struct session_cpu *c,
+			  const struct explain_window *w)
+{
+	unsigned int kept = s->options.worst_kept, at;
+	struct capture *capture;
+	size_t i;
+
+	for (at = 0; at < c->nr_captures; at++)
+		if (window_length(w) > window_length(&c->captures[at].window))
+			break;
+	if (at >= kept)
+		return;
+	if (c->nr_captures == kept)
+		list_free(&c->captures[--c->nr_captures].records);
+	memmove(&c->captures[at + 1], &c->captures[at], (c->nr_captures - at) * sizeof(*capture));
+	c->nr_captures++;
+	capture = &c->captures[at];
+	memset(capture, 0, sizeof(*capture));
+	capture->window = *w;
+	for (i = 0; i < c->history.nr; i++)
+		if (capture_wants(capture, s->options.capture_margin_ns, c->history.records[i].ts))
+			list_push(&capture->records, &c->history.records[i]);
+}
+
+int explain_session_add_window(struct explain_session *s, unsigned int cpu,
+			       const struct explain_window *window)
+{
+	struct session_cpu *c = find_cpu(s, cpu);
+
+	if (!c)
+		return -EINVAL;
+	if (s->options.capture_margin_ns && s->options.worst_kept)
+		start_capture(s, c, window);
+	return explain_cpu_add_window(c->engine, window);
+}
+
+/* Keep the recent events, for captures of windows still to come. */
+static void remember(struct explain_session *s, struct session_cpu *c, const struct trace_record *r)
+{
+	uint64_t margin = s->options.capture_margin_ns;
+	uint64_t keep_from = r->ts > 2 * margin ? r->ts - 2 * margin : 0;
+	size_t drop = 0;
+	unsigned int i;
+
+	for (i = 0; i < c->nr_captures; i++)
+		if (capture_wants(&c->captures[i], margin, r->ts))
+			list_push(&c->captures[i].records, r);
+	while (drop < c->history.nr && (c->history.records[drop].ts < keep_from ||
+					c->history.nr - drop >= HISTORY_MAX))
+		drop++;
+	if (drop) {
+		memmove(c->history.records, c->history.records + drop,
+			(c->history.nr - drop) * sizeof(*c->history.records));
+		c->history.nr -= drop;
+	}
+	list_push(&c->history, r);
+}
+
+static void feed(struct explain_session *s, struct session_cpu *c, const struct trace_record *r)
+{
+	explain_cpu_feed(c->engine, r);
+	if (s->options.capture_margin_ns && s->options.worst_kept)
+		remember(s, c, r);
+}
+
+struct drain_context {
+	struct explain_session *session;
+	int error;
+};
+
+static void take_record(const struct trace_record *r, void *context)
+{
+	struct drain_context *d = context;
+	struct session_cpu *c = find_cpu(d->session, r->cpu);
+
+	if (!c)
+		return;
+	if (r->ts < c->horizon && !c->waiting.nr)
+		feed(d->session, c, r);
+	else if (list_push(&c->waiting, r))
+		d->error = -ENOMEM;
+}
+
+/* Feed the waiting events that are now before the horizon. */
+static void release_waiting(struct explain_session *s, struct session_cpu *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->waiting.nr && c->waiting.records[i].ts < c->horizon; i++)
+		feed(s, c, &c->waiting.records[i]);
+	if (!i)
+		return;
+	memmove(c->waiting.records, c->waiting.records + i,
+		(c->waiting.nr - i) * sizeof(*c->waiting.records));
+	c->waiting.nr -= i;
+}
+
+int explain_session_pump(struct explain_session *s, const uint64_t *horizon_ns)
+{
+	struct drain_context context = { .session = s };
+	unsigned int i;
+	long n;
+
+	for (i = 0; i < s->nr_cpus; i++) {
+		s->cpus[i].horizon = horizon_ns[i];
+		release_waiting(s, &s->cpus[i]);
+	}
+	if (!s->trace)
+		return 0;
+	n = trace_session_drain(s->trace, take_record, &context);
+	if (n < 0)
+		return (int)n;
+	return context.error;
+}
+
+void explain_session_stop_tracing(struct explain_session *s)
+{
+	if (!s->trace)
+		return;
+	s->lost = trace_session_lost(s->trace);
+	trace_session_destroy(s->trace);
+	s->trace = NULL;
+}
+
+int explain_session_finish(struct explain_session *s, uint64_t end_ns, uint64_t run_ns)
+{
+	uint64_t *everything = malloc(s->nr_cpus * sizeof(*everything));
+	unsigned int i;
+	int ret = 0;
+
+	if (!everything)
+		return -ENOMEM;
+	for (i = 0; i < s->nr_cpus; i++)
+		everything[i] = UINT64_MAX;
+	ret = explain_session_pump(s, everything);
+	free(everything);
+	for (i = 0; i < s->nr_cpus && !ret; i++)
+		ret = explain_cpu_finish(s->cpus[i].engine, end_ns, run_ns);
+	return ret;
+}
+
+const struct explain_cpu *explain_session_cpu(const struct explain_session *s, unsigned int cpu)
+{
+	struct session_cpu *c = find_cpu(s, cpu);
+
+	return c ? c->engine : NULL;
+}
+
+const struct names *explain_session_names(const struct explain_session *s)
+{
+	return s->names;
+}
+
+uint64_t explain_session_lost(const struct explain_session *s)
+{
+	return s->trace ? trace_session_lost(s->trace) : s->lost;
+}
+
+static int write_capture(const struct explain_session *s, const struct session_cpu *c,
+			 unsigned int rank, const char *dir)
+{
+	const struct capture *capture = &c->captures[rank];
+	char path[4096], line[512];
+	size_t i;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/cpu%u-spike%u.txt", dir, c->cpu, rank + 1);
+	f = fopen(path, "w");
+	if (!f) {
+		log_error("cannot write %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	fprintf(f,
+		"# latscope: spike %u of cpu %u, %" PRIu64 " ns from %" PRIu64 " to %" PRIu64
+		" ns\n# the events of cpu %u from %" PRIu64 " ns before it to as long after it\n"
+		"# time_ns cpu event fields\n",
+		rank + 1, c->cpu, window_length(&capture->window), capture->window.start_ns,
+		capture->window.end_ns, c->cpu, s->options.capture_margin_ns);
+	for (i = 0; i < capture->records.nr; i++) {
+		const struct trace_record *r = &capture->records.records[i];
+		const char *mark = r->ts < capture->window.start_ns ? " " :
+				   r->ts <= capture->window.end_ns ? "*" :
+								      " ";
+
+		fprintf(f, "%s %15" PRIu64 " [%03u] %s\n", mark, r->ts, r->cpu,
+			trace_record_format(r, s->names, line, sizeof(line)));
+	}
+	if (fclose(f)) {
+		log_error("cannot write %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+int explain_session_write_captures(const struct explain_session *s, const char *dir)
+{
+	unsigned int i, rank;
+	int written = 0, ret;
+
+	for (i = 0; i < s->nr_cpus; i++) {
+		for (rank = 0; rank < s->cpus[i].nr_captures; rank++) {
+			ret = write_capture(s, &s->cpus[i], rank, dir);
+			if (ret)
+				return ret;
+			written++;
+		}
+	}
+	return written;
+}
+
+void explain_session_free(struct explain_session *s)
+{
+	unsigned int i, k;
+
+	if (!s)
+		return;
+	trace_session_destroy(s->trace);
+	for (i = 0; s->cpus && i < s->nr_cpus; i++) {
+		explain_cpu_free(s->cpus[i].engine);
+		list_free(&s->cpus[i].waiting);
+		list_free(&s->cpus[i].history);
+		for (k = 0; k < s->cpus[i].nr_captures; k++)
+			list_free(&s->cpus[i].captures[k].records);
+		free(s->cpus[i].captures);
+	}
+	free(s->cpus);
+	names_free(s->names);
+	free(s);
+}
