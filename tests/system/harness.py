@@ -51,3 +51,29 @@ def read_dma_latency():
     """The PM QoS target in effect: 2000000000 when nobody holds a request."""
     with open("/dev/cpu_dma_latency", "rb") as f:
         return int.from_bytes(f.read(4), "little", signed=True)
+
+
+def tracefs_mount():
+    """Where tracefs is mounted, or None."""
+    with open("/proc/mounts") as mounts:
+        for line in mounts:
+            fields = line.split()
+            if fields[2] == "tracefs":
+                return fields[1]
+    return None
+
+
+def tracefs_state():
+    """What a run must leave as it found: the mount, the top-level settings
+    and the instances."""
+    where = tracefs_mount()
+    if not where:
+        return {"mounted": False}
+
+    def read(name):
+        with open(os.path.join(where, name)) as f:
+            return f.read().strip()
+
+    return {"mounted": where, "trace_clock": read("trace_clock"),
+            "tracing_on": read("tracing_on"), "current_tracer": read("current_tracer"),
+            "instances": sorted(os.listdir(os.path.join(where, "instances")))}
