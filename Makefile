@@ -5,7 +5,7 @@ BUILD ?= build
 .PHONY: run test deps build clean
 
 run: deps build
-	./$(BUILD)/cli/latscope noise --duration 10s --cpus "$$(cat /sys/devices/system/cpu/online)"
+	./$(BUILD)/cli/latscope noise --duration 10s --cpus "$$(cat /sys/devices/system/cpu/online)" --explain
 
 test: deps build
 	meson test -C $(BUILD) --print-errorlogs

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -239,8 +240,11 @@ static int temp_path_for(const char *path, char *buf, size_t size)
 int result_check_writable(const char *path)
 {
 	char temp[4096];
+	struct stat st;
 	int fd, ret;
 
+	if (!stat(path, &st) && !S_ISREG(st.st_mode))
+		return access(path, W_OK) ? -errno : 0;
 	ret = temp_path_for(path, temp, sizeof(temp));
 	if (ret)
 		return ret;
@@ -252,11 +256,30 @@ int result_check_writable(const char *path)
 	return 0;
 }
 
+/* A pipe, a terminal or /dev/stdout is written in place: no rename there. */
+static int write_in_place(json_t *doc, const char *path)
+{
+	int fd, ret = 0;
+
+	/* what the program printed so far goes first */
+	fflush(stdout);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (json_dumpfd(doc, fd, JSON_INDENT(2) | JSON_PRESERVE_ORDER) || write(fd, "\n", 1) != 1)
+		ret = errno ? -errno : -EIO;
+	close(fd);
+	return ret;
+}
+
 int result_write(json_t *doc, const char *path)
 {
 	char temp[4096];
+	struct stat st;
 	int fd, ret;
 
+	if (!stat(path, &st) && !S_ISREG(st.st_mode))
+		return write_in_place(doc, path);
 	ret = temp_path_for(path, temp, sizeof(temp));
 	if (ret)
 		return ret;

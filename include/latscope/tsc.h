@@ -23,7 +23,7 @@ struct tsc_clock {
 	uint64_t end_tsc, end_ns;
 };
 
-#define TSC_SHIFT 24
+#define TSC_SHIFT 32
 
 #if defined(__x86_64__) || defined(__i386__)
 static inline uint64_t tsc_read_raw(void)
@@ -59,7 +59,7 @@ static inline uint64_t tsc_now(const struct tsc_clock *clock)
 /* A delta in the clock's unit converted to ns, rounded to the nearest. */
 static inline uint64_t tsc_delta_ns(const struct tsc_clock *clock, uint64_t delta)
 {
-	return (uint64_t)(((unsigned __int128)delta * clock->mult + (1U << (TSC_SHIFT - 1))) >>
+	return (uint64_t)(((unsigned __int128)delta * clock->mult + (1ULL << (TSC_SHIFT - 1))) >>
 			  TSC_SHIFT);
 }
 
