@@ -15,8 +15,10 @@ static void *worker_main(void *arg)
 	struct worker *worker = arg;
 	struct worker_group *group = worker->group;
 
+	/* never cancelled while holding the group's lock; run() may allow it */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
 	worker->tid = (pid_t)syscall(SYS_gettid);
-	worker->error = rt_pin_self(worker->cpu);
+	worker->error = worker->cpu == WORKER_UNPINNED ? 0 : rt_pin_self(worker->cpu);
 	if (!worker->error)
 		worker->error = rt_set_self_policy(worker->policy, worker->priority);
 	if (!worker->error) {
