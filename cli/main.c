@@ -9,6 +9,8 @@
 static const struct command commands[] = {
 	{ "noise", NULL, "OS noise: gaps a busy CPU loses, their sizes and periods",
 	  cmd_noise, cmd_noise_usage },
+	{ "timer", "cyclic", "timer wake-up latency, cyclictest-compatible, with percentiles",
+	  cmd_timer, cmd_timer_usage },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
