@@ -300,18 +300,24 @@ static void break_run(struct timer_run *run, unsigned int thread, const struct t
 }
 
 /*
- * Wait for the next period. Cancellation is allowed only here, so that
- * timer_stop() ends a thread that sleeps for a long interval at once and
- * never one in the middle of accounting a sample.
+ * Wait for the next period and read the clock the moment the wait returns:
+ * nothing but the wake-up itself may count as latency. Cancellation is
+ * allowed only in the wait, so that timer_stop() ends a thread that sleeps
+ * for a long interval at once and never one in the middle of accounting a
+ * sample.
  */
 static int wait_period(struct timer_stats *stats, enum timer_wait_mode mode, uint64_t *expiry,
-		       uint64_t *overruns)
+		       uint64_t *wakeup, uint64_t *overruns)
 {
 	struct timespec ts, left;
 	siginfo_t info;
 	sigset_t set;
 	int ret, old;
 
+	if (mode == TIMER_WAIT_POSIX_TIMER) {
+		sigemptyset(&set);
+		sigaddset(&set, SIGRTMIN);
+	}
 	pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
 	switch (mode) {
 	case TIMER_WAIT_ABSOLUTE:
@@ -327,15 +333,15 @@ static int wait_period(struct timer_stats *stats, enum timer_wait_mode mode, uin
 			ts = left;
 		break;
 	default:
-		sigemptyset(&set);
-		sigaddset(&set, SIGRTMIN);
 		do
 			ret = sigwaitinfo(&set, &info) < 0 ? errno : 0;
 		while (ret == EINTR);
-		*overruns = ret ? 0 : (uint64_t)(info.si_overrun > 0 ? info.si_overrun : 0);
 		break;
 	}
+	*wakeup = timer_clock_ns();
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+	if (mode == TIMER_WAIT_POSIX_TIMER)
+		*overruns = ret || info.si_overrun <= 0 ? 0 : (uint64_t)info.si_overrun;
 	return -ret;
 }
 
@@ -370,10 +376,9 @@ static void measure(struct worker *worker)
 		ret = arm_posix_timer(stats, next);
 	while (!ret) {
 		expiry = next;
-		ret = wait_period(stats, params->mode, &expiry, &overruns);
+		ret = wait_period(stats, params->mode, &expiry, &now, &overruns);
 		if (ret)
 			break;
-		now = timer_clock_ns();
 		next = timer_stats_add(stats, expiry, now, overruns);
 		if (params->break_above_ns && now > expiry &&
 		    now - expiry > params->break_above_ns) {
