@@ -914,8 +914,8 @@ static int start(struct timer_session *s)
 	int ret;
 
 	if (opts->params.policy == RT_POLICY_OTHER)
-		log_warning("threads run SCHED_OTHER: use -p PRIO for SCHED_FIFO, as real-time "
-			    "tasks run");
+		log_warning("threads run SCHED_OTHER (no -p): use -p PRIO to measure as a "
+			    "SCHED_FIFO task");
 	if (opts->mlockall) {
 		if (rt_lock_memory())
 			return EXIT_ERROR;

@@ -41,6 +41,12 @@ static void rejected(const char *line)
 	ck_assert_msg(parse(line, &opts) == EXIT_USAGE, "'%s' was accepted", line);
 }
 
+#define all_rejected(lines)                                                   \
+	do {                                                                  \
+		for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) \
+			rejected(lines[i]);                                   \
+	} while (0)
+
 static void check_cpus(const struct timer_options *opts, const int *cpus, unsigned int nr)
 {
 	unsigned int i;
@@ -342,10 +348,7 @@ START_TEST(bad_values_are_usage_errors)
 		"--fail-above x",
 		"--json=",
 	};
-	size_t i;
-
-	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
-		rejected(lines[i]);
+	all_rejected(lines);
 }
 END_TEST
 
@@ -366,10 +369,7 @@ START_TEST(bad_combinations_are_usage_errors)
 		"--unknown",
 		"-Z",
 	};
-	size_t i;
-
-	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
-		rejected(lines[i]);
+	all_rejected(lines);
 }
 END_TEST
 
@@ -395,10 +395,7 @@ START_TEST(unsupported_cyclictest_options_are_named)
 		"--oscope=2",
 		"--dbg_cyclictest",
 	};
-	size_t i;
-
-	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
-		rejected(lines[i]);
+	all_rejected(lines);
 }
 END_TEST
 

@@ -16,7 +16,7 @@
 #define MS 1000000ULL
 #define T0 (5000ULL * 1000 * MS)
 
-static char *render_line(const struct timer_line *line, bool nsecs)
+static void check_line(const struct timer_line *line, bool nsecs, const char *golden)
 {
 	char *text = NULL;
 	size_t size = 0;
@@ -24,47 +24,40 @@ static char *render_line(const struct timer_line *line, bool nsecs)
 
 	timer_render_line(out, line, nsecs);
 	fclose(out);
-	return text;
-}
-
-START_TEST(thread_line_as_in_the_issue)
-{
-	/* the issue's example, printed by cyclictest */
-	struct timer_line a = { 0, 3621, 90, 1000, 1596828, 20, 25, 93, 512 };
-	struct timer_line b = { 1, 3622, 89, 1500, 1064525, 53, 95, 94, 15586 };
-	char *text;
-
-	text = render_line(&a, false);
-	ck_assert_str_eq(text, "T: 0 ( 3621) P:90 I:1000 C:1596828 Min:     20 Act:   25 Avg:   93 "
-			       "Max:     512\n");
-	free(text);
-	text = render_line(&b, false);
-	ck_assert_str_eq(text, "T: 1 ( 3622) P:89 I:1500 C:1064525 Min:     53 Act:   95 Avg:   94 "
-			       "Max:   15586\n");
+	ck_assert_str_eq(text, golden);
 	free(text);
 }
-END_TEST
 
-START_TEST(thread_line_as_cyclictest_printed_here)
+START_TEST(thread_lines_as_cyclictest_prints_them)
 {
-	/* cyclictest 2.4 on the development machine, -q and -N -q */
-	struct timer_line us = { 0, 5804, 90, 1000, 200, 15, 19, 23, 51 };
-	struct timer_line ns = { 0, 5853, 90, 1000, 20, 26276, 36241, 33640, 44415 };
-	struct timer_line other = { 12, 123456, 0, 250, 0, 0, 0, 0, 0 };
-	char *text;
+	static const struct {
+		struct timer_line line;
+		bool nsecs;
+		const char *golden;
+	} cases[] = {
+		/* the issue's example */
+		{ { 0, 3621, 90, 1000, 1596828, 20, 25, 93, 512 },
+		  false,
+		  "T: 0 ( 3621) P:90 I:1000 C:1596828 Min:     20 Act:   25 Avg:   93 Max:     512\n" },
+		{ { 1, 3622, 89, 1500, 1064525, 53, 95, 94, 15586 },
+		  false,
+		  "T: 1 ( 3622) P:89 I:1500 C:1064525 Min:     53 Act:   95 Avg:   94 Max:   15586\n" },
+		/* cyclictest 2.4 on the development machine, -q and -N -q */
+		{ { 0, 5804, 90, 1000, 200, 15, 19, 23, 51 },
+		  false,
+		  "T: 0 ( 5804) P:90 I:1000 C:    200 Min:     15 Act:   19 Avg:   23 Max:      51\n" },
+		{ { 0, 5853, 90, 1000, 20, 26276, 36241, 33640, 44415 },
+		  true,
+		  "T: 0 ( 5853) P:90 I:1000 C:     20 Min:  26276 Act:   36241 Avg:   33640 Max:   "
+		  "44415\n" },
+		{ { 12, 123456, 0, 250, 0, 0, 0, 0, 0 },
+		  false,
+		  "T:12 (123456) P: 0 I:250 C:      0 Min:      0 Act:    0 Avg:    0 Max:       0\n" },
+	};
+	size_t i;
 
-	text = render_line(&us, false);
-	ck_assert_str_eq(text, "T: 0 ( 5804) P:90 I:1000 C:    200 Min:     15 Act:   19 Avg:   23 "
-			       "Max:      51\n");
-	free(text);
-	text = render_line(&ns, true);
-	ck_assert_str_eq(text, "T: 0 ( 5853) P:90 I:1000 C:     20 Min:  26276 Act:   36241 Avg:   "
-			       "33640 Max:   44415\n");
-	free(text);
-	text = render_line(&other, false);
-	ck_assert_str_eq(text, "T:12 (123456) P: 0 I:250 C:      0 Min:      0 Act:    0 Avg:    0 "
-			       "Max:       0\n");
-	free(text);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check_line(&cases[i].line, cases[i].nsecs, cases[i].golden);
 }
 END_TEST
 
@@ -239,8 +232,7 @@ int main(void)
 	Suite *suite = suite_create("timer_render");
 	TCase *tc = tcase_create("render");
 
-	tcase_add_test(tc, thread_line_as_in_the_issue);
-	tcase_add_test(tc, thread_line_as_cyclictest_printed_here);
+	tcase_add_test(tc, thread_lines_as_cyclictest_prints_them);
 	tcase_add_test(tc, line_from_live_values);
 	tcase_add_test(tc, histogram_as_cyclictest_h25_one_thread);
 	tcase_add_test(tc, histofall_as_cyclictest_H30_two_threads);
