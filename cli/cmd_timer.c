@@ -811,7 +811,8 @@ static int write_json(struct timer_session *s, int status)
 	json_object_set_new(doc, "origin_ns", json_integer((json_int_t)timer_origin_ns(s->run)));
 	json_object_set_new(doc, "end", json_string(timer_end_name(timer_end_reason(s->run))));
 	json_object_set_new(doc, "signal",
-			    stop_requested ? json_string(strsignal(stop_requested)) : json_null());
+			    stop_requested ? json_sprintf("SIG%s", sigabbrev_np(stop_requested)) :
+					     json_null());
 	json_object_set_new(doc, "break", break_json(s));
 	json_object_set_new(doc, "tracing_stopped", json_boolean(timer_tracing_stopped(s->run)));
 	json_object_set_new(doc, "missed", json_integer((json_int_t)missed));

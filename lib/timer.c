@@ -156,7 +156,7 @@ uint64_t timer_stats_add(struct timer_stats *stats, uint64_t expiry_ns, uint64_t
 		}
 	}
 	if (stats->samples)
-		stats->samples[cycle & stats->sample_mask] = latency;
+		store_relaxed(&stats->samples[cycle & stats->sample_mask], latency);
 	/* release: a reader that sees the count sees the sample in the ring */
 	__atomic_store_n(&stats->live.cycles, cycle + 1, __ATOMIC_RELEASE);
 
