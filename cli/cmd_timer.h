@@ -61,6 +61,7 @@ struct timer_options {
  */
 int timer_options_parse(int argc, char **argv, const struct cpuset *online,
 			const struct cpuset *allowed, struct timer_options *opts);
+/* Free what timer_options_parse() allocated (the threads); safe to repeat. */
 void timer_options_release(struct timer_options *opts);
 
 /* One cyclictest status line, values already in the unit printed. */

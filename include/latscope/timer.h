@@ -151,6 +151,7 @@ struct timer_stats {
  * Returns statistics to free with timer_stats_free(), or NULL (logged).
  */
 struct timer_stats *timer_stats_new(const struct timer_params *params, unsigned int thread);
+/* Free statistics from timer_stats_new(); NULL is ignored. */
 void timer_stats_free(struct timer_stats *stats);
 
 /**
@@ -264,7 +265,14 @@ enum timer_end {
 	TIMER_END_ERROR, /* a thread failed */
 };
 
+/**
+ * timer_end_reason - why the run ended
+ * @run: the run
+ *
+ * Returns TIMER_END_RUNNING until timer_stop() has returned.
+ */
 enum timer_end timer_end_reason(const struct timer_run *run);
+/* "complete", "stopped", "break", "error" or "running" (static strings) */
 const char *timer_end_name(enum timer_end end);
 
 /**
