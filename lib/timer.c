@@ -570,6 +570,13 @@ int timer_stop(struct timer_run *run)
 	else
 		run->end = TIMER_END_STOPPED;
 	__atomic_store_n(&run->stop, 1, __ATOMIC_RELEASE);
+	/* no timer signal may outlive its thread: the default action kills */
+	for (i = 0; i < run->params.nr_threads; i++) {
+		struct itimerspec off = { 0 };
+
+		if (run->stats[i]->has_posix_timer)
+			timer_settime(run->stats[i]->posix_timer, 0, &off, NULL);
+	}
 	/* a thread that already ended ignores this: it never waits again */
 	for (i = 0; i < run->params.nr_threads; i++)
 		pthread_cancel(run->workers[i].thread);
