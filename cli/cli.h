@@ -29,6 +29,8 @@ int cmd_noise(int argc, char **argv);
 void cmd_noise_usage(FILE *out);
 int cmd_check(int argc, char **argv);
 void cmd_check_usage(FILE *out);
+int cmd_timer(int argc, char **argv);
+void cmd_timer_usage(FILE *out);
 
 /*
  * Errors for the user: one line on stderr, "latscope <command>: <what>".

@@ -44,7 +44,7 @@ void cmd_noise_usage(FILE *out)
 		"  -c, --cpus LIST         cpus to measure (default: isolated cpus, else all online)\n"
 		"  -d, --duration DUR      how long (default 10s; a bare number is seconds)\n"
 		"  -t, --threshold DUR     smallest gap recorded (default 1us; bare number: us)\n"
-		"      --policy POLICY     other (default), fifo or rr\n"
+		"      --policy POLICY     other (default), fifo, rr, batch or idle\n"
 		"  -p, --priority N        1-99 for fifo/rr (implies fifo)\n"
 		"  -j, --json FILE         write the result document (latscope/1 JSON)\n"
 		"      --histogram FILE    write the histograms as text columns (gnuplot-ready)\n"
@@ -336,8 +336,10 @@ static int write_outputs(const struct noise_options *o, const struct noise_run *
 	json_object_set_new(doc, "host", result_host_facts(root, topo));
 	json_object_set_new(doc, "params", noise_result_params(run));
 	json_object_set_new(doc, "elapsed_ns", json_integer((json_int_t)run->elapsed_ns));
-	json_object_set_new(doc, "interrupted_by",
-			    stop_requested ? json_string(strsignal(stop_requested)) : json_null());
+	/* as timer says it: how the run ended, and the signal that ended it */
+	json_object_set_new(doc, "end", json_string(stop_requested ? "stopped" : "complete"));
+	json_object_set_new(doc, "signal", stop_requested ? json_sprintf("SIG%s", sigabbrev_np(stop_requested)) :
+							    json_null());
 	cpus = noise_result_cpus(run);
 	noise_explain_json(explain, run, cpus);
 	json_object_set_new(doc, "cpus", cpus);

@@ -11,6 +11,8 @@ static const struct command commands[] = {
 	  cmd_noise_usage },
 	{ "check", NULL, "real-time readiness audit: findings, evidence and fixes",
 	  cmd_check, cmd_check_usage },
+	{ "timer", "cyclic", "timer wake-up latency, cyclictest-compatible, with percentiles",
+	  cmd_timer, cmd_timer_usage },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

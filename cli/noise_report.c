@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>

@@ -20,6 +20,10 @@ int rt_policy_parse(const char *name, enum rt_policy *policy)
 		*policy = RT_POLICY_FIFO;
 	else if (!strcmp(name, "rr"))
 		*policy = RT_POLICY_RR;
+	else if (!strcmp(name, "batch"))
+		*policy = RT_POLICY_BATCH;
+	else if (!strcmp(name, "idle"))
+		*policy = RT_POLICY_IDLE;
 	else
 		return -EINVAL;
 	return 0;
@@ -32,6 +36,10 @@ const char *rt_policy_name(enum rt_policy policy)
 		return "fifo";
 	case RT_POLICY_RR:
 		return "rr";
+	case RT_POLICY_BATCH:
+		return "batch";
+	case RT_POLICY_IDLE:
+		return "idle";
 	default:
 		return "other";
 	}
@@ -91,14 +99,15 @@ int rt_set_self_policy(enum rt_policy policy, int priority)
 		kernel_policy = SCHED_FIFO;
 	else if (policy == RT_POLICY_RR)
 		kernel_policy = SCHED_RR;
+	else if (policy == RT_POLICY_BATCH)
+		kernel_policy = SCHED_BATCH;
+	else if (policy == RT_POLICY_IDLE)
+		kernel_policy = SCHED_IDLE;
 	if (rt_policy_is_realtime(policy))
 		param.sched_priority = priority;
 	ret = pthread_setschedparam(pthread_self(), kernel_policy, &param);
 	if (ret) {
-		log_error("cannot set SCHED_%s priority %d: %s%s",
-			  policy == RT_POLICY_FIFO ? "FIFO" :
-			  policy == RT_POLICY_RR   ? "RR" :
-						     "OTHER",
+		log_error("cannot set policy %s priority %d: %s%s", rt_policy_name(policy),
 			  param.sched_priority, strerror(ret),
 			  ret == EPERM ? " (needs root, CAP_SYS_NICE or RLIMIT_RTPRIO)" : "");
 		return -ret;

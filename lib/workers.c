@@ -9,14 +9,21 @@
 #include "latscope/workers.h"
 
 #define PREFAULT_STACK_BYTES (256 * 1024)
+/*
+ * The default 8 MB stack is locked and resident in full under mlockall; a
+ * measurement thread needs what it prefaults and a margin.
+ */
+#define WORKER_STACK_BYTES (2 * PREFAULT_STACK_BYTES)
 
 static void *worker_main(void *arg)
 {
 	struct worker *worker = arg;
 	struct worker_group *group = worker->group;
 
+	/* never cancelled while holding the group's lock; run() may allow it */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
 	worker->tid = (pid_t)syscall(SYS_gettid);
-	worker->error = rt_pin_self(worker->cpu);
+	worker->error = worker->cpu == WORKER_UNPINNED ? 0 : rt_pin_self(worker->cpu);
 	if (!worker->error)
 		worker->error = rt_set_self_policy(worker->policy, worker->priority);
 	if (!worker->error) {
@@ -47,6 +54,7 @@ static void release_workers(struct worker_group *group, bool abort)
 
 int worker_group_start(struct worker_group *group, struct worker *workers, unsigned int nr_workers)
 {
+	pthread_attr_t attr;
 	sigset_t all, old;
 	unsigned int i;
 	int ret = 0;
@@ -59,10 +67,12 @@ int worker_group_start(struct worker_group *group, struct worker *workers, unsig
 	/* threads inherit the mask: block everything so signals reach main */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, WORKER_STACK_BYTES);
 	for (i = 0; i < nr_workers; i++) {
 		workers[i].group = group;
 		workers[i].error = 0;
-		ret = -pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]);
+		ret = -pthread_create(&workers[i].thread, &attr, worker_main, &workers[i]);
 		if (ret) {
 			log_error("cannot start a thread for cpu %u: %s", workers[i].cpu,
 				  strerror(-ret));
@@ -70,6 +80,7 @@ int worker_group_start(struct worker_group *group, struct worker *workers, unsig
 		}
 		group->nr_started++;
 	}
+	pthread_attr_destroy(&attr);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 
 	pthread_mutex_lock(&group->lock);

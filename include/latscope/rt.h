@@ -20,14 +20,17 @@ enum rt_policy {
 	RT_POLICY_OTHER,
 	RT_POLICY_FIFO,
 	RT_POLICY_RR,
+	RT_POLICY_BATCH, /* fair class, treated as CPU-bound (cyclictest --policy batch) */
+	RT_POLICY_IDLE, /* runs only when nothing else wants the CPU */
 };
 
-/* "other" (or "normal"), "fifo", "rr"; returns 0 or -EINVAL */
+/* "other" (or "normal"), "fifo", "rr", "batch", "idle"; returns 0 or -EINVAL */
 int rt_policy_parse(const char *name, enum rt_policy *policy);
 const char *rt_policy_name(enum rt_policy policy);
+/* true for the policies that take a priority 1-99 (FIFO and RR) */
 static inline bool rt_policy_is_realtime(enum rt_policy policy)
 {
-	return policy != RT_POLICY_OTHER;
+	return policy == RT_POLICY_FIFO || policy == RT_POLICY_RR;
 }
 
 /**
@@ -51,7 +54,7 @@ int rt_place_main_thread(const struct cpuset *online, const struct cpuset *measu
 /**
  * rt_set_self_policy - set the calling thread's policy and priority
  * @policy: the policy
- * @priority: 1-99 for FIFO/RR, ignored for OTHER
+ * @priority: 1-99 for FIFO/RR, ignored for the others
  *
  * Returns 0, or a negative errno code (logged, with a hint when it is a
  * permission problem).

@@ -2,6 +2,7 @@
 #ifndef LATSCOPE_WORKERS_H
 #define LATSCOPE_WORKERS_H
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <sys/types.h>
@@ -12,11 +13,16 @@
  * Measurement threads, one per CPU, started together: each pins itself,
  * takes its policy, prefaults its stack, runs its own setup (allocating its
  * buffers on its node), and only when every thread is ready do they all
- * start measuring. Signals go to the main thread only.
+ * start measuring. Signals go to the main thread only. run() is entered with
+ * cancellation disabled; a run() that sleeps long may enable it around its
+ * waits so that its owner can end it with pthread_cancel().
  */
+/* A worker's cpu when the scheduler may place it (cyclictest without -a). */
+#define WORKER_UNPINNED UINT_MAX
+
 struct worker {
 	/* set by the caller */
-	unsigned int cpu;
+	unsigned int cpu; /* or WORKER_UNPINNED */
 	enum rt_policy policy;
 	int priority;
 	int (*setup)(struct worker *worker); /* optional; 0 or -errno */

@@ -2,6 +2,7 @@
 """Shared helpers of the system tests: run latscope, start a known
 disturbance and stop it by its pid, skip (exit 77) without root."""
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -18,17 +19,59 @@ def fail(message):
     sys.exit(1)
 
 
+def check(condition, message):
+    if not condition:
+        fail(message)
+
+
 def require_root(cpus=1):
+    """Skip (exit 77) without root or CPUs enough; returns the binary."""
     if os.geteuid() != 0:
         print("skipped: needs root")
         sys.exit(SKIP)
     if os.cpu_count() < cpus:
         print(f"skipped: needs {cpus} cpus")
         sys.exit(SKIP)
+    return LATSCOPE
+
+
+def measured_cpu():
+    """CPU 1 as the issues ask, or the highest allowed CPU on a smaller box."""
+    allowed = sorted(os.sched_getaffinity(0))
+    return 1 if 1 in allowed else allowed[-1]
 
 
 def latscope(*args, timeout=60):
     return subprocess.run([LATSCOPE, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def timer(*args, timeout=60):
+    """Run latscope timer; returns (exit status, stdout, stderr)."""
+    done = subprocess.run([LATSCOPE, "timer", *args], capture_output=True, text=True,
+                          timeout=timeout)
+    return done.returncode, done.stdout, done.stderr
+
+
+def start_timer(*args):
+    """Start latscope timer in the background; the caller ends it by pid."""
+    return subprocess.Popen([LATSCOPE, "timer", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def load_timer_json(path):
+    """A timer result document, with the fields the issue requires checked."""
+    with open(path) as f:
+        doc = json.load(f)
+    check(doc.get("schema") == "latscope/1", f"schema is {doc.get('schema')!r}")
+    check(doc.get("command") == "timer", f"command is {doc.get('command')!r}")
+    for field in ("params", "threads", "host", "start_time", "end_time"):
+        check(field in doc, f"no {field} in the JSON")
+    for thread in doc["threads"]:
+        for field in ("thread", "cpu", "tid", "priority", "interval_ns", "cycles", "min_ns",
+                      "avg_ns", "max_ns", "percentiles", "missed", "max_overrun_ns",
+                      "spikes", "histogram"):
+            check(field in thread, f"thread {thread.get('thread')} has no {field}")
+    return doc
 
 
 @contextlib.contextmanager

@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef LATSCOPE_TIMER_H
+#define LATSCOPE_TIMER_H
+
+#include <jansson.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "latscope/hist.h"
+#include "latscope/rt.h"
+#include "latscope/sysroot.h"
+
+/*
+ * Timer wake-up latency, measured the way cyclictest does: a thread asks to
+ * be woken at an absolute CLOCK_MONOTONIC time, reads the clock when it runs
+ * again, and the difference is the latency. Kept in ns, with what cyclictest
+ * lacks: percentiles, missed periods (wake-ups so late that the next expiry
+ * had already passed), the ten largest spikes, and a record of every sample
+ * above a threshold with its absolute expiry, so that a later pass can match
+ * it with trace events recorded with trace_clock=mono.
+ *
+ * Use: timer_start(), then the caller waits (timer_wait) and may read live
+ * values (timer_read_live, timer_drain_samples) while threads measure;
+ * timer_stop() ends the run; the per-thread results (timer_result) stay
+ * valid until timer_free().
+ */
+
+/* How a thread waits for its next period. */
+enum timer_wait_mode {
+	TIMER_WAIT_ABSOLUTE, /* clock_nanosleep(TIMER_ABSTIME): the default */
+	TIMER_WAIT_RELATIVE, /* clock_nanosleep of one interval from "now" (-r) */
+	TIMER_WAIT_POSIX_TIMER, /* a periodic timer_create() timer and sigwaitinfo (-x) */
+};
+
+/* the clock every time of this module is read from */
+#define TIMER_CLOCK CLOCK_MONOTONIC
+
+#define TIMER_TOP_SPIKES 10
+
+/* One thread's place and period. */
+struct timer_thread_params {
+	int cpu; /* -1: not pinned, the scheduler places it */
+	int priority; /* 1-99 for FIFO/RR; 0 otherwise */
+	uint64_t interval_ns;
+};
+
+struct timer_params {
+	unsigned int nr_threads;
+	const struct timer_thread_params *threads; /* nr_threads entries, caller's */
+	enum rt_policy policy;
+	enum timer_wait_mode mode;
+	uint64_t duration_ns; /* each thread stops this long after it started; 0: no limit */
+	uint64_t loops; /* each thread stops after this many wake-ups; 0: no limit */
+	/*
+	 * Stop every thread at the first latency above break_above_ns
+	 * (0: never). With tracemark, the thread that saw it writes
+	 * "hit latency threshold (X > Y)" to the trace_marker and 0 to
+	 * tracing_on, X and Y in units of unit_ns.
+	 */
+	uint64_t break_above_ns;
+	bool tracemark;
+	/* every sample with latency >= spike_threshold_ns is recorded, up to spike_capacity */
+	uint64_t spike_threshold_ns;
+	size_t spike_capacity;
+	/*
+	 * cyclictest's histogram (-h): buckets of unit_ns (1 us, or 1 ns
+	 * with -N) from 0 to histogram_buckets - 1, and the cycle numbers of
+	 * the first histogram_buckets samples beyond it. 0: none.
+	 */
+	unsigned int histogram_buckets;
+	uint64_t unit_ns;
+	/* a ring of the last samples for live printing (-v); a power of two or 0 */
+	size_t sample_ring;
+	/* where tracefs and its mount table are found */
+	struct sysroot *root;
+};
+
+/* A sample kept for later: all times absolute, on TIMER_CLOCK. */
+struct timer_spike {
+	uint64_t expiry_ns; /* when the thread asked to wake up */
+	uint64_t wakeup_ns; /* when it read the clock after waking */
+	uint64_t latency_ns; /* wakeup_ns - expiry_ns */
+	uint64_t cycle; /* 0-based number of the sample in its thread */
+};
+
+/* What the caller may read while the thread measures (timer_read_live). */
+struct timer_live {
+	uint64_t cycles;
+	uint64_t min_ns; /* 0 before the first sample */
+	uint64_t act_ns; /* the last sample */
+	uint64_t max_ns;
+	uint64_t sum_ns;
+};
+
+/*
+ * One thread's statistics. Written only by its measuring thread; complete
+ * once timer_stop() has returned.
+ */
+struct timer_stats {
+	/* identity */
+	unsigned int thread;
+	int cpu; /* -1 when not pinned */
+	int priority;
+	pid_t tid;
+	uint64_t interval_ns;
+	uint64_t start_ns; /* the clock when the thread began (first expiry - interval) */
+	/* read with relaxed atomic loads while the thread runs */
+	struct timer_live live;
+	struct hist hist;
+	/* wake-ups after which one or more expiries had already passed */
+	enum timer_wait_mode mode;
+	bool count_missed; /* false in relative mode: there is no grid to miss */
+	uint64_t missed; /* periods skipped in total */
+	uint64_t max_overrun_ns; /* how far past the first skipped expiry a wake-up came */
+	/* the largest samples, largest first (earliest first among equals) */
+	struct timer_spike top[TIMER_TOP_SPIKES];
+	unsigned int nr_top;
+	/* every sample >= spike_threshold_ns, in order, while room lasts */
+	uint64_t spike_threshold_ns;
+	struct timer_spike *spikes;
+	size_t nr_spikes;
+	size_t spike_capacity;
+	uint64_t spikes_dropped;
+	/* cyclictest's histogram, when asked for */
+	uint64_t unit_ns;
+	unsigned int nr_buckets;
+	uint64_t *buckets;
+	uint64_t bucket_overflows; /* samples beyond the last bucket */
+	uint64_t *overflow_cycles; /* the first nr_buckets of them */
+	/* ring of samples for -v */
+	uint64_t *samples;
+	size_t sample_mask;
+	/* private */
+	size_t alloc_size;
+	timer_t posix_timer;
+	bool has_posix_timer;
+	int error;
+};
+
+/**
+ * timer_stats_new - allocate one thread's statistics on the calling
+ * thread's NUMA node, every buffer zeroed and prefaulted
+ * @params: the run's parameters (sizes of the spike, histogram and sample
+ *	    buffers, the spike threshold, the wait mode)
+ * @thread: the thread's index in @params->threads
+ *
+ * Returns statistics to free with timer_stats_free(), or NULL (logged).
+ */
+struct timer_stats *timer_stats_new(const struct timer_params *params, unsigned int thread);
+/* Free statistics from timer_stats_new(); NULL is ignored. */
+void timer_stats_free(struct timer_stats *stats);
+
+/**
+ * timer_stats_add - account one wake-up
+ * @stats: the thread's statistics
+ * @expiry_ns: the expiry the thread slept until
+ * @wakeup_ns: the clock read after it woke (a wake-up before the expiry,
+ *	       which the kernel never does, counts as 0 ns)
+ * @overruns: expiries the kernel itself counted as missed (POSIX timers'
+ *	      si_overrun); 0 for clock_nanosleep
+ *
+ * Updates the statistics and returns the next expiry on the period grid:
+ * one interval later, or when that has passed already, the first one after
+ * @wakeup_ns; the periods skipped are counted in missed.
+ */
+uint64_t timer_stats_add(struct timer_stats *stats, uint64_t expiry_ns, uint64_t wakeup_ns,
+			 uint64_t overruns);
+
+/* The clock every expiry and wake-up is read from, in ns. */
+static inline uint64_t timer_clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(TIMER_CLOCK, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+struct timer_run;
+
+/**
+ * timer_start - start one measuring thread per params->threads entry
+ * @run: receives the run; end it with timer_stop(), free it with timer_free()
+ * @params: the parameters; copied, the caller's threads array included
+ *
+ * Returns 0 once every thread measures, or a negative errno code (logged):
+ * then no thread runs and nothing is left to free.
+ */
+int timer_start(struct timer_run **run, const struct timer_params *params);
+
+/**
+ * timer_wait - wait until the run is over or @timeout_ms has passed
+ * @run: the run
+ * @timeout_ms: the longest wait; -1 for no limit
+ * @sigmask: the signal mask during the wait (ppoll), or NULL to keep the
+ *	     caller's; a caller that blocks its stop signals and passes the
+ *	     mask without them cannot miss one that comes before the wait
+ *
+ * A signal handled by the caller ends the wait early.
+ * Returns true when the run is over (every thread ended, or one broke or
+ * failed), false on a timeout or a signal.
+ */
+bool timer_wait(struct timer_run *run, int timeout_ms, const sigset_t *sigmask);
+
+/**
+ * timer_stop - end the run: stop the threads that still measure and wait
+ * for them
+ * @run: the run
+ *
+ * Returns 0, or the first error of a measuring thread (logged).
+ */
+int timer_stop(struct timer_run *run);
+
+/* Free a run stopped with timer_stop() and everything it owns. */
+void timer_free(struct timer_run *run);
+
+/* number of threads of the run */
+unsigned int timer_nr_threads(const struct timer_run *run);
+
+/**
+ * timer_read_live - the live values of one thread, safe while it measures
+ * @run: the run
+ * @thread: the thread's index
+ * @live: receives the values
+ * @tid: receives the thread's id, or NULL
+ */
+void timer_read_live(const struct timer_run *run, unsigned int thread, struct timer_live *live,
+		     pid_t *tid);
+
+/**
+ * timer_drain_samples - hand the samples recorded since the last call to
+ * @emit, for -v
+ * @run: a run started with a sample ring
+ * @thread: the thread's index
+ * @next_cycle: the first cycle not handed out yet; start at 0, updated
+ * @emit: called with each sample's cycle and latency
+ * @context: passed to @emit
+ *
+ * Returns the number of samples that were overwritten before they could be
+ * handed out (the caller drained too seldom).
+ */
+uint64_t timer_drain_samples(const struct timer_run *run, unsigned int thread, uint64_t *next_cycle,
+			     void (*emit)(void *context, unsigned int thread, uint64_t cycle,
+					  uint64_t latency_ns),
+			     void *context);
+
+/**
+ * timer_result - one thread's statistics
+ * Valid after timer_stop() until timer_free(); owned by the run.
+ */
+const struct timer_stats *timer_result(const struct timer_run *run, unsigned int thread);
+
+/* The earliest thread start on TIMER_CLOCK: spike times are relative to it. */
+uint64_t timer_origin_ns(const struct timer_run *run);
+
+/* Why the run ended. */
+enum timer_end {
+	TIMER_END_RUNNING, /* not over yet */
+	TIMER_END_COMPLETE, /* every thread reached its duration or loop count */
+	TIMER_END_STOPPED, /* timer_stop() before that */
+	TIMER_END_BREAK, /* a latency above break_above_ns */
+	TIMER_END_ERROR, /* a thread failed */
+};
+
+/**
+ * timer_end_reason - why the run ended
+ * @run: the run
+ *
+ * Returns TIMER_END_RUNNING until timer_stop() has returned.
+ */
+enum timer_end timer_end_reason(const struct timer_run *run);
+/* "complete", "stopped", "break", "error" or "running" (static strings) */
+const char *timer_end_name(enum timer_end end);
+
+/**
+ * timer_break - the sample that stopped the run (break_above_ns)
+ * @run: the run
+ * @thread: receives the thread's index
+ * @spike: receives the sample
+ *
+ * Returns true when a thread broke the run.
+ */
+bool timer_break(const struct timer_run *run, unsigned int *thread, struct timer_spike *spike);
+
+/* true when the break wrote 0 to tracing_on (tracemark) */
+bool timer_tracing_stopped(const struct timer_run *run);
+
+/**
+ * timer_result_threads - the per-thread results as the JSON "threads" array
+ * @run: a stopped run
+ *
+ * Each entry: thread, cpu (null when not pinned), tid, priority,
+ * interval_ns, cycles, min_ns, avg_ns, max_ns, percentiles, missed,
+ * max_overrun_ns, spikes (the largest, with t_ns since timer_origin_ns(),
+ * latency_ns, expiry_ns, wakeup_ns, cycle), spike_records, histogram and,
+ * with a cyclictest histogram, cyclictest_histogram.
+ * Returns a new reference, or NULL.
+ */
+json_t *timer_result_threads(const struct timer_run *run);
+
+#endif
