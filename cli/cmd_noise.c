@@ -313,11 +313,8 @@ static int write_outputs(const struct noise_options *o, const struct noise_run *
 	json_t *cpus;
 	int ret;
 
-	if (o->trace_dir && explain->session) {
-		ret = explain_session_write_captures(explain->session, o->trace_dir);
-		if (ret < 0)
-			return EXIT_ERROR;
-	}
+	if (o->trace_dir && noise_explain_write_captures(explain, run, o->trace_dir) < 0)
+		return EXIT_ERROR;
 	if (o->histogram_path) {
 		ret = noise_report_histogram_file(o->histogram_path, run);
 		if (ret)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,7 @@ int noise_explain_begin(struct noise_explain *x, enum explain_choice choice,
 			const struct rt_throttling *limit, bool keep_raw_events)
 {
 	struct explain_session_options options = { 0 };
+	unsigned int *lane_cpu, i;
 
 	memset(x, 0, sizeof(*x));
 	x->choice = choice;
@@ -29,7 +31,14 @@ int noise_explain_begin(struct noise_explain *x, enum explain_choice choice,
 	x->horizon = calloc(run->nr_cpus, sizeof(*x->horizon));
 	if (!x->next_gap || !x->horizon)
 		return -ENOMEM;
-	options.cpus = run->params.cpus;
+	/* one lane per measured CPU, in the run's order */
+	lane_cpu = calloc(run->nr_cpus, sizeof(*lane_cpu));
+	if (!lane_cpu)
+		return -ENOMEM;
+	for (i = 0; i < run->nr_cpus; i++)
+		lane_cpu[i] = run->cpus[i].cpu;
+	options.nr_lanes = run->nr_cpus;
+	options.lane_cpu = lane_cpu;
 	options.mode = EXPLAIN_NOISE;
 	/* the trace must tell time with the loop's own clock */
 	options.clock = run->clock.use_tsc ? "x86-tsc" : "mono_raw";
@@ -37,6 +46,7 @@ int noise_explain_begin(struct noise_explain *x, enum explain_choice choice,
 	options.worst_kept = WORST_KEPT;
 	options.capture_margin_ns = keep_raw_events ? NS_PER_MS : 0;
 	x->session = explain_session_start(&options);
+	free(lane_cpu);
 	if (!x->session) {
 		log_warning("cannot trace: explaining with interrupt and softirq counts only");
 		x->choice = EXPLAIN_WITH_COUNTERS;
@@ -62,7 +72,7 @@ static uint64_t add_windows(struct noise_explain *x, const struct noise_run *run
 		w.own_pid = run->workers[i].tid;
 		w.throttled = noise_gap_is_throttling(run, x->limit, c->gaps[g].duration_ns);
 		w.tag = g;
-		explain_session_add_window(x->session, c->cpu, &w);
+		explain_session_add_window(x->session, i, &w);
 	}
 	x->next_gap[i] = n;
 	return noise_stamp_ns(run, live.stamp);
@@ -113,9 +123,8 @@ void noise_explain_report(FILE *out, const struct noise_explain *x, const struct
 
 		snprintf(heading, sizeof(heading), "cpu %u", c->cpu);
 		if (x->session)
-			explain_report_cpu(out, heading, "gaps",
-					   explain_session_cpu(x->session, c->cpu), c->steal_ns,
-					   noise_stamp_ns(run, c->first_stamp));
+			explain_report_cpu(out, heading, "gaps", explain_session_lane(x->session, i),
+					   c->steal_ns, noise_stamp_ns(run, c->first_stamp));
 		else
 			fputc('\n', out);
 		if (x->counters)
@@ -134,7 +143,7 @@ void noise_explain_json(const struct noise_explain *x, const struct noise_run *r
 		unsigned int cpu = run->cpus[i].cpu;
 
 		if (x->session) {
-			json_t *explained = explain_result_cpu(explain_session_cpu(x->session, cpu),
+			json_t *explained = explain_result_cpu(explain_session_lane(x->session, i),
 							       explain_session_names(x->session));
 
 			json_object_update(entry, explained);
@@ -143,6 +152,26 @@ void noise_explain_json(const struct noise_explain *x, const struct noise_run *r
 		if (x->counters)
 			json_object_set_new(entry, "counters", counters_result_cpu(x->counters, cpu));
 	}
+}
+
+int noise_explain_write_captures(const struct noise_explain *x, const struct noise_run *run,
+				 const char *dir)
+{
+	char (*names)[16] = calloc(run->nr_cpus, sizeof(*names));
+	const char **lane_names = calloc(run->nr_cpus, sizeof(*lane_names));
+	unsigned int i;
+	int ret = -ENOMEM;
+
+	if (x->session && names && lane_names) {
+		for (i = 0; i < run->nr_cpus; i++) {
+			snprintf(names[i], sizeof(names[i]), "cpu%u", run->cpus[i].cpu);
+			lane_names[i] = names[i];
+		}
+		ret = explain_session_write_captures(x->session, dir, lane_names);
+	}
+	free(names);
+	free(lane_names);
+	return x->session ? ret : 0;
 }
 
 void noise_explain_release(struct noise_explain *x)

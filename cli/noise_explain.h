@@ -47,6 +47,11 @@ void noise_explain_report(FILE *out, const struct noise_explain *x, const struct
 void noise_explain_json(const struct noise_explain *x, const struct noise_run *run,
 			json_t *cpus);
 
+/* --trace-dir: the raw events around the worst gaps, cpu<N>-spike<K>.txt.
+ * Returns the files written or a negative errno code (logged). */
+int noise_explain_write_captures(const struct noise_explain *x, const struct noise_run *run,
+				 const char *dir);
+
 void noise_explain_release(struct noise_explain *x);
 
 #endif

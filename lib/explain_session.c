@@ -23,7 +23,7 @@ struct capture {
 	struct record_list records;
 };
 
-struct session_cpu {
+struct lane {
 	unsigned int cpu;
 	struct explain_cpu *engine;
 	uint64_t horizon;
@@ -37,8 +37,9 @@ struct explain_session {
 	struct explain_session_options options;
 	struct names *names;
 	struct trace_session *trace;
-	struct session_cpu *cpus;
-	unsigned int nr_cpus;
+	struct lane *lanes;
+	unsigned int nr_lanes;
+	struct cpuset cpus;
 	uint64_t lost;
 };
 
@@ -63,41 +64,32 @@ static void list_free(struct record_list *list)
 	memset(list, 0, sizeof(*list));
 }
 
-static struct session_cpu *find_cpu(const struct explain_session *s, unsigned int cpu)
-{
-	unsigned int i;
-
-	for (i = 0; i < s->nr_cpus; i++)
-		if (s->cpus[i].cpu == cpu)
-			return &s->cpus[i];
-	return NULL;
-}
-
 struct explain_session *explain_session_start(const struct explain_session_options *options)
 {
 	struct explain_session *s = calloc(1, sizeof(*s));
 	struct trace_options trace = { 0 };
-	unsigned int i = 0;
-	int cpu;
+	unsigned int i;
 
 	if (!s)
 		return NULL;
 	s->options = *options;
+	s->options.lane_cpu = NULL;
 	s->names = names_new();
-	s->nr_cpus = cpuset_count(&options->cpus);
-	s->cpus = calloc(s->nr_cpus, sizeof(*s->cpus));
-	if (!s->names || !s->cpus)
+	s->nr_lanes = options->nr_lanes;
+	s->lanes = calloc(s->nr_lanes, sizeof(*s->lanes));
+	if (!s->names || !s->lanes)
 		goto fail;
-	cpuset_for_each(cpu, &options->cpus) {
-		s->cpus[i].cpu = (unsigned int)cpu;
-		s->cpus[i].engine = explain_cpu_new((unsigned int)cpu, options->mode, s->names,
-						    options->worst_kept);
-		s->cpus[i].captures = calloc(options->worst_kept + 1, sizeof(struct capture));
-		if (!s->cpus[i].engine || !s->cpus[i].captures)
+	for (i = 0; i < s->nr_lanes; i++) {
+		struct lane *l = &s->lanes[i];
+
+		l->cpu = options->lane_cpu[i];
+		cpuset_add(&s->cpus, l->cpu);
+		l->engine = explain_cpu_new(l->cpu, options->mode, s->names, options->worst_kept);
+		l->captures = calloc(options->worst_kept + 1, sizeof(struct capture));
+		if (!l->engine || !l->captures)
 			goto fail;
-		i++;
 	}
-	trace.cpus = options->cpus;
+	trace.cpus = s->cpus;
 	trace.clock = options->clock;
 	trace.tsc = options->tsc;
 	trace.buffer_kb = TRACE_BUFFER_KB;
@@ -126,7 +118,7 @@ static bool capture_wants(const struct capture *capture, uint64_t margin, uint64
  * A window among the largest starts a capture: the events of the margin
  * before it come from the history, the rest as they are fed.
  */
-static void start_capture(struct explain_session *s, struct session_cpu *c,
+static void start_capture(struct explain_session *s, struct lane *c,
 			  const struct explain_window *w)
 {
 	unsigned int kept = s->options.worst_kept, at;
@@ -150,10 +142,10 @@ static void start_capture(struct explain_session *s, struct session_cpu *c,
 			list_push(&capture->records, &c->history.records[i]);
 }
 
-int explain_session_add_window(struct explain_session *s, unsigned int cpu,
+int explain_session_add_window(struct explain_session *s, unsigned int lane,
 			       const struct explain_window *window)
 {
-	struct session_cpu *c = find_cpu(s, cpu);
+	struct lane *c = lane < s->nr_lanes ? &s->lanes[lane] : NULL;
 
 	if (!c)
 		return -EINVAL;
@@ -163,7 +155,7 @@ int explain_session_add_window(struct explain_session *s, unsigned int cpu,
 }
 
 /* Keep the recent events, for captures of windows still to come. */
-static void remember(struct explain_session *s, struct session_cpu *c, const struct trace_record *r)
+static void remember(struct explain_session *s, struct lane *c, const struct trace_record *r)
 {
 	uint64_t margin = s->options.capture_margin_ns;
 	uint64_t keep_from = r->ts > 2 * margin ? r->ts - 2 * margin : 0;
@@ -184,7 +176,7 @@ static void remember(struct explain_session *s, struct session_cpu *c, const str
 	list_push(&c->history, r);
 }
 
-static void feed(struct explain_session *s, struct session_cpu *c, const struct trace_record *r)
+static void feed(struct explain_session *s, struct lane *c, const struct trace_record *r)
 {
 	explain_cpu_feed(c->engine, r);
 	if (s->options.capture_margin_ns && s->options.worst_kept)
@@ -196,21 +188,26 @@ struct drain_context {
 	int error;
 };
 
+/* An event goes to every lane of its CPU. */
 static void take_record(const struct trace_record *r, void *context)
 {
 	struct drain_context *d = context;
-	struct session_cpu *c = find_cpu(d->session, r->cpu);
+	unsigned int i;
 
-	if (!c)
-		return;
-	if (r->ts < c->horizon && !c->waiting.nr)
-		feed(d->session, c, r);
-	else if (list_push(&c->waiting, r))
-		d->error = -ENOMEM;
+	for (i = 0; i < d->session->nr_lanes; i++) {
+		struct lane *c = &d->session->lanes[i];
+
+		if (c->cpu != r->cpu)
+			continue;
+		if (r->ts < c->horizon && !c->waiting.nr)
+			feed(d->session, c, r);
+		else if (list_push(&c->waiting, r))
+			d->error = -ENOMEM;
+	}
 }
 
 /* Feed the waiting events that are now before the horizon. */
-static void release_waiting(struct explain_session *s, struct session_cpu *c)
+static void release_waiting(struct explain_session *s, struct lane *c)
 {
 	size_t i;
 
@@ -229,9 +226,9 @@ int explain_session_pump(struct explain_session *s, const uint64_t *horizon_ns)
 	unsigned int i;
 	long n;
 
-	for (i = 0; i < s->nr_cpus; i++) {
-		s->cpus[i].horizon = horizon_ns[i];
-		release_waiting(s, &s->cpus[i]);
+	for (i = 0; i < s->nr_lanes; i++) {
+		s->lanes[i].horizon = horizon_ns[i];
+		release_waiting(s, &s->lanes[i]);
 	}
 	if (!s->trace)
 		return 0;
@@ -252,26 +249,24 @@ void explain_session_stop_tracing(struct explain_session *s)
 
 int explain_session_finish(struct explain_session *s, uint64_t end_ns, uint64_t run_ns)
 {
-	uint64_t *everything = malloc(s->nr_cpus * sizeof(*everything));
+	uint64_t *everything = malloc((s->nr_lanes + 1) * sizeof(*everything));
 	unsigned int i;
 	int ret = 0;
 
 	if (!everything)
 		return -ENOMEM;
-	for (i = 0; i < s->nr_cpus; i++)
+	for (i = 0; i < s->nr_lanes; i++)
 		everything[i] = UINT64_MAX;
 	ret = explain_session_pump(s, everything);
 	free(everything);
-	for (i = 0; i < s->nr_cpus && !ret; i++)
-		ret = explain_cpu_finish(s->cpus[i].engine, end_ns, run_ns);
+	for (i = 0; i < s->nr_lanes && !ret; i++)
+		ret = explain_cpu_finish(s->lanes[i].engine, end_ns, run_ns);
 	return ret;
 }
 
-const struct explain_cpu *explain_session_cpu(const struct explain_session *s, unsigned int cpu)
+const struct explain_cpu *explain_session_lane(const struct explain_session *s, unsigned int lane)
 {
-	struct session_cpu *c = find_cpu(s, cpu);
-
-	return c ? c->engine : NULL;
+	return lane < s->nr_lanes ? s->lanes[lane].engine : NULL;
 }
 
 const struct names *explain_session_names(const struct explain_session *s)
@@ -284,25 +279,25 @@ uint64_t explain_session_lost(const struct explain_session *s)
 	return s->trace ? trace_session_lost(s->trace) : s->lost;
 }
 
-static int write_capture(const struct explain_session *s, const struct session_cpu *c,
-			 unsigned int rank, const char *dir)
+static int write_capture(const struct explain_session *s, const struct lane *c,
+			 const char *lane_name, unsigned int rank, const char *dir)
 {
 	const struct capture *capture = &c->captures[rank];
 	char path[4096], line[512];
 	size_t i;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/cpu%u-spike%u.txt", dir, c->cpu, rank + 1);
+	snprintf(path, sizeof(path), "%s/%s-spike%u.txt", dir, lane_name, rank + 1);
 	f = fopen(path, "w");
 	if (!f) {
 		log_error("cannot write %s: %s", path, strerror(errno));
 		return -errno;
 	}
 	fprintf(f,
-		"# latscope: spike %u of cpu %u, %" PRIu64 " ns from %" PRIu64 " to %" PRIu64
+		"# latscope: spike %u of %s, %" PRIu64 " ns from %" PRIu64 " to %" PRIu64
 		" ns\n# the events of cpu %u from %" PRIu64 " ns before it to as long after it\n"
 		"# time_ns cpu event fields\n",
-		rank + 1, c->cpu, window_length(&capture->window), capture->window.start_ns,
+		rank + 1, lane_name, window_length(&capture->window), capture->window.start_ns,
 		capture->window.end_ns, c->cpu, s->options.capture_margin_ns);
 	for (i = 0; i < capture->records.nr; i++) {
 		const struct trace_record *r = &capture->records.records[i];
@@ -320,14 +315,15 @@ static int write_capture(const struct explain_session *s, const struct session_c
 	return 0;
 }
 
-int explain_session_write_captures(const struct explain_session *s, const char *dir)
+int explain_session_write_captures(const struct explain_session *s, const char *dir,
+				   const char *const *lane_names)
 {
 	unsigned int i, rank;
 	int written = 0, ret;
 
-	for (i = 0; i < s->nr_cpus; i++) {
-		for (rank = 0; rank < s->cpus[i].nr_captures; rank++) {
-			ret = write_capture(s, &s->cpus[i], rank, dir);
+	for (i = 0; i < s->nr_lanes; i++) {
+		for (rank = 0; rank < s->lanes[i].nr_captures; rank++) {
+			ret = write_capture(s, &s->lanes[i], lane_names[i], rank, dir);
 			if (ret)
 				return ret;
 			written++;
@@ -343,15 +339,15 @@ void explain_session_free(struct explain_session *s)
 	if (!s)
 		return;
 	trace_session_destroy(s->trace);
-	for (i = 0; s->cpus && i < s->nr_cpus; i++) {
-		explain_cpu_free(s->cpus[i].engine);
-		list_free(&s->cpus[i].waiting);
-		list_free(&s->cpus[i].history);
-		for (k = 0; k < s->cpus[i].nr_captures; k++)
-			list_free(&s->cpus[i].captures[k].records);
-		free(s->cpus[i].captures);
+	for (i = 0; s->lanes && i < s->nr_lanes; i++) {
+		explain_cpu_free(s->lanes[i].engine);
+		list_free(&s->lanes[i].waiting);
+		list_free(&s->lanes[i].history);
+		for (k = 0; k < s->lanes[i].nr_captures; k++)
+			list_free(&s->lanes[i].captures[k].records);
+		free(s->lanes[i].captures);
 	}
-	free(s->cpus);
+	free(s->lanes);
 	names_free(s->names);
 	free(s);
 }

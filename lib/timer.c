@@ -122,7 +122,7 @@ uint64_t timer_stats_add(struct timer_stats *stats, uint64_t expiry_ns, uint64_t
 {
 	uint64_t latency = wakeup_ns > expiry_ns ? wakeup_ns - expiry_ns : 0;
 	uint64_t cycle = stats->live.cycles, interval = stats->interval_ns;
-	uint64_t next, skipped, late;
+	uint64_t next, skipped, late, threshold;
 
 	hist_add(&stats->hist, latency);
 	if (latency < stats->live.min_ns)
@@ -132,15 +132,20 @@ uint64_t timer_stats_add(struct timer_stats *stats, uint64_t expiry_ns, uint64_t
 	store_relaxed(&stats->live.act_ns, latency);
 	store_relaxed(&stats->live.sum_ns, stats->live.sum_ns + latency);
 
-	if (latency >= stats->spike_threshold_ns || stats->nr_top < TIMER_TOP_SPIKES ||
+	threshold = __atomic_load_n(&stats->spike_threshold_ns, __ATOMIC_RELAXED);
+	if (latency >= threshold || stats->nr_top < TIMER_TOP_SPIKES ||
 	    latency > stats->top[TIMER_TOP_SPIKES - 1].latency_ns) {
 		struct timer_spike spike = { expiry_ns, wakeup_ns, latency, cycle };
 
-		if (latency >= stats->spike_threshold_ns) {
-			if (stats->nr_spikes < stats->spike_capacity)
-				stats->spikes[stats->nr_spikes++] = spike;
-			else
+		if (latency >= threshold) {
+			if (stats->nr_spikes < stats->spike_capacity) {
+				stats->spikes[stats->nr_spikes] = spike;
+				/* a reader that sees the count sees the spike */
+				__atomic_store_n(&stats->nr_spikes, stats->nr_spikes + 1,
+						 __ATOMIC_RELEASE);
+			} else {
 				stats->spikes_dropped++;
+			}
 		}
 		keep_if_top(stats, &spike);
 	}
@@ -372,6 +377,8 @@ static void measure(struct worker *worker)
 	if (params->duration_ns)
 		end = now + params->duration_ns;
 	next = now + stats->interval_ns;
+	__atomic_store_n(&stats->live.horizon_ns, params->mode == TIMER_WAIT_RELATIVE ? now : next,
+			 __ATOMIC_RELEASE);
 	if (params->mode == TIMER_WAIT_POSIX_TIMER)
 		ret = arm_posix_timer(stats, next);
 	while (!ret) {
@@ -380,6 +387,9 @@ static void measure(struct worker *worker)
 		if (ret)
 			break;
 		next = timer_stats_add(stats, expiry, now, overruns);
+		/* samples before this are all accounted for (--explain waits for it) */
+		__atomic_store_n(&stats->live.horizon_ns,
+				 params->mode == TIMER_WAIT_RELATIVE ? now : next, __ATOMIC_RELEASE);
 		if (params->break_above_ns && now > expiry &&
 		    now - expiry > params->break_above_ns) {
 			struct timer_spike spike = { expiry, now, now - expiry,
@@ -615,6 +625,7 @@ void timer_read_live(const struct timer_run *run, unsigned int thread, struct ti
 {
 	const struct timer_stats *stats = run->stats[thread];
 
+	live->horizon_ns = __atomic_load_n(&stats->live.horizon_ns, __ATOMIC_ACQUIRE);
 	live->cycles = __atomic_load_n(&stats->live.cycles, __ATOMIC_ACQUIRE);
 	live->min_ns = load_relaxed(&stats->live.min_ns);
 	live->act_ns = load_relaxed(&stats->live.act_ns);
@@ -624,6 +635,20 @@ void timer_read_live(const struct timer_run *run, unsigned int thread, struct ti
 		live->min_ns = 0;
 	if (tid)
 		*tid = stats->tid;
+}
+
+size_t timer_spikes_published(const struct timer_run *run, unsigned int thread,
+			      const struct timer_spike **spikes)
+{
+	const struct timer_stats *stats = run->stats[thread];
+
+	*spikes = stats->spikes;
+	return __atomic_load_n(&stats->nr_spikes, __ATOMIC_ACQUIRE);
+}
+
+void timer_set_spike_threshold(struct timer_run *run, unsigned int thread, uint64_t ns)
+{
+	__atomic_store_n(&run->stats[thread]->spike_threshold_ns, ns, __ATOMIC_RELAXED);
 }
 
 uint64_t timer_drain_samples(const struct timer_run *run, unsigned int thread, uint64_t *next_cycle,

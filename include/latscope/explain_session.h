@@ -9,17 +9,20 @@
 #include "latscope/trace.h"
 
 /*
- * --explain while a measurement runs: a tracing session, one attribution
- * engine per measured CPU, and the glue that feeds them in the right order
- * in bounded memory. The measurement reports its spikes as windows and, per
- * CPU, a horizon: a time before which every spike is known. Events before
- * the horizon go to the engine; later ones wait. Around the largest spikes
- * the raw events are kept for --trace-dir.
+ * --explain while a measurement runs: a tracing session, attribution
+ * engines and the glue that feeds them in the right order in bounded
+ * memory. Each engine follows one lane: the spikes of one measuring thread
+ * (noise: one per CPU; timer: one per thread, several may share a CPU) and
+ * the events of that thread's CPU. The measurement reports its spikes as
+ * windows and, per lane, a horizon: a time before which every spike is
+ * known. Events before the horizon go to the engine; later ones wait.
+ * Around the largest spikes the raw events are kept for --trace-dir.
  */
 struct explain_session;
 
 struct explain_session_options {
-	struct cpuset cpus;
+	unsigned int nr_lanes;
+	const unsigned int *lane_cpu;	/* the CPU of each lane (copied) */
 	enum explain_mode mode;
 	const char *clock;	/* trace_clock: "x86-tsc" or "mono" */
 	const struct tsc_clock *tsc;	/* for "x86-tsc": converts to the ns timeline */
@@ -33,15 +36,15 @@ struct explain_session_options {
  */
 struct explain_session *explain_session_start(const struct explain_session_options *options);
 
-/* A spike window of one CPU; windows of a CPU come in start order. */
-int explain_session_add_window(struct explain_session *session, unsigned int cpu,
+/* A spike window of a lane; windows of a lane come in start order. */
+int explain_session_add_window(struct explain_session *session, unsigned int lane,
 			       const struct explain_window *window);
 
 /**
  * explain_session_pump - read the trace and feed the engines
  * @session: the session
- * @horizon_ns: per measured CPU (in cpu order), the time before which all its
- *		windows were added; UINT64_MAX when the measurement ended
+ * @horizon_ns: per lane, the time before which all its windows were added;
+ *		UINT64_MAX when the measurement ended
  * Returns 0 or a negative errno code.
  */
 int explain_session_pump(struct explain_session *session, const uint64_t *horizon_ns);
@@ -61,9 +64,9 @@ void explain_session_stop_tracing(struct explain_session *session);
  */
 int explain_session_finish(struct explain_session *session, uint64_t end_ns, uint64_t run_ns);
 
-/* The engine of a measured CPU (NULL for another CPU). */
-const struct explain_cpu *explain_session_cpu(const struct explain_session *session,
-					      unsigned int cpu);
+/* The engine of a lane. */
+const struct explain_cpu *explain_session_lane(const struct explain_session *session,
+					       unsigned int lane);
 
 /* The interned names the records and causes use. */
 const struct names *explain_session_names(const struct explain_session *session);
@@ -72,11 +75,14 @@ const struct names *explain_session_names(const struct explain_session *session)
 uint64_t explain_session_lost(const struct explain_session *session);
 
 /**
- * explain_session_write_captures - one text file per kept spike in @dir:
- * the raw events from capture_margin_ns before it to as long after it
+ * explain_session_write_captures - one text file per kept spike in @dir,
+ * "<prefix><lane name>-spike<rank>.txt": the raw events from
+ * capture_margin_ns before it to as long after it
+ * @lane_names: a name per lane ("cpu1", "thread0")
  * Returns the number of files written, or a negative errno code.
  */
-int explain_session_write_captures(const struct explain_session *session, const char *dir);
+int explain_session_write_captures(const struct explain_session *session, const char *dir,
+				   const char *const *lane_names);
 
 void explain_session_free(struct explain_session *session);
 

@@ -89,6 +89,12 @@ struct timer_spike {
 
 /* What the caller may read while the thread measures (timer_read_live). */
 struct timer_live {
+	/*
+	 * Every sample whose expiry is before this time is counted and, when
+	 * a spike, published: the next expiry (or the last wake-up in
+	 * relative mode, where the next expiry is not known yet).
+	 */
+	uint64_t horizon_ns;
 	uint64_t cycles;
 	uint64_t min_ns; /* 0 before the first sample */
 	uint64_t act_ns; /* the last sample */
@@ -252,6 +258,24 @@ uint64_t timer_drain_samples(const struct timer_run *run, unsigned int thread, u
  * Valid after timer_stop() until timer_free(); owned by the run.
  */
 const struct timer_stats *timer_result(const struct timer_run *run, unsigned int thread);
+
+/**
+ * timer_spikes_published - the spikes a thread recorded so far
+ * @run: the run
+ * @thread: the thread
+ * @spikes: receives the thread's spike array; entries below the returned
+ *	    count are complete and do not change
+ * Returns the count (read with acquire ordering: safe while it runs).
+ */
+size_t timer_spikes_published(const struct timer_run *run, unsigned int thread,
+			      const struct timer_spike **spikes);
+
+/**
+ * timer_set_spike_threshold - change which samples become spikes from now on
+ * (an adaptive threshold: the caller follows the run's p99). Safe while the
+ * thread runs.
+ */
+void timer_set_spike_threshold(struct timer_run *run, unsigned int thread, uint64_t ns);
 
 /* The earliest thread start on TIMER_CLOCK: spike times are relative to it. */
 uint64_t timer_origin_ns(const struct timer_run *run);
