@@ -122,11 +122,25 @@ static const struct irq_info *irq_of(const struct planner *p, unsigned int row)
 	return &p->table->irqs[row];
 }
 
-/* Where an IRQ's load lands: its delivery CPUs that are online. */
+/*
+ * An effective affinity outside the affinity is a move the kernel has not
+ * made yet: on x86 without interrupt remapping an MSI moves at its next
+ * interrupt, so an idle IRQ written an hour ago may still show its old CPU.
+ */
+static bool move_pending(const struct irq_info *irq)
+{
+	return irq->has_effective && !cpuset_empty(&irq->effective) &&
+	       !cpuset_subset(&irq->effective, &irq->affinity);
+}
+
+/* Where an IRQ's load lands: its delivery CPUs that are online, or soon will be. */
 static void delivery_online(const struct planner *p, const struct irq_info *irq,
 			    struct cpuset *cpus)
 {
-	cpuset_and(cpus, irq_delivery_cpus(irq), &p->topo->online);
+	cpuset_and(cpus, move_pending(irq) ? &irq->affinity : irq_delivery_cpus(irq),
+		   &p->topo->online);
+	if (cpuset_empty(cpus))
+		cpuset_and(cpus, &irq->affinity, &p->topo->online);
 }
 
 static void account(struct planner *p, unsigned int row, const struct cpuset *cpus, double sign)
@@ -427,13 +441,15 @@ static int classify(struct planner *p, struct pending **pending, unsigned int *n
 					list(rt, c, sizeof(c)));
 			continue;
 		}
-		cpuset_or(&reach, &irq->affinity, delivery);
-		cpuset_and(&reach, &reach, rt);
+		/* what user space sets is what counts: a write cannot do more */
+		cpuset_and(&reach, &irq->affinity, rt);
 		cpuset_and(&usable, &irq->affinity, online);
 		if (!cpuset_empty(&reach) || cpuset_empty(&usable)) {
 			ret = add_pending(pending, nr_pending, &cap, row, IRQPLAN_SAFETY);
 			continue;
 		}
+		if (move_pending(irq) && cpuset_intersects(delivery, rt))
+			p->plan->rt_until_next_interrupt++;
 		domain = domain_of(p, irq, &remote);
 		if (domain->node >= 0 && !cpuset_subset(&usable, &domain->set))
 			ret = add_pending(pending, nr_pending, &cap, row, IRQPLAN_NODE);
@@ -445,7 +461,7 @@ static void why_leave(const struct planner *p, const struct irq_info *irq,
 		      enum irqplan_move_kind kind, char *buf, size_t size)
 {
 	const struct cpuset *rt = &p->plan->rt;
-	struct cpuset in_affinity, delivered;
+	struct cpuset in_affinity;
 	char a[96], b[96];
 
 	if (kind == IRQPLAN_NODE) {
@@ -454,12 +470,9 @@ static void why_leave(const struct planner *p, const struct irq_info *irq,
 		return;
 	}
 	cpuset_and(&in_affinity, &irq->affinity, rt);
-	cpuset_and(&delivered, irq_delivery_cpus(irq), rt);
 	if (!cpuset_empty(&in_affinity))
 		snprintf(buf, size, "its affinity %s includes RT cpu %s",
 			 list(&irq->affinity, a, sizeof(a)), list(&in_affinity, b, sizeof(b)));
-	else if (!cpuset_empty(&delivered))
-		snprintf(buf, size, "it is delivered to RT cpu %s", list(&delivered, a, sizeof(a)));
 	else
 		snprintf(buf, size, "no online cpu in its affinity %s",
 			 list(&irq->affinity, a, sizeof(a)));

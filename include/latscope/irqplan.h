@@ -17,8 +17,11 @@
  * Rules, in order:
  * 1. RT CPUs = isolated + nohz_full + the caller's list; allowed CPUs =
  *    online - RT. No allowed CPU is an error.
- * 2. A movable IRQ whose affinity (or effective affinity) reaches an RT
- *    CPU moves ("safety"), always, whatever the budget.
+ * 2. A movable IRQ whose affinity reaches an RT CPU (or has no online CPU)
+ *    moves ("safety"), always, whatever the budget. One whose affinity is
+ *    right but whose effective CPU is still an RT CPU is a move the kernel
+ *    makes at its next interrupt (x86 MSI without interrupt remapping):
+ *    counted in rt_until_next_interrupt, not planned again.
  * 3. A movable IRQ of a device on a node with allowed CPUs whose affinity
  *    leaves that node moves there ("node"). A node without allowed CPUs
  *    means any allowed CPU, said in the reason.
@@ -115,6 +118,8 @@ struct irqplan {
 	double *load_after; /* the same once the plan is applied */
 	struct cpuset overloaded; /* above the dead band before balance moves */
 	struct cpuset balance_eligible; /* ... and for overload_intervals */
+	/* movable IRQs placed right, still delivered to an RT CPU (rule 2) */
+	unsigned int rt_until_next_interrupt;
 	unsigned int held_by_dwell; /* moves wanted but held back */
 	unsigned int held_by_budget;
 };

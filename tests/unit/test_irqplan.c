@@ -341,6 +341,25 @@ START_TEST(device_on_a_node_without_allowed_cpu)
 }
 END_TEST
 
+START_TEST(effective_cpu_lagging_behind_a_write)
+{
+	struct machine m;
+	struct irqplan p;
+
+	/* written to CPU 0; the kernel moves it at its next interrupt */
+	machine_init(&m, 2, 1, 1, "", "");
+	set_list(&m.input.rt_cpus, "1");
+	add_irq(&m, 38, "virtio2-input.0", -1, true, "0", "1", 0);
+	set_list(&m.input.default_affinity, "0");
+	plan(&m, &p);
+	ck_assert_uint_eq(p.nr_moves, 0);
+	ck_assert_uint_eq(p.rt_until_next_interrupt, 1);
+	ck_assert(!p.default_change);
+	irqplan_release(&p);
+	machine_release(&m);
+}
+END_TEST
+
 START_TEST(rt_list_covering_every_cpu)
 {
 	struct machine m;
@@ -705,6 +724,7 @@ int main(void)
 	tcase_add_test(tc, single_node_balances_a_piled_up_cpu);
 	tcase_add_test(tc, everything_isolated_but_cpu0);
 	tcase_add_test(tc, device_on_a_node_without_allowed_cpu);
+	tcase_add_test(tc, effective_cpu_lagging_behind_a_write);
 	tcase_add_test(tc, rt_list_covering_every_cpu);
 	tcase_add_test(tc, gone_offline_and_remote_affinities);
 	tcase_add_test(tc, stable_after_apply_and_under_noise);
