@@ -1133,3 +1133,26 @@ int irq_read_default_affinity(struct sysroot *root, struct cpuset *set)
 	}
 	return 0;
 }
+
+int irq_balancer_pid(struct sysroot *root)
+{
+	struct dirent *entry;
+	unsigned long pid;
+	char comm[64];
+	int found = 0;
+	DIR *dir;
+
+	dir = sysroot_opendir(root, "/proc");
+	if (!dir)
+		return 0;
+	while (!found && (entry = readdir(dir))) {
+		if (!parse_number(entry->d_name, &pid) || pid > INT32_MAX)
+			continue;
+		/* a process may exit while we look: not an error */
+		if (sysroot_read(root, comm, sizeof(comm), "/proc/%lu/comm", pid) > 0 &&
+		    !strcmp(comm, "irqbalance"))
+			found = (int)pid;
+	}
+	closedir(dir);
+	return found;
+}
