@@ -9,6 +9,8 @@
 static const struct command commands[] = {
 	{ "noise", NULL, "OS noise: gaps a busy CPU loses, their sizes and periods",
 	  cmd_noise, cmd_noise_usage },
+	{ "irq", NULL, "keep interrupts off RT CPUs: show, plan, apply, balance, restore",
+	  cmd_irq, cmd_irq_usage },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
