@@ -292,8 +292,14 @@ void irq_context_close(struct irq_context *ctx)
 	ctx->root = NULL;
 }
 
+/* Only show lists per-CPU counts: 40 MB on a 1024-CPU machine with 10,000 IRQs. */
+static bool wants_window(const struct irq_options *options)
+{
+	return options->subcommand == IRQ_SHOW;
+}
+
 /* Rates from two reads @ns apart; -ESTALE when IRQs came or went meanwhile. */
-static int sample(struct irq_context *ctx, uint64_t ns)
+static int sample(struct irq_context *ctx, const struct irq_options *options, uint64_t ns)
 {
 	struct irq_counts after;
 	int ret;
@@ -306,10 +312,10 @@ static int sample(struct irq_context *ctx, uint64_t ns)
 		return -EINTR;
 	}
 	ret = irq_counts_read(ctx->root, &ctx->table, &after);
-	if (!ret)
+	if (!ret && wants_window(options))
 		ret = irq_counts_delta(&ctx->table.counts, &after, &ctx->window);
 	if (!ret) {
-		ctx->window_ns = ctx->window.time_ns;
+		ctx->window_ns = after.time_ns - ctx->table.counts.time_ns;
 		irq_rates(&ctx->table, &ctx->table.counts, &after, ctx->rates);
 	}
 	irq_counts_release(&after);
@@ -326,7 +332,7 @@ static int load_once(struct irq_context *ctx, const struct irq_options *options)
 		ret = irq_table_load(ctx->root, &ctx->table);
 	if (!ret)
 		ret = irq_read_default_affinity(ctx->root, &ctx->default_affinity);
-	if (!ret)
+	if (!ret && wants_window(options))
 		ret = irq_counts_init(&ctx->window, &ctx->table);
 	if (!ret) {
 		ctx->rates = calloc(ctx->table.nr_irqs + 1, sizeof(double));
@@ -342,13 +348,15 @@ static int load_once(struct irq_context *ctx, const struct irq_options *options)
 	if (!sysroot_is_live(ctx->root) || !options->sample_ns) {
 		if (options->sample_given && !sysroot_is_live(ctx->root))
 			log_info("--sample ignored: a fixture has a single snapshot");
-		memcpy(ctx->window.values, ctx->table.counts.values,
-		       (size_t)ctx->window.nr_rows * ctx->window.nr_columns * sizeof(uint32_t));
+		if (wants_window(options))
+			memcpy(ctx->window.values, ctx->table.counts.values,
+			       (size_t)ctx->window.nr_rows * ctx->window.nr_columns *
+				       sizeof(uint32_t));
 		ctx->window_ns = 0;
 		irq_rates(&ctx->table, NULL, &ctx->table.counts, ctx->rates);
 		return 0;
 	}
-	return sample(ctx, options->sample_ns);
+	return sample(ctx, options, options->sample_ns);
 }
 
 int irq_context_load(struct irq_context *ctx, const struct irq_options *options)

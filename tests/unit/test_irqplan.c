@@ -710,6 +710,13 @@ START_TEST(rate_formatting)
 	ck_assert_str_eq(irqplan_format_rate(999, buf, sizeof(buf)), "999");
 	ck_assert_str_eq(irqplan_format_rate(3100, buf, sizeof(buf)), "3.1k");
 	ck_assert_str_eq(irqplan_format_rate(2400000, buf, sizeof(buf)), "2.4M");
+	ck_assert_str_eq(irqplan_format_rate(999.4, buf, sizeof(buf)), "999");
+	ck_assert_str_eq(irqplan_format_rate(999.5, buf, sizeof(buf)), "1.0k");
+	ck_assert_str_eq(irqplan_format_rate(999499, buf, sizeof(buf)), "999.5k");
+	ck_assert_str_eq(irqplan_format_rate(999500, buf, sizeof(buf)), "1.0M");
+	ck_assert_str_eq(irqplan_format_rate(3e12, buf, sizeof(buf)), "3000.0G");
+	ck_assert_str_eq(irqplan_format_rate(-5, buf, sizeof(buf)), "0");
+	ck_assert_str_eq(irqplan_format_rate(123456, buf, 4), "123");
 	ck_assert_str_eq(irqplan_kind_name(IRQPLAN_NODE), "node");
 }
 END_TEST
