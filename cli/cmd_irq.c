@@ -553,8 +553,9 @@ static void print_verify(const struct irq_context *ctx, const struct cpuset *rt,
 		json_decref(cpus);
 }
 
-static int report_apply(const struct irq_context *ctx, const struct irqplan *plan,
-			const struct irq_apply_report *report, json_t *doc)
+static int report_apply(const struct irq_context *ctx, const struct irq_options *options,
+			const struct irqplan *plan, const struct irq_apply_report *report,
+			json_t *doc)
 {
 	json_t *results = json_array();
 	char mask[256];
@@ -578,9 +579,11 @@ static int report_apply(const struct irq_context *ctx, const struct irqplan *pla
 		printf("; default_smp_affinity %s %s",
 		       report->default_written ? "set to" : "NOT set to",
 		       cpuset_format_list(&plan->default_to, mask, sizeof(mask)));
-	printf("\njournal: %s (undo with 'latscope irq restore%s%s')\n", ctx->journal,
+	printf("\njournal: %s (undo with 'latscope irq restore%s%s%s%s')\n", ctx->journal,
 	       sysroot_is_live(ctx->root) ? "" : " --root ",
-	       sysroot_is_live(ctx->root) ? "" : sysroot_dir(ctx->root));
+	       sysroot_is_live(ctx->root) ? "" : sysroot_dir(ctx->root),
+	       options->journal_path ? " --journal " : "",
+	       options->journal_path ? options->journal_path : "");
 	if (doc) {
 		json_object_set_new(doc, "results", results);
 		json_object_set_new(doc, "journal", json_string(ctx->journal));
@@ -633,7 +636,7 @@ static int run_apply(const struct irq_options *options, struct irq_context *ctx)
 		status = EXIT_ERROR;
 		goto out;
 	}
-	status = report_apply(ctx, &plan, &report, doc);
+	status = report_apply(ctx, options, &plan, &report, doc);
 	if (options->verify) {
 		if (rt_rates(ctx, &rt, verify_ns, after))
 			log_warning("cannot count the interrupts after the moves");
