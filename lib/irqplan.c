@@ -109,6 +109,8 @@ struct planner {
 	struct domain *nodes; /* topo->nr_nodes */
 	struct domain any;
 	bool *moved; /* per row */
+	/* per row: where it is delivered now, -1 nowhere, SEVERAL_CPUS */
+	int *delivery_cpu;
 	bool *held; /* per row: counted in held_by_dwell */
 	unsigned int moves_cap;
 	unsigned int budget_left; /* UINT_MAX without a history */
@@ -189,34 +191,59 @@ static void delivery_online(const struct planner *p, const struct irq_info *irq,
 		cpuset_and(cpus, &irq->affinity, &p->topo->online);
 }
 
-static void account(struct planner *p, unsigned int row, const struct cpuset *cpus, double sign)
-{
-	unsigned int count = cpuset_count(cpus);
-	double share;
-	int cpu;
+#define SEVERAL_CPUS (-2)
 
-	if (!count)
+/* Add (@sign 1) or take away (-1) @share of a row's load on one CPU. */
+static void account_cpu(struct planner *p, unsigned int cpu, double share, double sign)
+{
+	if (cpu >= p->nr_cpus)
 		return;
-	share = p->in->rates[row] / count;
-	cpuset_for_each(cpu, cpus) {
-		if ((unsigned int)cpu >= p->nr_cpus)
-			continue;
-		p->load[cpu] += sign * share;
-		p->core_load[core_of(p, (unsigned int)cpu)] += sign * share;
-		if (sign > 0)
-			p->nr_irqs[cpu]++;
-		else if (p->nr_irqs[cpu])
-			p->nr_irqs[cpu]--;
-	}
+	p->load[cpu] += sign * share;
+	p->core_load[core_of(p, cpu)] += sign * share;
+	if (sign > 0)
+		p->nr_irqs[cpu]++;
+	else if (p->nr_irqs[cpu])
+		p->nr_irqs[cpu]--;
 }
 
 static void account_one(struct planner *p, unsigned int row, unsigned int cpu, double sign)
 {
-	struct cpuset one;
+	account_cpu(p, cpu, p->in->rates[row], sign);
+}
 
-	cpuset_clear(&one);
-	cpuset_add(&one, cpu);
-	account(p, row, &one, sign);
+/*
+ * A row's load where it is delivered now. Most IRQs go to one CPU, found
+ * once in start(): 8192-bit sets are scanned only for the others.
+ */
+static void account_row(struct planner *p, unsigned int row, double sign)
+{
+	struct cpuset cpus;
+	unsigned int count = 0;
+	int cpu;
+
+	if (p->delivery_cpu[row] >= 0) {
+		account_one(p, row, (unsigned int)p->delivery_cpu[row], sign);
+		return;
+	}
+	if (p->delivery_cpu[row] != SEVERAL_CPUS)
+		return;
+	delivery_online(p, irq_of(p, row), &cpus);
+	cpuset_for_each(cpu, &cpus)
+		count++;
+	cpuset_for_each(cpu, &cpus)
+		account_cpu(p, (unsigned int)cpu, p->in->rates[row] / count, sign);
+}
+
+static void find_delivery_cpu(struct planner *p, unsigned int row)
+{
+	struct cpuset cpus;
+	int first;
+
+	delivery_online(p, irq_of(p, row), &cpus);
+	first = cpuset_next(&cpus, -1);
+	if (first >= 0 && cpuset_next(&cpus, first) >= 0)
+		first = SEVERAL_CPUS;
+	p->delivery_cpu[row] = first;
 }
 
 static int build_domain(struct domain *domain, int node, const struct cpuset *cpus)
@@ -531,15 +558,12 @@ static void why_leave(struct planner *p, const struct irq_info *irq, enum irqpla
 static int place(struct planner *p, struct pending *pending, unsigned int nr_pending)
 {
 	const struct irq_history *history = p->in->history;
-	struct cpuset cpus;
 	unsigned int i;
 	size_t len;
 
 	/* They leave where they are: targets are chosen without them. */
-	for (i = 0; i < nr_pending; i++) {
-		delivery_online(p, irq_of(p, pending[i].row), &cpus);
-		account(p, pending[i].row, &cpus, -1);
-	}
+	for (i = 0; i < nr_pending; i++)
+		account_row(p, pending[i].row, -1);
 	qsort_r(pending, nr_pending, sizeof(*pending), compare_pending, (void *)p->in->rates);
 	for (i = 0; i < nr_pending; i++) {
 		unsigned int row = pending[i].row;
@@ -564,8 +588,7 @@ static int place(struct planner *p, struct pending *pending, unsigned int nr_pen
 		to = held ? -1 : pick_target(p, domain, -1);
 		if (to < 0) {
 			/* stays: its load is back where it is */
-			delivery_online(p, irq, &cpus);
-			account(p, row, &cpus, 1);
+			account_row(p, row, 1);
 			continue;
 		}
 		cpu_load = p->load[to];
@@ -616,7 +639,6 @@ static bool above(const struct planner *p, const double *means, unsigned int cpu
 /* Candidates for balance moves: active, movable IRQs delivered to one CPU. */
 static int balance_candidates(const struct planner *p, unsigned int **rows, unsigned int *nr)
 {
-	struct cpuset cpus;
 	unsigned int row;
 
 	*nr = 0;
@@ -630,10 +652,8 @@ static int balance_candidates(const struct planner *p, unsigned int **rows, unsi
 		if (!irq->movable || !irq->has_affinity || p->moved[row] ||
 		    !(p->in->rates[row] > 0))
 			continue;
-		delivery_online(p, irq, &cpus);
-		cpu = cpuset_next(&cpus, -1);
-		if (cpu < 0 || cpuset_next(&cpus, cpu) >= 0 ||
-		    !cpuset_has(&p->plan->balance_eligible, (unsigned int)cpu))
+		cpu = p->delivery_cpu[row];
+		if (cpu < 0 || !cpuset_has(&p->plan->balance_eligible, (unsigned int)cpu))
 			continue;
 		(*rows)[(*nr)++] = row;
 	}
@@ -728,7 +748,6 @@ static int balance(struct planner *p)
 		ret = balance_candidates(p, &rows, &nr_rows);
 	while (!ret && nr_rows) {
 		struct balance_choice best = { .row = -1 };
-		struct cpuset cpus;
 
 		node_means(p, means);
 		for (i = 0; i < nr_rows; i++) {
@@ -736,8 +755,7 @@ static int balance(struct planner *p)
 
 			if (p->moved[row])
 				continue;
-			delivery_online(p, irq_of(p, row), &cpus);
-			cpu = (unsigned int)cpuset_next(&cpus, -1);
+			cpu = (unsigned int)p->delivery_cpu[row];
 			/*
 			 * An IRQ alone on its CPU only moves the problem. A
 			 * CPU sheds load until it is under half the dead band.
@@ -784,13 +802,13 @@ static void free_planner(struct planner *p)
 	free(p->nr_irqs);
 	free(p->moved);
 	free(p->held);
+	free(p->delivery_cpu);
 }
 
 static int start(struct planner *p)
 {
 	const struct irq_history *history = p->in->history;
 	size_t rows = p->table->nr_irqs + 1;
-	struct cpuset cpus;
 	unsigned int row;
 	int ret;
 
@@ -801,8 +819,9 @@ static int start(struct planner *p)
 	p->nr_irqs = calloc(p->nr_cpus + 1, sizeof(unsigned int));
 	p->moved = calloc(rows, sizeof(bool));
 	p->held = calloc(rows, sizeof(bool));
+	p->delivery_cpu = calloc(rows, sizeof(int));
 	if (!p->plan->load_before || !p->plan->load_after || !p->core_load || !p->nr_irqs ||
-	    !p->moved || !p->held)
+	    !p->moved || !p->held || !p->delivery_cpu)
 		return -ENOMEM;
 	p->load = p->plan->load_after;
 	ret = build_domains(p);
@@ -819,10 +838,11 @@ static int start(struct planner *p)
 					 0;
 	}
 	for (row = 0; row < p->table->nr_irqs; row++) {
+		p->delivery_cpu[row] = -1;
 		if (!irq_of(p, row)->has_affinity)
 			continue;
-		delivery_online(p, irq_of(p, row), &cpus);
-		account(p, row, &cpus, 1);
+		find_delivery_cpu(p, row);
+		account_row(p, row, 1);
 	}
 	memcpy(p->plan->load_before, p->load, p->nr_cpus * sizeof(double));
 	return 0;
