@@ -95,16 +95,18 @@ static const struct option long_options[] = {
 
 static const struct {
 	const char *name;
+	const char *command_name; /* for error messages: "latscope irq plan: ..." */
 	unsigned int options; /* the BIT()s it accepts */
 } subcommands[] = {
-	[IRQ_SHOW] = { "show", PLAN_OPTIONS },
-	[IRQ_PLAN] = { "plan", PLAN_OPTIONS },
-	[IRQ_APPLY] = { "apply", PLAN_OPTIONS | BIT(OPT_VERIFY) | BIT(OPT_JOURNAL) },
-	[IRQ_BALANCE] = { "balance", PLAN_OPTIONS | BIT(OPT_JOURNAL) | BIT(OPT_INTERVAL) |
-					     BIT(OPT_MAX_MOVES) | BIT(OPT_MIN_DWELL) |
-					     BIT(OPT_DEAD_BAND) | BIT(OPT_RESTORE_ON_EXIT) |
-					     BIT(OPT_FORCE) | BIT(OPT_COUNT) },
-	[IRQ_RESTORE] = { "restore", BIT(OPT_ROOT) | BIT(OPT_JOURNAL) | BIT(OPT_JSON) },
+	[IRQ_SHOW] = { "show", "irq show", PLAN_OPTIONS },
+	[IRQ_PLAN] = { "plan", "irq plan", PLAN_OPTIONS },
+	[IRQ_APPLY] = { "apply", "irq apply", PLAN_OPTIONS | BIT(OPT_VERIFY) | BIT(OPT_JOURNAL) },
+	[IRQ_BALANCE] = { "balance", "irq balance",
+			  PLAN_OPTIONS | BIT(OPT_JOURNAL) | BIT(OPT_INTERVAL) | BIT(OPT_MAX_MOVES) |
+				  BIT(OPT_MIN_DWELL) | BIT(OPT_DEAD_BAND) |
+				  BIT(OPT_RESTORE_ON_EXIT) | BIT(OPT_FORCE) | BIT(OPT_COUNT) },
+	[IRQ_RESTORE] = { "restore", "irq restore",
+			  BIT(OPT_ROOT) | BIT(OPT_JOURNAL) | BIT(OPT_JSON) },
 };
 
 #define NR_SUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))
@@ -203,11 +205,7 @@ static int parse_options(struct irq_options *o, int argc, char **argv, bool *hel
 				   argv[1]);
 	o->subcommand = (enum irq_subcommand)i;
 	o->name = subcommands[i].name;
-	cli_set_command_name(o->subcommand == IRQ_SHOW	  ? "irq show" :
-			     o->subcommand == IRQ_PLAN	  ? "irq plan" :
-			     o->subcommand == IRQ_APPLY	  ? "irq apply" :
-			     o->subcommand == IRQ_BALANCE ? "irq balance" :
-							    "irq restore");
+	cli_set_command_name(subcommands[i].command_name);
 	opterr = 0;
 	optind = 2;
 	while ((opt = getopt_long(argc, argv, "vh", long_options, NULL)) != -1) {
@@ -370,6 +368,8 @@ int irq_context_load(struct irq_context *ctx, const struct irq_options *options)
 	}
 	if (ret == -ESTALE)
 		log_error("the IRQs keep changing while sampled; try again");
+	if (ret == -EINTR)
+		log_error("interrupted while sampling the interrupt counts");
 	return ret;
 }
 
@@ -671,6 +671,9 @@ static int run_restore(const struct irq_options *options, struct irq_context *ct
 	       report.failed, ret ? "kept" : "removed");
 	if (!options->json_path)
 		return status;
+	/* the host facts name the CPUs; restore needed no topology until now */
+	if (topology_load(ctx->root, &ctx->topo))
+		memset(&ctx->topo, 0, sizeof(ctx->topo));
 	doc = irq_json_document(ctx, options);
 	json_object_set_new(doc, "journal", json_string(ctx->journal));
 	json_object_set_new(doc, "restored", json_integer(report.restored));

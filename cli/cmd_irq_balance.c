@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "cmd_irq.h"
+#include "latscope/array.h"
 #include "latscope/log.h"
 #include "latscope/parse.h"
 
@@ -55,19 +56,12 @@ static int snapshot_take(struct snapshot *s, const struct irq_table *table,
 
 static int snapshot_row(const struct snapshot *s, unsigned int number)
 {
-	unsigned int low = 0, high = s->nr_irqs;
+	const unsigned int *found;
 
-	while (low < high) {
-		unsigned int mid = low + (high - low) / 2;
-
-		if (s->numbers[mid] == number)
-			return (int)mid;
-		if (s->numbers[mid] < number)
-			low = mid + 1;
-		else
-			high = mid;
-	}
-	return -1;
+	if (!s->nr_irqs)
+		return -1;
+	found = bsearch(&number, s->numbers, s->nr_irqs, sizeof(*s->numbers), array_compare_uint);
+	return found ? (int)(found - s->numbers) : -1;
 }
 
 /* Per second since the snapshot; 0 for new IRQs or after a CPU hotplug. */
@@ -96,7 +90,7 @@ static void rates_since(const struct snapshot *s, const struct irq_table *table,
 /* IRQs whose writes failed for good (EIO, EPERM): left alone from then on. */
 struct stuck {
 	unsigned int *numbers;
-	unsigned int nr;
+	unsigned int nr, cap;
 };
 
 static bool is_stuck(const struct stuck *stuck, unsigned int number)
@@ -111,14 +105,14 @@ static bool is_stuck(const struct stuck *stuck, unsigned int number)
 
 static void add_stuck(struct stuck *stuck, unsigned int number)
 {
-	unsigned int *bigger;
+	unsigned int *numbers;
 
 	if (is_stuck(stuck, number))
 		return;
-	bigger = realloc(stuck->numbers, (stuck->nr + 1) * sizeof(*bigger));
-	if (!bigger)
-		return;
-	stuck->numbers = bigger;
+	numbers = array_grow(stuck->numbers, &stuck->cap, stuck->nr + 1, sizeof(*numbers));
+	if (!numbers)
+		return; /* it will be tried again, and fail again: harmless */
+	stuck->numbers = numbers;
 	stuck->numbers[stuck->nr++] = number;
 }
 

@@ -293,8 +293,10 @@ json_t *irq_json_document(const struct irq_context *ctx, const struct irq_option
 					  (json_int_t)options->min_dwell_ns, "dead_band",
 					  options->dead_band));
 	json_object_set_new(doc, "params", params);
-	json_object_set_new(doc, "rate_unit", json_string(rates_unit(ctx)));
-	json_object_set_new(doc, "sample_ns", json_integer((json_int_t)ctx->window_ns));
+	if (options->subcommand != IRQ_RESTORE) {
+		json_object_set_new(doc, "rate_unit", json_string(rates_unit(ctx)));
+		json_object_set_new(doc, "sample_ns", json_integer((json_int_t)ctx->window_ns));
+	}
 	return doc;
 }
 

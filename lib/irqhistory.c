@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "latscope/array.h"
 #include "latscope/irqplan.h"
 
 #define HOUR_NS (3600ULL * 1000000000ULL)
@@ -41,21 +42,20 @@ void irq_history_free(struct irq_history *history)
 	free(history);
 }
 
+static int compare_last_move(const void *key, const void *item)
+{
+	unsigned int irq = *(const unsigned int *)key;
+	const struct last_move *last = item;
+
+	return irq < last->irq ? -1 : irq > last->irq;
+}
+
 static const struct last_move *find_last(const struct irq_history *history, unsigned int irq)
 {
-	unsigned int low = 0, high = history->nr_last;
-
-	while (low < high) {
-		unsigned int mid = low + (high - low) / 2;
-
-		if (history->last[mid].irq == irq)
-			return &history->last[mid];
-		if (history->last[mid].irq < irq)
-			low = mid + 1;
-		else
-			high = mid;
-	}
-	return NULL;
+	if (!history->nr_last)
+		return NULL;
+	return bsearch(&irq, history->last, history->nr_last, sizeof(*history->last),
+		       compare_last_move);
 }
 
 uint64_t irq_history_last_move(const struct irq_history *history, unsigned int irq)
@@ -82,19 +82,8 @@ unsigned int irq_history_overload_streak(const struct irq_history *history, unsi
 
 bool irq_history_known(const struct irq_history *history, unsigned int irq)
 {
-	unsigned int low = 0, high = history->nr_known;
-
-	while (low < high) {
-		unsigned int mid = low + (high - low) / 2;
-
-		if (history->known[mid] == irq)
-			return true;
-		if (history->known[mid] < irq)
-			low = mid + 1;
-		else
-			high = mid;
-	}
-	return false;
+	return history->nr_known && bsearch(&irq, history->known, history->nr_known,
+					    sizeof(*history->known), array_compare_uint);
 }
 
 bool irq_history_started(const struct irq_history *history)
@@ -149,6 +138,7 @@ static int record_recent(struct irq_history *history, const struct irqplan *plan
 			 uint64_t now_ns)
 {
 	unsigned int kept = 0, i, moves = 0;
+	uint64_t *recent;
 
 	for (i = 0; i < history->nr_recent; i++)
 		if (history->recent[i] + HOUR_NS > now_ns)
@@ -156,15 +146,11 @@ static int record_recent(struct irq_history *history, const struct irqplan *plan
 	history->nr_recent = kept;
 	for (i = 0; i < plan->nr_moves; i++)
 		moves += !done || done[i];
-	if (history->nr_recent + moves > history->recent_cap) {
-		unsigned int cap = (history->nr_recent + moves) * 2;
-		uint64_t *bigger = realloc(history->recent, cap * sizeof(*bigger));
-
-		if (!bigger)
-			return -ENOMEM;
-		history->recent = bigger;
-		history->recent_cap = cap;
-	}
+	recent = array_grow(history->recent, &history->recent_cap, history->nr_recent + moves,
+			    sizeof(*recent));
+	if (!recent)
+		return -ENOMEM;
+	history->recent = recent;
 	for (i = 0; i < moves; i++)
 		history->recent[history->nr_recent++] = now_ns;
 	return 0;

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "latscope/array.h"
 #include "latscope/irqapply.h"
 #include "latscope/log.h"
 #include "latscope/result.h"
@@ -113,19 +114,14 @@ bool irq_journal_has_irq(const struct irq_journal *journal, unsigned int number)
 
 static int index_number(struct irq_journal *journal, unsigned int number)
 {
-	unsigned int position;
+	unsigned int position, *numbers;
 
 	if (find_number(journal, number, &position))
 		return -EEXIST;
-	if (journal->nr == journal->cap) {
-		unsigned int cap = journal->cap ? journal->cap * 2 : 64;
-		unsigned int *bigger = realloc(journal->numbers, cap * sizeof(*bigger));
-
-		if (!bigger)
-			return -ENOMEM;
-		journal->numbers = bigger;
-		journal->cap = cap;
-	}
+	numbers = array_grow(journal->numbers, &journal->cap, journal->nr + 1, sizeof(*numbers));
+	if (!numbers)
+		return -ENOMEM;
+	journal->numbers = numbers;
 	memmove(journal->numbers + position + 1, journal->numbers + position,
 		(journal->nr - position) * sizeof(*journal->numbers));
 	journal->numbers[position] = number;

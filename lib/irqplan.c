@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "latscope/array.h"
 #include "latscope/irqplan.h"
 #include "latscope/log.h"
 
@@ -112,7 +113,7 @@ struct planner {
 	/* per row: where it is delivered now, -1 nowhere, SEVERAL_CPUS */
 	int *delivery_cpu;
 	bool *held; /* per row: counted in held_by_dwell */
-	unsigned int moves_cap;
+	unsigned int moves_cap, unmovable_cap;
 	unsigned int budget_left; /* UINT_MAX without a history */
 	const char *unit; /* "/s", or "" for counts since boot */
 	/*
@@ -337,15 +338,10 @@ static struct irqplan_move *add_move(struct planner *p, unsigned int row,
 	struct irqplan *plan = p->plan;
 	struct irqplan_move *move;
 
-	if (plan->nr_moves == p->moves_cap) {
-		unsigned int cap = p->moves_cap ? p->moves_cap * 2 : 16;
-		struct irqplan_move *bigger = realloc(plan->moves, cap * sizeof(*bigger));
-
-		if (!bigger)
-			return NULL;
-		plan->moves = bigger;
-		p->moves_cap = cap;
-	}
+	move = array_grow(plan->moves, &p->moves_cap, plan->nr_moves + 1, sizeof(*move));
+	if (!move)
+		return NULL;
+	plan->moves = move;
 	move = &plan->moves[plan->nr_moves++];
 	move->row = row;
 	move->irq = irq_of(p, row)->number;
@@ -431,15 +427,11 @@ static int add_unmovable(struct planner *p, unsigned int row, bool reaches_rt, c
 	struct irqplan_unmovable *entry;
 	va_list ap;
 
-	if (!(plan->nr_unmovable & (plan->nr_unmovable + 1)) || !plan->unmovable) {
-		/* grow at 0, 1, 3, 7, ...: capacity doubles */
-		struct irqplan_unmovable *bigger =
-			realloc(plan->unmovable, (plan->nr_unmovable + 1) * 2 * sizeof(*bigger));
-
-		if (!bigger)
-			return -ENOMEM;
-		plan->unmovable = bigger;
-	}
+	entry = array_grow(plan->unmovable, &p->unmovable_cap, plan->nr_unmovable + 1,
+			   sizeof(*entry));
+	if (!entry)
+		return -ENOMEM;
+	plan->unmovable = entry;
 	entry = &plan->unmovable[plan->nr_unmovable++];
 	entry->row = row;
 	entry->irq = irq_of(p, row)->number;
@@ -469,15 +461,11 @@ static int compare_pending(const void *a, const void *b, void *rates_arg)
 static int add_pending(struct pending **list, unsigned int *nr, unsigned int *cap, unsigned int row,
 		       enum irqplan_move_kind kind)
 {
-	if (*nr == *cap) {
-		unsigned int bigger_cap = *cap ? *cap * 2 : 64;
-		struct pending *bigger = realloc(*list, bigger_cap * sizeof(*bigger));
+	struct pending *grown = array_grow(*list, cap, *nr + 1, sizeof(*grown));
 
-		if (!bigger)
-			return -ENOMEM;
-		*list = bigger;
-		*cap = bigger_cap;
-	}
+	if (!grown)
+		return -ENOMEM;
+	*list = grown;
 	(*list)[(*nr)++] = (struct pending){ row, kind };
 	return 0;
 }

@@ -67,6 +67,27 @@ static int apply(struct state *s, struct irq_apply_report *report)
 	return irq_apply(s->root, &s->topo, &s->table, &s->plan, s->journal, report);
 }
 
+/* Run "COMMAND 'COPY/PATH'" (rm -r, chattr); returns its status. */
+static int in_copy(const struct state *s, const char *command, const char *path)
+{
+	char line[1024];
+
+	snprintf(line, sizeof(line), "%s '%s/%s' 2>/dev/null", command, s->copy.dir, path);
+	return system(line);
+}
+
+/* Plan with these RT CPUs and apply; every move must succeed. */
+static void plan_and_apply(struct state *s, const char *rt_cpus)
+{
+	struct irq_apply_report report;
+
+	make_plan(s, rt_cpus);
+	ck_assert_int_eq(apply(s, &report), 0);
+	ck_assert_uint_eq(report.done, s->plan.nr_moves);
+	free(report.moves);
+	drop_plan(s);
+}
+
 /* The copy equals the committed fixture, byte for byte (latscope's run/ aside). */
 static void assert_same_as(const struct state *s, const char *fixture)
 {
@@ -146,21 +167,12 @@ END_TEST
 START_TEST(journal_keeps_the_first_state)
 {
 	struct irq_restore_report restored;
-	struct irq_apply_report report;
 	struct state s;
 
 	start(&s, FIXTURE("irq-numa2"));
-	make_plan(&s, "");
-	ck_assert_int_eq(apply(&s, &report), 0);
-	free(report.moves);
-	drop_plan(&s);
+	plan_and_apply(&s, "");
 	/* a second apply with more RT CPUs moves IRQs moved before */
-	make_plan(&s, "2-3,10-11");
-	ck_assert_uint_gt(s.plan.nr_moves, 0);
-	ck_assert_int_eq(apply(&s, &report), 0);
-	ck_assert_uint_eq(report.done, s.plan.nr_moves);
-	free(report.moves);
-	drop_plan(&s);
+	plan_and_apply(&s, "2-3,10-11");
 	ck_assert_int_eq(irq_journal_restore(s.root, s.journal, &restored), 0);
 	assert_same_as(&s, FIXTURE("irq-numa2"));
 	finish(&s);
@@ -171,7 +183,6 @@ START_TEST(vanished_changed_and_unwritable_irqs)
 {
 	struct irq_restore_report restored;
 	struct irq_apply_report report;
-	char command[1024];
 	unsigned int i;
 	bool immutable;
 	struct state s;
@@ -179,13 +190,10 @@ START_TEST(vanished_changed_and_unwritable_irqs)
 	start(&s, FIXTURE("irq-numa2"));
 	make_plan(&s, "");
 	/* between the plan and the writes: 43 vanishes, 44 is moved by someone */
-	snprintf(command, sizeof(command), "rm -r '%s/proc/irq/43'", s.copy.dir);
-	ck_assert_int_eq(system(command), 0);
+	ck_assert_int_eq(in_copy(&s, "rm -r", "proc/irq/43"), 0);
 	fixture_put(&s.copy, "proc/irq/44/smp_affinity_list", "1\n");
 	/* and 45's file refuses writes, as a managed IRQ's does (EPERM) */
-	snprintf(command, sizeof(command),
-		 "chattr +i '%s/proc/irq/45/smp_affinity_list' 2>/dev/null", s.copy.dir);
-	immutable = system(command) == 0;
+	immutable = in_copy(&s, "chattr +i", "proc/irq/45/smp_affinity_list") == 0;
 	ck_assert_int_eq(apply(&s, &report), 0);
 	for (i = 0; i < s.plan.nr_moves; i++) {
 		const struct irq_apply_result *result = &report.moves[i];
@@ -217,9 +225,7 @@ START_TEST(vanished_changed_and_unwritable_irqs)
 	drop_plan(&s);
 	/* restore: what was done is undone; the immutable file needs no write */
 	if (immutable) {
-		snprintf(command, sizeof(command), "chattr -i '%s/proc/irq/45/smp_affinity_list'",
-			 s.copy.dir);
-		ck_assert_int_eq(system(command), 0);
+		ck_assert_int_eq(in_copy(&s, "chattr -i", "proc/irq/45/smp_affinity_list"), 0);
 	}
 	ck_assert_int_eq(irq_journal_restore(s.root, s.journal, &restored), 0);
 	ck_assert_uint_eq(restored.failed, 0);
@@ -273,17 +279,11 @@ END_TEST
 START_TEST(restore_skips_vanished_irqs)
 {
 	struct irq_restore_report restored;
-	struct irq_apply_report report;
-	char command[1024];
 	struct state s;
 
 	start(&s, FIXTURE("irq-numa2"));
-	make_plan(&s, "");
-	ck_assert_int_eq(apply(&s, &report), 0);
-	free(report.moves);
-	drop_plan(&s);
-	snprintf(command, sizeof(command), "rm -r '%s/proc/irq/47'", s.copy.dir);
-	ck_assert_int_eq(system(command), 0);
+	plan_and_apply(&s, "");
+	ck_assert_int_eq(in_copy(&s, "rm -r", "proc/irq/47"), 0);
 	ck_assert_int_eq(irq_journal_restore(s.root, s.journal, &restored), 0);
 	ck_assert_uint_eq(restored.gone, 1);
 	ck_assert_str_eq(file_text(&s, "proc/irq/48/smp_affinity_list"), "0-15\n");
