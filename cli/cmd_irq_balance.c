@@ -199,10 +199,15 @@ static int observe(struct daemon *d)
 		if (ret)
 			return ret;
 	}
-	if (sysroot_is_live(ctx->root))
+	if (sysroot_is_live(ctx->root)) {
 		rates_since(&d->last, &ctx->table, &d->counts, ctx->rates);
-	else
+		/* per second: the reasons say "/s" */
+		ctx->window_ns = d->counts.time_ns - d->last.time_ns;
+		if (!ctx->window_ns)
+			ctx->window_ns = 1;
+	} else {
 		irq_rates(&ctx->table, NULL, &d->counts, ctx->rates);
+	}
 	for (unsigned int row = 0; row < ctx->table.nr_irqs; row++)
 		if (is_stuck(&d->stuck, ctx->table.irqs[row].number))
 			ctx->table.irqs[row].movable = false;
