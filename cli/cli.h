@@ -31,6 +31,8 @@ int cmd_check(int argc, char **argv);
 void cmd_check_usage(FILE *out);
 int cmd_timer(int argc, char **argv);
 void cmd_timer_usage(FILE *out);
+int cmd_irq(int argc, char **argv);
+void cmd_irq_usage(FILE *out);
 
 /*
  * Errors for the user: one line on stderr, "latscope <command>: <what>".
@@ -67,6 +69,12 @@ int option_rejected(int argc, char **argv, const char *shortopts, const struct o
  */
 extern volatile sig_atomic_t stop_requested;
 int signals_catch(void);
+/*
+ * For daemons that re-read their settings on SIGHUP (irq balance): after
+ * signals_catch(), SIGHUP sets reload_requested instead of stopping.
+ */
+extern volatile sig_atomic_t reload_requested;
+int signals_catch_reload(void);
 
 /* "12.345" us with 3 decimals from ns */
 const char *format_us(uint64_t ns, char *buf, size_t size);

@@ -13,6 +13,8 @@ static const struct command commands[] = {
 	  cmd_check, cmd_check_usage },
 	{ "timer", "cyclic", "timer wake-up latency, cyclictest-compatible, with percentiles",
 	  cmd_timer, cmd_timer_usage },
+	{ "irq", NULL, "keep interrupts off RT CPUs: show, plan, apply, balance, restore",
+	  cmd_irq, cmd_irq_usage },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -27,3 +27,21 @@ int signals_catch(void)
 			return -errno;
 	return 0;
 }
+
+volatile sig_atomic_t reload_requested;
+
+static void request_reload(int signo)
+{
+	(void)signo;
+	reload_requested = 1;
+}
+
+int signals_catch_reload(void)
+{
+	struct sigaction action;
+
+	memset(&action, 0, sizeof(action));
+	action.sa_handler = request_reload;
+	sigemptyset(&action.sa_mask);
+	return sigaction(SIGHUP, &action, NULL) ? -errno : 0;
+}

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "latscope/array.h"
 #include "latscope/irq.h"
 #include "latscope/log.h"
 
@@ -126,7 +127,7 @@ static int reader_next(struct line_reader *reader, char **line)
 /* The header: "           CPU0       CPU1       CPU3" (online CPUs only). */
 static int parse_header(const char *line, unsigned int **column_cpu, unsigned int *nr_columns)
 {
-	unsigned int *cpus = NULL, n = 0, cap = 0;
+	unsigned int *cpus = NULL, *grown, n = 0, cap = 0;
 	const char *p = line;
 
 	for (;;) {
@@ -144,17 +145,12 @@ static int parse_header(const char *line, unsigned int **column_cpu, unsigned in
 		if (errno || cpu >= CPUSET_MAX_CPUS || (n && cpu <= cpus[n - 1]) ||
 		    (*end && *end != ' ' && *end != '\t'))
 			goto malformed;
-		if (n == cap) {
-			unsigned int *bigger;
-
-			cap = cap ? cap * 2 : 64;
-			bigger = realloc(cpus, cap * sizeof(*cpus));
-			if (!bigger) {
-				free(cpus);
-				return -ENOMEM;
-			}
-			cpus = bigger;
+		grown = array_grow(cpus, &cap, n + 1, sizeof(*cpus));
+		if (!grown) {
+			free(cpus);
+			return -ENOMEM;
 		}
+		cpus = grown;
 		cpus[n++] = (unsigned int)cpu;
 		p = end;
 	}
@@ -334,23 +330,20 @@ struct row_store {
 
 static uint32_t *row_store_next(struct row_store *store)
 {
-	if (store->nr == store->cap) {
-		unsigned int cap = store->cap ? store->cap * 2 : 64;
-		uint32_t *bigger =
-			realloc(store->counts, (size_t)cap * store->columns * sizeof(uint32_t));
+	/* an item is a row of counts */
+	uint32_t *grown = array_grow(store->counts, &store->cap, store->nr + 1,
+				     store->columns * sizeof(uint32_t));
 
-		if (!bigger)
-			return NULL;
-		store->counts = bigger;
-		store->cap = cap;
-	}
+	if (!grown)
+		return NULL;
+	store->counts = grown;
 	return store->counts + (size_t)store->nr * store->columns;
 }
 
 struct load_state {
 	struct irq_table *table;
 	struct row_store irq_rows, vector_rows;
-	unsigned int irq_cap, vector_cap;
+	unsigned int irq_cap, tails_cap, vector_cap;
 	char **tails; /* per IRQ, for the names when sysfs lacks them */
 	bool sorted;
 };
@@ -358,22 +351,17 @@ struct load_state {
 static int add_irq(struct load_state *state, const struct parsed_line *parsed)
 {
 	struct irq_table *table = state->table;
-	struct irq_info *irq;
+	struct irq_info *irq, *irqs;
+	char **tails;
 
-	if (table->nr_irqs == state->irq_cap) {
-		unsigned int cap = state->irq_cap ? state->irq_cap * 2 : 64;
-		struct irq_info *bigger = realloc(table->irqs, cap * sizeof(*bigger));
-		char **tails;
-
-		if (!bigger)
-			return -ENOMEM;
-		table->irqs = bigger;
-		tails = realloc(state->tails, cap * sizeof(*tails));
-		if (!tails)
-			return -ENOMEM;
-		state->tails = tails;
-		state->irq_cap = cap;
-	}
+	irqs = array_grow(table->irqs, &state->irq_cap, table->nr_irqs + 1, sizeof(*irqs));
+	if (!irqs)
+		return -ENOMEM;
+	table->irqs = irqs;
+	tails = array_grow(state->tails, &state->tails_cap, table->nr_irqs + 1, sizeof(*tails));
+	if (!tails)
+		return -ENOMEM;
+	state->tails = tails;
 	if (table->nr_irqs && parsed->number <= table->irqs[table->nr_irqs - 1].number)
 		state->sorted = false;
 	irq = &table->irqs[table->nr_irqs];
@@ -391,17 +379,13 @@ static int add_irq(struct load_state *state, const struct parsed_line *parsed)
 static int add_vector(struct load_state *state, const struct parsed_line *parsed)
 {
 	struct irq_table *table = state->table;
-	struct irq_vector *vector;
+	struct irq_vector *vector, *vectors;
 
-	if (table->nr_vectors == state->vector_cap) {
-		unsigned int cap = state->vector_cap ? state->vector_cap * 2 : 32;
-		struct irq_vector *bigger = realloc(table->vectors, cap * sizeof(*bigger));
-
-		if (!bigger)
-			return -ENOMEM;
-		table->vectors = bigger;
-		state->vector_cap = cap;
-	}
+	vectors = array_grow(table->vectors, &state->vector_cap, table->nr_vectors + 1,
+			     sizeof(*vectors));
+	if (!vectors)
+		return -ENOMEM;
+	table->vectors = vectors;
 	vector = &table->vectors[table->nr_vectors];
 	memcpy(vector->name, parsed->vector, sizeof(vector->name));
 	vector->description = strdup(parsed->tail);
@@ -557,7 +541,7 @@ static int sort_irqs(struct sysroot *root, struct load_state *state)
 	state->tails = tails;
 	state->irq_rows.counts = counts;
 	state->irq_rows.nr = state->irq_rows.cap = table->nr_irqs = kept;
-	state->irq_cap = n;
+	state->irq_cap = state->tails_cap = n ? n : 1;
 	return 0;
 }
 
@@ -742,21 +726,19 @@ static int read_irq_files(struct sysroot *root, struct load_state *state)
 	return ret;
 }
 
+static int compare_number(const void *key, const void *item)
+{
+	unsigned int number = *(const unsigned int *)key;
+	const struct irq_info *irq = item;
+
+	return number < irq->number ? -1 : number > irq->number;
+}
+
 struct irq_info *irq_table_find(const struct irq_table *table, unsigned int number)
 {
-	unsigned int low = 0, high = table->nr_irqs;
-
-	while (low < high) {
-		unsigned int mid = low + (high - low) / 2;
-
-		if (table->irqs[mid].number == number)
-			return &table->irqs[mid];
-		if (table->irqs[mid].number < number)
-			low = mid + 1;
-		else
-			high = mid;
-	}
-	return NULL;
+	if (!table->nr_irqs)
+		return NULL;
+	return bsearch(&number, table->irqs, table->nr_irqs, sizeof(*table->irqs), compare_number);
 }
 
 int irq_table_find_vector(const struct irq_table *table, const char *name)
@@ -1132,4 +1114,27 @@ int irq_read_default_affinity(struct sysroot *root, struct cpuset *set)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+int irq_balancer_pid(struct sysroot *root)
+{
+	struct dirent *entry;
+	unsigned long pid;
+	char comm[64];
+	int found = 0;
+	DIR *dir;
+
+	dir = sysroot_opendir(root, "/proc");
+	if (!dir)
+		return 0;
+	while (!found && (entry = readdir(dir))) {
+		if (!parse_number(entry->d_name, &pid) || pid > INT32_MAX)
+			continue;
+		/* a process may exit while we look: not an error */
+		if (sysroot_read(root, comm, sizeof(comm), "/proc/%lu/comm", pid) > 0 &&
+		    !strcmp(comm, "irqbalance"))
+			found = (int)pid;
+	}
+	closedir(dir);
+	return found;
 }

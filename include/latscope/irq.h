@@ -198,4 +198,13 @@ void irq_rates(const struct irq_table *table, const struct irq_counts *before,
  */
 int irq_read_default_affinity(struct sysroot *root, struct cpuset *set);
 
+/**
+ * irq_balancer_pid - find a running irqbalance
+ * @root: where /proc is read
+ *
+ * Looks for a process whose /proc/PID/comm is "irqbalance": two balancers
+ * would fight over the same IRQs. Returns its pid, or 0 when none runs.
+ */
+int irq_balancer_pid(struct sysroot *root);
+
 #endif

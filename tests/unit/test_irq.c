@@ -315,6 +315,27 @@ START_TEST(delivery_cpus_and_classes)
 }
 END_TEST
 
+START_TEST(finds_a_running_irqbalance)
+{
+	struct fixture_copy copy;
+	struct sysroot *root;
+	char path[512];
+
+	fixture_copy(&copy, FIXTURE("irq-small"));
+	root = sysroot_new(copy.dir);
+	ck_assert_int_eq(irq_balancer_pid(root), 0);
+	snprintf(path, sizeof(path), "%s/proc/31", copy.dir);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	fixture_put(&copy, "proc/31/comm", "sshd\n");
+	snprintf(path, sizeof(path), "%s/proc/4242", copy.dir);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	fixture_put(&copy, "proc/4242/comm", "irqbalance\n");
+	ck_assert_int_eq(irq_balancer_pid(root), 4242);
+	sysroot_free(root);
+	fixture_remove(&copy);
+}
+END_TEST
+
 START_TEST(live_machine_loads)
 {
 	struct sysroot *root = sysroot_new(NULL);
@@ -350,6 +371,7 @@ int main(void)
 	tcase_add_test(tc, unsorted_repeated_and_huge_lines);
 	tcase_add_test(tc, missing_or_headless_file);
 	tcase_add_test(tc, delivery_cpus_and_classes);
+	tcase_add_test(tc, finds_a_running_irqbalance);
 	tcase_add_test(tc, live_machine_loads);
 	suite_add_tcase(s, tc);
 	return unit_run(s);

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef LATSCOPE_CMD_IRQ_H
+#define LATSCOPE_CMD_IRQ_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "latscope/irq.h"
+#include "latscope/irqapply.h"
+#include "latscope/irqplan.h"
+#include "latscope/sysroot.h"
+#include "latscope/topology.h"
+
+/* The parts of 'latscope irq', shared by cmd_irq*.c. */
+
+enum irq_subcommand {
+	IRQ_SHOW,
+	IRQ_PLAN,
+	IRQ_APPLY,
+	IRQ_BALANCE,
+	IRQ_RESTORE,
+};
+
+struct irq_options {
+	enum irq_subcommand subcommand;
+	const char *name; /* "plan" */
+	const char *root_dir; /* NULL: the live system */
+	const char *json_path;
+	const char *journal_path; /* NULL: IRQ_JOURNAL_PATH under the root */
+	struct cpuset rt_cpus;
+	uint64_t sample_ns;
+	bool sample_given;
+	bool verify;
+	uint64_t interval_ns;
+	unsigned int max_moves_per_hour;
+	uint64_t min_dwell_ns;
+	double dead_band;
+	bool restore_on_exit;
+	bool force;
+	unsigned long long count; /* balance intervals, 0 = until stopped */
+	int verbose;
+	int argc; /* the command line, for the JSON document */
+	char **argv;
+};
+
+/* What a subcommand works on: the machine, its IRQs and their rates. */
+struct irq_context {
+	struct sysroot *root;
+	struct topology topo;
+	struct irq_table table;
+	struct cpuset default_affinity;
+	/* counts of the sample window, or since boot when not sampled */
+	struct irq_counts window;
+	uint64_t window_ns; /* 0: counts since boot */
+	double *rates; /* per IRQ row */
+	char journal[4096];
+};
+
+int irq_context_open(struct irq_context *ctx, const struct irq_options *options);
+/* topology, table, default affinity, then rates over the sample */
+int irq_context_load(struct irq_context *ctx, const struct irq_options *options);
+void irq_context_release(struct irq_context *ctx);
+void irq_context_close(struct irq_context *ctx);
+
+/* usage error when --rt-cpus covers every online CPU */
+int irq_check_rt_cpus(const struct irq_context *ctx, const struct irq_options *options);
+void irq_plan_input(const struct irq_context *ctx, const struct irq_options *options,
+		    struct irqplan_input *input);
+void irq_policy(const struct irq_options *options, struct irqplan_policy *policy);
+
+/* Sleep, waking for a signal; false when a stop was requested. */
+bool irq_sleep(uint64_t ns);
+uint64_t irq_monotonic_ns(void);
+
+/* cmd_irq_report.c: text on stdout and the JSON document */
+void irq_print_show(const struct irq_context *ctx, const struct irq_options *options,
+		    const struct cpuset *rt);
+void irq_print_plan(const struct irq_context *ctx, const struct irqplan *plan);
+void irq_print_move(const struct irq_table *table, const struct irqplan_move *move,
+		    const struct irq_apply_result *result);
+json_t *irq_json_document(const struct irq_context *ctx, const struct irq_options *options);
+void irq_json_add_irqs(json_t *doc, const struct irq_context *ctx);
+void irq_json_add_show(json_t *doc, const struct irq_context *ctx, const struct cpuset *rt);
+void irq_json_add_plan(json_t *doc, const struct irq_context *ctx, const struct irqplan *plan);
+json_t *irq_json_move(const struct irq_table *table, const struct irqplan_move *move,
+		      const struct irq_apply_result *result);
+int irq_json_write(json_t *doc, const struct irq_options *options);
+
+/* cmd_irq_balance.c */
+int irq_balance(const struct irq_options *options);
+
+#endif

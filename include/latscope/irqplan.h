@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef LATSCOPE_IRQPLAN_H
+#define LATSCOPE_IRQPLAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "latscope/cpuset.h"
+#include "latscope/irq.h"
+#include "latscope/topology.h"
+
+/*
+ * The IRQ placement planner: a pure function of the topology, the IRQ
+ * table (affinities, devices), their rates, the policy and, for the
+ * balance daemon, the history of earlier moves. Same input, same plan.
+ *
+ * Rules, in order:
+ * 1. RT CPUs = isolated + nohz_full + the caller's list; allowed CPUs =
+ *    online - RT. No allowed CPU is an error.
+ * 2. A movable IRQ whose affinity reaches an RT CPU (or has no online CPU)
+ *    moves ("safety"), always, whatever the budget. One whose affinity is
+ *    right but whose effective CPU is still an RT CPU is a move the kernel
+ *    makes at its next interrupt (x86 MSI without interrupt remapping):
+ *    counted in rt_until_next_interrupt, not planned again.
+ * 3. A movable IRQ of a device on a node with allowed CPUs whose affinity
+ *    leaves that node moves there ("node"). A node without allowed CPUs
+ *    means any allowed CPU, said in the reason.
+ * 4. Targets are single CPUs: the least loaded physical core of the
+ *    domain (SMT siblings count as one core), then its least loaded CPU,
+ *    then the CPU with fewest IRQs (x86 has ~200 vectors per CPU), then
+ *    the lowest number. Heavy IRQs are placed first.
+ * 5. Balance, with hysteresis: a CPU whose load exceeds its node's mean by
+ *    the dead band (and by min_excess) for overload_intervals intervals
+ *    sheds IRQs, the best move first, until it is under half the dead
+ *    band; a target never ends above half the dead band, so that noise
+ *    cannot push it over. A move carries at least min_move_share of the
+ *    node's mean CPU load: moving small IRQs is churn. IRQs alone on a CPU
+ *    or idle are never moved for balance.
+ * 6. With a history (balance): an IRQ moved less than min_dwell ago is
+ *    not moved for rules 3 (unless new) and 5, and rules 3 (old IRQs) and 5
+ *    stop when max_moves_per_hour moves happened in the last hour.
+ * 7. default_smp_affinity becomes the allowed set.
+ * An IRQ already well placed is not moved: a good placement plans nothing.
+ */
+
+struct irqplan_policy {
+	double dead_band; /* 0.25: overloaded above mean * 1.25 */
+	double min_excess; /* and at least this much above the mean (per second) */
+	double min_move_share; /* a balance move carries >= this share of the mean */
+	unsigned int overload_intervals; /* consecutive intervals before balancing */
+	uint64_t min_dwell_ns; /* an IRQ moved stays at least this long */
+	unsigned int max_moves_per_hour;
+	unsigned int max_irqs_per_cpu; /* vector room: a fuller CPU is a last resort */
+};
+
+/**
+ * irqplan_policy_default - the defaults of a one-shot plan
+ * @policy: receives dead band 25%, min excess 100/s, move share 1/8, one
+ *	    interval, dwell 5 min, 12 moves per hour, 160 IRQs per CPU
+ */
+void irqplan_policy_default(struct irqplan_policy *policy);
+
+/* What the balance daemon remembers between intervals (irqhistory.c). */
+struct irq_history;
+
+struct irqplan_input {
+	const struct topology *topo;
+	/* IRQs with their affinities and devices; counts are not used */
+	const struct irq_table *table;
+	/* per IRQ row: interrupts per second, or counts since boot as weights */
+	const double *rates;
+	bool rates_are_counts; /* only changes the wording of reasons */
+	/* RT CPUs on top of isolated and nohz_full (--rt-cpus); may be empty */
+	struct cpuset rt_cpus;
+	/* /proc/irq/default_smp_affinity now */
+	struct cpuset default_affinity;
+	/* NULL for a one-shot plan: no dwell, no budget, no streaks */
+	const struct irq_history *history;
+	uint64_t now_ns; /* the history's clock */
+};
+
+enum irqplan_move_kind {
+	IRQPLAN_SAFETY, /* off RT CPUs */
+	IRQPLAN_NODE, /* to the device's node */
+	IRQPLAN_BALANCE, /* off an overloaded CPU */
+};
+
+#define IRQPLAN_REASON_SIZE 320
+
+struct irqplan_move {
+	unsigned int row; /* the IRQ's row in the table; from = its affinity */
+	unsigned int irq; /* its number */
+	enum irqplan_move_kind kind;
+	int from_cpu; /* where it is delivered now (the first CPU), -1 if nowhere */
+	unsigned int to; /* the CPU it goes to */
+	bool remote; /* its node has no allowed CPU: placed on another node */
+	char reason[IRQPLAN_REASON_SIZE];
+};
+
+struct irqplan_unmovable {
+	unsigned int row;
+	unsigned int irq;
+	bool reaches_rt; /* its effective affinity reaches an RT CPU */
+	char reason[IRQPLAN_REASON_SIZE];
+};
+
+struct irqplan {
+	struct cpuset rt;
+	struct cpuset allowed;
+	unsigned int nr_moves;
+	struct irqplan_move *moves; /* in the order they should be written */
+	unsigned int nr_unmovable;
+	struct irqplan_unmovable *unmovable;
+	bool default_change;
+	struct cpuset default_from, default_to;
+	unsigned int nr_cpus; /* entries of the per-CPU arrays */
+	double *load_before; /* per CPU: rates of the IRQs delivered there */
+	double *load_after; /* the same once the plan is applied */
+	struct cpuset overloaded; /* above the dead band before balance moves */
+	struct cpuset balance_eligible; /* ... and for overload_intervals */
+	/* movable IRQs placed right, still delivered to an RT CPU (rule 2) */
+	unsigned int rt_until_next_interrupt;
+	unsigned int held_by_dwell; /* moves wanted but held back */
+	unsigned int held_by_budget;
+};
+
+/**
+ * irqplan_make - plan the placement of every IRQ
+ * @input: what the machine looks like
+ * @policy: the rules' parameters
+ * @plan: receives the plan; release it with irqplan_release()
+ *
+ * Pure: reads only its arguments. Returns 0; -EINVAL when no CPU is left
+ * for interrupts (logged, with the sets that caused it); -ENOMEM.
+ */
+int irqplan_make(const struct irqplan_input *input, const struct irqplan_policy *policy,
+		 struct irqplan *plan);
+void irqplan_release(struct irqplan *plan);
+
+/* "safety", "node", "balance" */
+const char *irqplan_kind_name(enum irqplan_move_kind kind);
+
+/**
+ * irqplan_format_rate - a rate for people: "850", "3.1k", "2.4M"
+ * Returns @buf.
+ */
+char *irqplan_format_rate(double rate, char *buf, size_t size);
+
+/*
+ * The balance daemon's memory: when each IRQ last moved, the moves of the
+ * last hour (the budget), for how many intervals each CPU has been
+ * overloaded, and which IRQs existed at the last interval (new ones are
+ * placed at once).
+ */
+
+/**
+ * irq_history_new - an empty history
+ * Returns a history to free with irq_history_free(), or NULL.
+ */
+struct irq_history *irq_history_new(void);
+void irq_history_free(struct irq_history *history);
+
+/* when @irq last moved, 0 when never */
+uint64_t irq_history_last_move(const struct irq_history *history, unsigned int irq);
+/* moves recorded after @since_ns */
+unsigned int irq_history_moves_since(const struct irq_history *history, uint64_t since_ns);
+/* consecutive earlier intervals @cpu was overloaded */
+unsigned int irq_history_overload_streak(const struct irq_history *history, unsigned int cpu);
+/* whether @irq existed at the end of the last interval (false before the first) */
+bool irq_history_known(const struct irq_history *history, unsigned int irq);
+/* whether an interval has been committed yet */
+bool irq_history_started(const struct irq_history *history);
+
+/**
+ * irq_history_commit - remember one interval
+ * @history: the history
+ * @plan: the plan of the interval
+ * @table: the IRQs that exist now (vanished ones are forgotten)
+ * @done: per move of @plan, whether it was written; NULL = all
+ * @now_ns: the interval's time, on the clock of irqplan_input.now_ns
+ *
+ * Returns 0 or -ENOMEM.
+ */
+int irq_history_commit(struct irq_history *history, const struct irqplan *plan,
+		       const struct irq_table *table, const bool *done, uint64_t now_ns);
+
+/**
+ * irq_history_forget_streaks - start counting overloads afresh
+ * For SIGHUP or a CPU hotplug: the loads seen so far no longer compare.
+ */
+void irq_history_forget_streaks(struct irq_history *history);
+
+#endif

@@ -1,0 +1,744 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "latscope/irqplan.h"
+#include "unit.h"
+
+#define MAX_IRQS 256
+#define SECOND_NS 1000000000ULL
+
+/* A machine made up for a test: topology, IRQs, their rates. */
+struct machine {
+	struct topology topo;
+	struct irq_table table;
+	double rates[MAX_IRQS];
+	struct irqplan_input input;
+	struct irqplan_policy policy;
+};
+
+static void set_list(struct cpuset *set, const char *text)
+{
+	ck_assert_int_eq(cpuset_parse_list(text, set), 0);
+}
+
+static const char *list(const struct cpuset *set)
+{
+	static char buf[8][128];
+	static int next;
+
+	next = (next + 1) % 8;
+	return cpuset_format_list(set, buf[next], sizeof(buf[next]));
+}
+
+/* @nr_cpus CPUs in @nr_nodes equal nodes, @smt threads per core. */
+static void machine_init(struct machine *m, unsigned int nr_cpus, unsigned int nr_nodes,
+			 unsigned int smt, const char *isolated, const char *nohz_full)
+{
+	struct topology *topo = &m->topo;
+	unsigned int cpu, per_node = nr_cpus / nr_nodes;
+	struct cpuset rt;
+
+	memset(m, 0, sizeof(*m));
+	for (cpu = 0; cpu < nr_cpus; cpu++)
+		cpuset_add(&topo->online, cpu);
+	topo->possible = topo->online;
+	set_list(&topo->isolated, isolated);
+	set_list(&topo->nohz_full, nohz_full);
+	cpuset_or(&rt, &topo->isolated, &topo->nohz_full);
+	cpuset_andnot(&topo->housekeeping, &topo->online, &rt);
+	topo->nr_cpus = nr_cpus;
+	topo->nr_nodes = nr_nodes;
+	topo->node_cpus = calloc(nr_nodes, sizeof(*topo->node_cpus));
+	topo->cpus = calloc(nr_cpus, sizeof(*topo->cpus));
+	for (cpu = 0; cpu < nr_cpus; cpu++) {
+		topo->cpus[cpu].node = (int)(cpu / per_node);
+		topo->cpus[cpu].package = (int)(cpu / per_node);
+		topo->cpus[cpu].core = (int)((cpu % per_node) / smt);
+		topo->cpus[cpu].first_sibling = (int)(cpu - cpu % smt);
+		cpuset_add(&topo->node_cpus[cpu / per_node], cpu);
+	}
+	m->table.irqs = calloc(MAX_IRQS, sizeof(struct irq_info));
+	m->table.nr_columns = nr_cpus;
+	irqplan_policy_default(&m->policy);
+	m->input.topo = &m->topo;
+	m->input.table = &m->table;
+	m->input.rates = m->rates;
+	m->input.default_affinity = topo->online;
+}
+
+static struct irq_info *add_irq(struct machine *m, unsigned int number, const char *name, int node,
+				bool movable, const char *affinity, const char *effective,
+				double rate)
+{
+	struct irq_info *irq = &m->table.irqs[m->table.nr_irqs];
+
+	ck_assert_uint_lt(m->table.nr_irqs, MAX_IRQS);
+	irq->number = number;
+	irq->name = strdup(name);
+	irq->chip = strdup("PCI-MSIX");
+	irq->node = node;
+	irq->movable = movable;
+	irq->has_affinity = true;
+	irq->has_effective = true;
+	set_list(&irq->affinity, affinity);
+	set_list(&irq->effective, effective);
+	if (node >= 0)
+		snprintf(irq->device, sizeof(irq->device), "0000:%02x:00.0", 0x10 * (node + 1));
+	m->rates[m->table.nr_irqs++] = rate;
+	return irq;
+}
+
+static void machine_release(struct machine *m)
+{
+	irq_table_release(&m->table);
+	topology_release(&m->topo);
+}
+
+static void plan(struct machine *m, struct irqplan *p)
+{
+	ck_assert_int_eq(irqplan_make(&m->input, &m->policy, p), 0);
+}
+
+/* What the kernel would do with the writes: the IRQ goes where it was sent. */
+static void apply(struct machine *m, const struct irqplan *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nr_moves; i++) {
+		struct irq_info *irq = &m->table.irqs[p->moves[i].row];
+
+		cpuset_clear(&irq->affinity);
+		cpuset_add(&irq->affinity, p->moves[i].to);
+		irq->effective = irq->affinity;
+	}
+	if (p->default_change)
+		m->input.default_affinity = p->default_to;
+}
+
+static const struct irqplan_move *move_of(const struct irqplan *p, unsigned int irq)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nr_moves; i++)
+		if (p->moves[i].irq == irq)
+			return &p->moves[i];
+	return NULL;
+}
+
+static const struct irqplan_unmovable *unmovable_of(const struct irqplan *p, unsigned int irq)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nr_unmovable; i++)
+		if (p->unmovable[i].irq == irq)
+			return &p->unmovable[i];
+	return NULL;
+}
+
+/*
+ * Two sockets of 4 cores x 2 threads, a node each; isolated CPUs on both
+ * nodes: 4-7 and 12-15 (nohz_full 6-7, 14-15). NICs on each node, managed
+ * NVMe queues, a device without node.
+ */
+static void two_sockets(struct machine *m)
+{
+	unsigned int q;
+
+	machine_init(m, 16, 2, 2, "4-7,12-15", "6-7,14-15");
+	for (q = 0; q < 8; q++) {
+		char name[32], eff[8];
+
+		snprintf(name, sizeof(name), "eth0-TxRx-%u", q);
+		snprintf(eff, sizeof(eff), "%u", (q * 5) % 16);
+		add_irq(m, 40 + q, name, 0, true, "0-15", eff, 20000.0 + 1000 * q);
+		snprintf(name, sizeof(name), "eth1-TxRx-%u", q);
+		snprintf(eff, sizeof(eff), "%u", (q * 3 + 1) % 16);
+		add_irq(m, 50 + q, name, 1, true, "0-15", eff, 3000.0 + 100 * q);
+	}
+	add_irq(m, 61, "nvme0q1", 1, false, "0-3", "0", 5000);
+	add_irq(m, 62, "nvme0q2", 1, false, "4-7", "5", 5000);
+	add_irq(m, 70, "virtio0-input.0", -1, true, "0-15", "13", 800);
+	add_irq(m, 71, "i8042", -1, true, "0-3", "2", 1);
+}
+
+START_TEST(two_sockets_smt_isolated_on_both_nodes)
+{
+	const struct irqplan_unmovable *u;
+	const struct irqplan_move *mv;
+	struct machine m;
+	struct irqplan p, again;
+	struct cpuset node0, node1, cores;
+	unsigned int i;
+
+	two_sockets(&m);
+	plan(&m, &p);
+	ck_assert_str_eq(list(&p.rt), "4-7,12-15");
+	ck_assert_str_eq(list(&p.allowed), "0-3,8-11");
+	set_list(&node0, "0-3");
+	set_list(&node1, "8-11");
+
+	/* every NIC queue had RT CPUs in its affinity: all move, to their node */
+	for (i = 0; i < 8; i++) {
+		mv = move_of(&p, 40 + i);
+		ck_assert_ptr_nonnull(mv);
+		ck_assert_int_eq(mv->kind, IRQPLAN_SAFETY);
+		ck_assert(cpuset_has(&node0, mv->to));
+		ck_assert(!mv->remote);
+		mv = move_of(&p, 50 + i);
+		ck_assert_ptr_nonnull(mv);
+		ck_assert(cpuset_has(&node1, mv->to));
+	}
+	/* the heaviest two of node 0 land on the two different cores */
+	cpuset_clear(&cores);
+	cpuset_add(&cores, move_of(&p, 47)->to / 2);
+	cpuset_add(&cores, move_of(&p, 46)->to / 2);
+	ck_assert_uint_eq(cpuset_count(&cores), 2);
+	/* no CPU of node 0 takes more than its share of the eight queues */
+	for (i = 0; i < 4; i++) {
+		unsigned int n = 0, j;
+
+		for (j = 0; j < 8; j++)
+			n += move_of(&p, 40 + j)->to == i;
+		ck_assert_uint_eq(n, 2);
+	}
+	/* unknown node: any allowed CPU */
+	mv = move_of(&p, 70);
+	ck_assert_ptr_nonnull(mv);
+	ck_assert(cpuset_has(&p.allowed, mv->to));
+	ck_assert_ptr_nonnull(strstr(mv->reason, "includes RT cpu 4-7,12-15"));
+	/* a good placement stays */
+	ck_assert_ptr_null(move_of(&p, 71));
+
+	mv = move_of(&p, 42);
+	ck_assert_ptr_nonnull(strstr(mv->reason, "its affinity 0-15 includes RT cpu 4-7,12-15"));
+	ck_assert_ptr_nonnull(strstr(mv->reason, "node 0: cpu "));
+	ck_assert_ptr_nonnull(strstr(mv->reason, "the least loaded core of node 0"));
+
+	u = unmovable_of(&p, 62);
+	ck_assert_ptr_nonnull(u);
+	ck_assert(u->reaches_rt);
+	ck_assert_ptr_nonnull(strstr(u->reason, "isolcpus=managed_irq,domain,4-7,12-15"));
+	u = unmovable_of(&p, 61);
+	ck_assert(!u->reaches_rt);
+	ck_assert_uint_eq(p.nr_unmovable, 2);
+
+	ck_assert(p.default_change);
+	ck_assert_str_eq(list(&p.default_from), "0-15");
+	ck_assert_str_eq(list(&p.default_to), "0-3,8-11");
+
+	/* deterministic */
+	plan(&m, &again);
+	ck_assert_uint_eq(again.nr_moves, p.nr_moves);
+	for (i = 0; i < p.nr_moves; i++) {
+		ck_assert_uint_eq(again.moves[i].irq, p.moves[i].irq);
+		ck_assert_uint_eq(again.moves[i].to, p.moves[i].to);
+		ck_assert_int_eq(again.moves[i].kind, p.moves[i].kind);
+		ck_assert_str_eq(again.moves[i].reason, p.moves[i].reason);
+	}
+	irqplan_release(&again);
+
+	/* plan after apply: nothing to do */
+	apply(&m, &p);
+	plan(&m, &again);
+	ck_assert_uint_eq(again.nr_moves, 0);
+	ck_assert(!again.default_change);
+	irqplan_release(&again);
+	irqplan_release(&p);
+	machine_release(&m);
+}
+END_TEST
+
+START_TEST(single_node_balances_a_piled_up_cpu)
+{
+	struct machine m;
+	struct irqplan p, again;
+	unsigned int i, on_cpu0 = 0;
+
+	/* 4 CPUs, no isolation: every IRQ piled on CPU 0 by someone */
+	machine_init(&m, 4, 1, 1, "", "");
+	for (i = 0; i < 8; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "q%u", i);
+		add_irq(&m, 30 + i, name, 0, true, "0-3", "0", 1000);
+	}
+	plan(&m, &p);
+	ck_assert(cpuset_has(&p.overloaded, 0));
+	for (i = 0; i < p.nr_moves; i++) {
+		ck_assert_int_eq(p.moves[i].kind, IRQPLAN_BALANCE);
+		ck_assert_uint_ne(p.moves[i].to, 0);
+	}
+	ck_assert_ptr_nonnull(
+		strstr(p.moves[0].reason,
+		       "cpu 0 load 8.0k/s is 300% above the node 0 mean 2.0k/s (dead band 25%)"));
+	apply(&m, &p);
+	for (i = 0; i < 8; i++)
+		on_cpu0 += cpuset_has(&m.table.irqs[i].effective, 0);
+	ck_assert_uint_eq(on_cpu0, 2);
+	ck_assert(!p.default_change);
+	plan(&m, &again);
+	ck_assert_uint_eq(again.nr_moves, 0);
+	irqplan_release(&again);
+	irqplan_release(&p);
+	machine_release(&m);
+}
+END_TEST
+
+START_TEST(everything_isolated_but_cpu0)
+{
+	struct machine m;
+	struct irqplan p, again;
+	unsigned int i;
+
+	machine_init(&m, 4, 1, 1, "1-3", "");
+	for (i = 0; i < 6; i++) {
+		char name[16], eff[4];
+
+		snprintf(name, sizeof(name), "q%u", i);
+		snprintf(eff, sizeof(eff), "%u", i % 4);
+		add_irq(&m, 30 + i, name, 0, true, "0-3", eff, 100.0 * (i + 1));
+	}
+	plan(&m, &p);
+	ck_assert_str_eq(list(&p.allowed), "0");
+	ck_assert_uint_eq(p.nr_moves, 6);
+	for (i = 0; i < p.nr_moves; i++)
+		ck_assert_uint_eq(p.moves[i].to, 0);
+	/* one allowed CPU: nothing to balance, however loaded */
+	ck_assert(cpuset_empty(&p.overloaded));
+	apply(&m, &p);
+	plan(&m, &again);
+	ck_assert_uint_eq(again.nr_moves, 0);
+	irqplan_release(&again);
+	irqplan_release(&p);
+	machine_release(&m);
+}
+END_TEST
+
+START_TEST(device_on_a_node_without_allowed_cpu)
+{
+	const struct irqplan_move *mv;
+	struct machine m;
+	struct irqplan p;
+
+	/* node 1 (CPUs 4-7) is all isolated */
+	machine_init(&m, 8, 2, 1, "4-7", "");
+	add_irq(&m, 50, "eth1-rx-0", 1, true, "4-7", "5", 9000);
+	add_irq(&m, 51, "eth1-rx-1", 1, true, "0-3", "1", 9000);
+	plan(&m, &p);
+	mv = move_of(&p, 50);
+	ck_assert_ptr_nonnull(mv);
+	ck_assert(mv->remote);
+	ck_assert_uint_lt(mv->to, 4);
+	ck_assert_ptr_nonnull(strstr(mv->reason, "node 1 of 0000:20:00.0 has no allowed cpu"));
+	/* already on the allowed node: fine, nothing better exists */
+	ck_assert_ptr_null(move_of(&p, 51));
+	irqplan_release(&p);
+	machine_release(&m);
+}
+END_TEST
+
+START_TEST(effective_cpu_lagging_behind_a_write)
+{
+	struct machine m;
+	struct irqplan p;
+
+	/* written to CPU 0; the kernel moves it at its next interrupt */
+	machine_init(&m, 2, 1, 1, "", "");
+	set_list(&m.input.rt_cpus, "1");
+	add_irq(&m, 38, "virtio2-input.0", -1, true, "0", "1", 0);
+	set_list(&m.input.default_affinity, "0");
+	plan(&m, &p);
+	ck_assert_uint_eq(p.nr_moves, 0);
+	ck_assert_uint_eq(p.rt_until_next_interrupt, 1);
+	ck_assert(!p.default_change);
+	irqplan_release(&p);
+	machine_release(&m);
+}
+END_TEST
+
+START_TEST(rt_list_covering_every_cpu)
+{
+	struct machine m;
+	struct irqplan p;
+
+	machine_init(&m, 4, 1, 1, "2-3", "");
+	add_irq(&m, 30, "q", 0, true, "0-3", "0", 1);
+	set_list(&m.input.rt_cpus, "0-1");
+	ck_assert_int_eq(irqplan_make(&m.input, &m.policy, &p), -EINVAL);
+	machine_release(&m);
+}
+END_TEST
+
+START_TEST(gone_offline_and_remote_affinities)
+{
+	const struct irqplan_unmovable *u;
+	const struct irqplan_move *mv;
+	struct machine m;
+	struct irqplan p;
+	struct irq_info *irq;
+
+	machine_init(&m, 8, 2, 1, "", "");
+	irq = add_irq(&m, 30, "gone", 0, true, "0-3", "0", 1);
+	irq->has_affinity = false;
+	irq->movable = false;
+	/* only offline CPUs in its affinity */
+	cpuset_remove(&m.topo.online, 7);
+	add_irq(&m, 31, "offline", 0, true, "7", "7", 1);
+	/* on the wrong node */
+	add_irq(&m, 32, "remote", 1, true, "0-1", "1", 1);
+	plan(&m, &p);
+	u = unmovable_of(&p, 30);
+	ck_assert_ptr_nonnull(strstr(u->reason, "the IRQ is gone"));
+	mv = move_of(&p, 31);
+	ck_assert_ptr_nonnull(strstr(mv->reason, "no online cpu in its affinity 7"));
+	mv = move_of(&p, 32);
+	ck_assert_int_eq(mv->kind, IRQPLAN_NODE);
+	ck_assert_uint_ge(mv->to, 4);
+	ck_assert_ptr_nonnull(strstr(
+		mv->reason, "its device 0000:20:00.0 is on node 1, its affinity 0-1 is not"));
+	/* default_smp_affinity with an offline CPU is still right */
+	ck_assert(!p.default_change);
+	irqplan_release(&p);
+	machine_release(&m);
+}
+END_TEST
+
+/* A deterministic generator: tests must not depend on the C library's rand. */
+static uint64_t next_random(uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
+}
+
+/* +-@share uniform noise */
+static double noisy(uint64_t *state, double value, double share)
+{
+	double u = (double)(next_random(state) % 2001) / 1000.0 - 1.0;
+
+	return value * (1 + share * u);
+}
+
+/* 2 sockets x 8 cores x 2 threads, 4 isolated cores a node, 48 IRQs */
+static void busy_server(struct machine *m)
+{
+	uint64_t seed = 42;
+	unsigned int i;
+
+	machine_init(m, 32, 2, 2, "8-15,24-31", "");
+	for (i = 0; i < 48; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "eth%u-q%u", i % 2, i / 2);
+		add_irq(m, 100 + i, name, (int)(i % 2), true, "0-31", "8", 0);
+		m->rates[i] = 2000.0 + (double)(next_random(&seed) % 8000);
+	}
+}
+
+START_TEST(stable_after_apply_and_under_noise)
+{
+	struct machine m;
+	struct irqplan p, again;
+	double base[MAX_IRQS];
+	unsigned int round, i;
+	uint64_t seed = 7;
+
+	busy_server(&m);
+	plan(&m, &p);
+	ck_assert_uint_eq(p.nr_moves, 48);
+	apply(&m, &p);
+	irqplan_release(&p);
+	plan(&m, &p);
+	ck_assert_uint_eq(p.nr_moves, 0);
+	irqplan_release(&p);
+
+	/* +-10% noise on every rate: still nothing to do */
+	memcpy(base, m.rates, sizeof(base));
+	for (round = 0; round < 50; round++) {
+		for (i = 0; i < m.table.nr_irqs; i++)
+			m.rates[i] = noisy(&seed, base[i], 0.10);
+		plan(&m, &again);
+		ck_assert_msg(again.nr_moves == 0, "round %u: %u moves: %s", round, again.nr_moves,
+			      again.nr_moves ? again.moves[0].reason : "");
+		irqplan_release(&again);
+	}
+	/* one IRQ ten times busier: at most two moves, whichever it is */
+	for (round = 0; round < m.table.nr_irqs; round++) {
+		memcpy(m.rates, base, sizeof(base));
+		m.rates[round] *= 10;
+		plan(&m, &again);
+		ck_assert_msg(again.nr_moves <= 2, "irq %u x10: %u moves", round, again.nr_moves);
+		irqplan_release(&again);
+	}
+	machine_release(&m);
+}
+END_TEST
+
+struct day {
+	unsigned int balance_moves;
+	unsigned int held_by_dwell;
+	unsigned int held_by_budget;
+};
+
+/*
+ * A simulated day at 10 s intervals with the balance daemon's policy:
+ * noise all the time and, every 40 minutes, one IRQ 10x busier for 20
+ * minutes. Every move must respect the dwell time and the hourly budget.
+ */
+static void simulate_day(unsigned int max_moves_per_hour, struct day *day)
+{
+	const uint64_t interval = 10 * SECOND_NS, length = 86400 * SECOND_NS;
+	uint64_t seed = 99, now, last_move[MAX_IRQS] = { 0 };
+	uint64_t *budgeted = calloc(100000, sizeof(uint64_t));
+	struct irq_history *history = irq_history_new();
+	unsigned int nr_budgeted = 0, i, j, hot;
+	double base[MAX_IRQS];
+	struct machine m;
+	struct irqplan p;
+
+	memset(day, 0, sizeof(*day));
+	busy_server(&m);
+	m.policy.overload_intervals = 3;
+	m.policy.max_moves_per_hour = max_moves_per_hour;
+	memcpy(base, m.rates, sizeof(base));
+	for (now = interval; now <= length; now += interval) {
+		unsigned int minute = (unsigned int)(now / (60 * SECOND_NS));
+
+		for (i = 0; i < m.table.nr_irqs; i++)
+			m.rates[i] = noisy(&seed, base[i], 0.10);
+		if (minute % 40 < 20) {
+			hot = (minute / 40) % m.table.nr_irqs;
+			m.rates[hot] *= 10;
+		}
+		m.input.history = history;
+		m.input.now_ns = now;
+		plan(&m, &p);
+		day->held_by_dwell += p.held_by_dwell;
+		day->held_by_budget += p.held_by_budget;
+		for (i = 0; i < p.nr_moves; i++) {
+			const struct irqplan_move *mv = &p.moves[i];
+
+			if (mv->kind == IRQPLAN_SAFETY)
+				continue;
+			/* no IRQ moves again within its dwell time */
+			ck_assert_msg(!last_move[mv->row] ||
+					      now - last_move[mv->row] >= m.policy.min_dwell_ns,
+				      "irq %u moved twice within %llu s", mv->irq,
+				      (unsigned long long)((now - last_move[mv->row]) / SECOND_NS));
+			/* a balance move follows 3 intervals of overload */
+			if (mv->kind == IRQPLAN_BALANCE)
+				ck_assert_uint_ge(irq_history_overload_streak(
+							  history, (unsigned int)mv->from_cpu),
+						  2);
+			last_move[mv->row] = now;
+			budgeted[nr_budgeted++] = now;
+			day->balance_moves += mv->kind == IRQPLAN_BALANCE;
+		}
+		ck_assert_int_eq(irq_history_commit(history, &p, &m.table, NULL, now), 0);
+		apply(&m, &p);
+		irqplan_release(&p);
+	}
+	/* the budget holds in every hour-long window */
+	for (i = 0; i < nr_budgeted; i++) {
+		unsigned int in_window = 0;
+
+		for (j = i; j < nr_budgeted && budgeted[j] < budgeted[i] + 3600 * SECOND_NS; j++)
+			in_window++;
+		ck_assert_uint_le(in_window, max_moves_per_hour);
+	}
+	free(budgeted);
+	irq_history_free(history);
+	machine_release(&m);
+}
+
+START_TEST(cooldown_and_budget_over_a_day)
+{
+	struct day day;
+
+	simulate_day(12, &day);
+	/* the hot IRQs did cause moves */
+	ck_assert_uint_gt(day.balance_moves, 24);
+	/* a tight budget holds moves back, and still lets some through */
+	simulate_day(3, &day);
+	ck_assert_uint_gt(day.held_by_budget, 0);
+	ck_assert_uint_gt(day.balance_moves, 0);
+	ck_assert_uint_le(day.balance_moves, 3 * 24);
+}
+END_TEST
+
+/* Run the daemon's plan-apply-commit for one interval. */
+static void interval(struct machine *m, struct irq_history *history, uint64_t now,
+		     struct irqplan *p)
+{
+	m->input.history = history;
+	m->input.now_ns = now;
+	plan(m, p);
+	ck_assert_int_eq(irq_history_commit(history, p, &m->table, NULL, now), 0);
+	apply(m, p);
+}
+
+START_TEST(an_irq_moved_dwells)
+{
+	struct irq_history *history = irq_history_new();
+	const struct irqplan_move *mv;
+	uint64_t now = 10 * SECOND_NS, moved_at;
+	unsigned int i, held = 0;
+	struct machine m;
+	struct irqplan p;
+
+	/* 4 CPUs; CPU 0 carries 4 IRQs of 3k/s, the others one of 1k/s */
+	machine_init(&m, 4, 1, 1, "", "");
+	for (i = 0; i < 4; i++)
+		add_irq(&m, 30 + i, "hot", 0, true, "0", "0", 3000);
+	for (i = 1; i < 4; i++) {
+		char cpu[4];
+
+		snprintf(cpu, sizeof(cpu), "%u", i);
+		add_irq(&m, 40 + i, "cold", 0, true, cpu, cpu, 1000);
+	}
+	m.policy.overload_intervals = 3;
+	/* two intervals of overload: not yet */
+	for (i = 0; i < 2; i++, now += 10 * SECOND_NS) {
+		interval(&m, history, now, &p);
+		ck_assert_uint_eq(p.nr_moves, 0);
+		ck_assert(cpuset_has(&p.overloaded, 0));
+		irqplan_release(&p);
+	}
+	/* the third: CPU 0 sheds load */
+	interval(&m, history, now, &p);
+	ck_assert_uint_ge(p.nr_moves, 1);
+	mv = &p.moves[0];
+	ck_assert_int_eq(mv->kind, IRQPLAN_BALANCE);
+	ck_assert_uint_eq(mv->irq, 30);
+	ck_assert_ptr_nonnull(strstr(mv->reason, "for 3 intervals"));
+
+	moved_at = now;
+	ck_assert_uint_eq(mv->to, 1);
+	irqplan_release(&p);
+
+	/*
+	 * Its neighbour on CPU 1 gets busy: moving IRQ 30 on would be the
+	 * best move, but it waits for its 5 minutes.
+	 */
+	m.rates[4] = 20000;
+	while (now < moved_at + m.policy.min_dwell_ns - 10 * SECOND_NS) {
+		now += 10 * SECOND_NS;
+		interval(&m, history, now, &p);
+		ck_assert_ptr_null(move_of(&p, 30));
+		held += p.held_by_dwell;
+		irqplan_release(&p);
+	}
+	ck_assert_uint_gt(held, 0);
+	now += 10 * SECOND_NS;
+	interval(&m, history, now, &p);
+	ck_assert_ptr_nonnull(move_of(&p, 30));
+	irqplan_release(&p);
+	irq_history_free(history);
+	machine_release(&m);
+}
+END_TEST
+
+START_TEST(budget_does_not_hold_back_safety_or_new_irqs)
+{
+	struct irq_history *history = irq_history_new();
+	const struct irqplan_move *mv;
+	struct irqplan p, first;
+	struct machine m;
+	uint64_t now = 100 * SECOND_NS;
+	unsigned int i;
+
+	machine_init(&m, 8, 2, 1, "3,7", "");
+	for (i = 0; i < 20; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "q%u", i);
+		add_irq(&m, 30 + i, name, (int)(i % 2), true, "0-7", "3", 10);
+	}
+	m.input.history = history;
+	m.input.now_ns = now;
+	m.policy.max_moves_per_hour = 2;
+	/* the first interval places the 20 misplaced IRQs at once */
+	plan(&m, &first);
+	ck_assert_uint_eq(first.nr_moves, 20);
+	ck_assert_int_eq(irq_history_commit(history, &first, &m.table, NULL, now), 0);
+	apply(&m, &first);
+	ck_assert_uint_eq(irq_history_moves_since(history, 0), 20);
+	ck_assert_uint_eq(irq_history_last_move(history, 31), now);
+	ck_assert(irq_history_known(history, 49));
+
+	/* someone puts one on an RT CPU; a new IRQ sits on the wrong node */
+	set_list(&m.table.irqs[4].affinity, "7");
+	set_list(&m.table.irqs[4].effective, "7");
+	add_irq(&m, 90, "new", 1, true, "0-2", "1", 10);
+	/* an old IRQ on the wrong node waits for the budget */
+	set_list(&m.table.irqs[5].affinity, "0");
+	set_list(&m.table.irqs[5].effective, "0");
+	now += 20 * 60 * SECOND_NS;
+	m.input.now_ns = now;
+	plan(&m, &p);
+	mv = move_of(&p, 34);
+	ck_assert_ptr_nonnull(mv);
+	ck_assert_int_eq(mv->kind, IRQPLAN_SAFETY);
+	mv = move_of(&p, 90);
+	ck_assert_ptr_nonnull(mv);
+	ck_assert_int_eq(mv->kind, IRQPLAN_NODE);
+	ck_assert_ptr_null(move_of(&p, 35));
+	ck_assert_uint_eq(p.held_by_budget, 1);
+	irqplan_release(&p);
+
+	/* an hour later the budget is back */
+	m.input.now_ns = now + 3600 * SECOND_NS;
+	plan(&m, &p);
+	ck_assert_ptr_nonnull(move_of(&p, 35));
+	irqplan_release(&p);
+	irqplan_release(&first);
+	irq_history_free(history);
+	machine_release(&m);
+}
+END_TEST
+
+START_TEST(rate_formatting)
+{
+	char buf[16];
+
+	ck_assert_str_eq(irqplan_format_rate(0, buf, sizeof(buf)), "0");
+	ck_assert_str_eq(irqplan_format_rate(999, buf, sizeof(buf)), "999");
+	ck_assert_str_eq(irqplan_format_rate(3100, buf, sizeof(buf)), "3.1k");
+	ck_assert_str_eq(irqplan_format_rate(2400000, buf, sizeof(buf)), "2.4M");
+	ck_assert_str_eq(irqplan_format_rate(999.4, buf, sizeof(buf)), "999");
+	ck_assert_str_eq(irqplan_format_rate(999.5, buf, sizeof(buf)), "1.0k");
+	ck_assert_str_eq(irqplan_format_rate(999499, buf, sizeof(buf)), "999.5k");
+	ck_assert_str_eq(irqplan_format_rate(999500, buf, sizeof(buf)), "1.0M");
+	ck_assert_str_eq(irqplan_format_rate(3e12, buf, sizeof(buf)), "3000.0G");
+	ck_assert_str_eq(irqplan_format_rate(-5, buf, sizeof(buf)), "0");
+	ck_assert_str_eq(irqplan_format_rate(123456, buf, 4), "123");
+	ck_assert_str_eq(irqplan_kind_name(IRQPLAN_NODE), "node");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("irqplan");
+	TCase *tc = tcase_create("irqplan");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, two_sockets_smt_isolated_on_both_nodes);
+	tcase_add_test(tc, single_node_balances_a_piled_up_cpu);
+	tcase_add_test(tc, everything_isolated_but_cpu0);
+	tcase_add_test(tc, device_on_a_node_without_allowed_cpu);
+	tcase_add_test(tc, effective_cpu_lagging_behind_a_write);
+	tcase_add_test(tc, rt_list_covering_every_cpu);
+	tcase_add_test(tc, gone_offline_and_remote_affinities);
+	tcase_add_test(tc, stable_after_apply_and_under_noise);
+	tcase_add_test(tc, cooldown_and_budget_over_a_day);
+	tcase_add_test(tc, an_irq_moved_dwells);
+	tcase_add_test(tc, budget_does_not_hold_back_safety_or_new_irqs);
+	tcase_add_test(tc, rate_formatting);
+	suite_add_tcase(s, tc);
+	return unit_run(s);
+}
