@@ -3,7 +3,6 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -151,13 +150,7 @@ static int parse_options(int argc, char **argv, struct noise_options *o)
 			o->gaps_path = optarg;
 			break;
 		case 'e':
-			if (!optarg || !strcmp(optarg, "trace"))
-				o->explain = EXPLAIN_WITH_TRACE;
-			else if (!strcmp(optarg, "counters"))
-				o->explain = EXPLAIN_WITH_COUNTERS;
-			else
-				ret = usage_error("invalid value '%s' for --explain (trace or counters)",
-						  optarg);
+			ret = explain_choice_parse("--explain", optarg, &o->explain);
 			break;
 		case OPT_TRACE_DIR:
 			o->trace_dir = optarg;
@@ -245,21 +238,6 @@ static int check_output_path(const char *option, const char *path)
 	ret = result_check_writable(path);
 	if (ret)
 		return usage_error("cannot write %s '%s': %s", option, path, strerror(-ret));
-	return 0;
-}
-
-/* --trace-dir: an existing writable directory, or one we can create. */
-static int check_trace_dir(const char *dir)
-{
-	char probe[4096];
-	int ret;
-
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		return usage_error("cannot create --trace-dir '%s': %s", dir, strerror(errno));
-	snprintf(probe, sizeof(probe), "%s/.latscope-probe", dir);
-	ret = result_check_writable(probe);
-	if (ret)
-		return usage_error("cannot write into --trace-dir '%s': %s", dir, strerror(-ret));
 	return 0;
 }
 
@@ -463,7 +441,7 @@ int cmd_noise(int argc, char **argv)
 	if (!ret)
 		ret = check_output_path("--gaps", o.gaps_path);
 	if (!ret && o.trace_dir)
-		ret = check_trace_dir(o.trace_dir);
+		ret = explain_check_trace_dir(o.trace_dir);
 	if (!ret) {
 		choose_clock(&o, root);
 		ret = check_threshold(&o);

@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "cmd_timer.h"
+#include "timer_explain.h"
 #include "latscope/log.h"
 #include "latscope/parse.h"
 #include "latscope/result.h"
@@ -58,6 +59,11 @@ void cmd_timer_usage(FILE *out)
 		"  -u, --unbuffered       unbuffered output\n"
 		"  -v, --verbose          print every sample as thread:cycle:latency\n"
 		"      --json=FILE        write the latscope/1 result document to FILE\n"
+		"      --explain[=HOW]    attribute each spike to its causes: trace (default;\n"
+		"                         needs -a) or counters\n"
+		"      --explain-above=DUR  spikes are latencies above DUR (bare: us); default:\n"
+		"                         above the run's p99, followed as the run goes\n"
+		"      --trace-dir=DIR    keep the raw events around the largest spikes\n"
 		"      --fail-above=DUR   exit status 2 when a maximum exceeds DUR (bare: us)\n"
 		"      --help             this text\n\n"
 		"exit status: 0 ok, 1 error, 2 -b hit or --fail-above exceeded, 129 usage error\n"
@@ -75,6 +81,9 @@ enum {
 	OPT_TRACEMARK,
 	OPT_FAIL_ABOVE,
 	OPT_HELP,
+	OPT_EXPLAIN,
+	OPT_EXPLAIN_ABOVE,
+	OPT_TRACE_DIR,
 	OPT_UNSUPPORTED,
 };
 
@@ -119,6 +128,9 @@ static const struct option long_options[] = {
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "posix_timers", no_argument, NULL, 'x' },
 	{ "help", no_argument, NULL, OPT_HELP },
+	{ "explain", optional_argument, NULL, OPT_EXPLAIN },
+	{ "explain-above", required_argument, NULL, OPT_EXPLAIN_ABOVE },
+	{ "trace-dir", required_argument, NULL, OPT_TRACE_DIR },
 	{ "aligned", optional_argument, NULL, OPT_UNSUPPORTED },
 	{ "secaligned", optional_argument, NULL, OPT_UNSUPPORTED },
 	{ "fifo", optional_argument, NULL, OPT_UNSUPPORTED },
@@ -358,6 +370,16 @@ static int parse_one(int c, const char *name, int argc, char **argv, const struc
 	case OPT_HELP:
 		opts->help = true;
 		break;
+	case OPT_EXPLAIN:
+		ret = explain_choice_parse(name, optarg, &opts->explain);
+		break;
+	case OPT_EXPLAIN_ABOVE:
+		ret = option_duration(name, optarg, NS_PER_US, 1, 1000 * NS_PER_SEC,
+				      &opts->explain_above_ns);
+		break;
+	case OPT_TRACE_DIR:
+		opts->trace_dir = optarg;
+		break;
 	default:
 		return usage_error("cyclictest option '%s' is not supported by latscope timer "
 				   "(see DIFFERENCES FROM CYCLICTEST in latscope-timer(1))",
@@ -462,6 +484,12 @@ static int check_combinations(const struct given *given, struct timer_options *o
 		return usage_error("empty path for --histfile");
 	if (opts->json_path && !*opts->json_path)
 		return usage_error("empty path for --json");
+	if ((opts->explain_above_ns || opts->trace_dir) && opts->explain != EXPLAIN_WITH_TRACE)
+		return usage_error("%s needs --explain (with tracing)",
+				   opts->trace_dir ? "--trace-dir" : "--explain-above");
+	/* a spike is charged to what ran on its thread's CPU: it must have one */
+	if (opts->explain == EXPLAIN_WITH_TRACE && !given->affinity && !given->smp)
+		return usage_error("--explain needs pinned threads: add -a or -S");
 	return 0;
 }
 
@@ -486,6 +514,14 @@ static void fill_params(const struct given *given, struct timer_options *opts)
 	params->spike_threshold_ns = TIMER_SPIKE_THRESHOLD_NS;
 	params->spike_capacity = TIMER_SPIKE_CAPACITY;
 	params->sample_ring = opts->verbose ? TIMER_SAMPLE_RING : 0;
+	if (opts->explain == EXPLAIN_WITH_TRACE) {
+		/* the explanation follows the spikes: keep many, from the start
+		 * when a threshold is given, else once the p99 is known */
+		params->spike_capacity = TIMER_EXPLAIN_SPIKE_CAPACITY;
+		params->spike_threshold_ns = opts->explain_above_ns ? opts->explain_above_ns :
+								       UINT64_MAX;
+		params->sample_ring = TIMER_SAMPLE_RING;
+	}
 }
 
 int timer_options_parse(int argc, char **argv, const struct cpuset *online,
@@ -558,6 +594,7 @@ struct timer_session {
 	/* -v */
 	uint64_t *next_sample;
 	FILE *out;
+	struct timer_explain explain;
 };
 
 static int allowed_cpus(const struct cpuset *online, struct cpuset *allowed)
@@ -648,17 +685,27 @@ static void drain_samples(struct timer_session *s)
 	fflush(s->out);
 }
 
-/* Measure until the threads end, a signal comes, or a thread breaks. */
+/*
+ * Measure until the threads end, a signal comes, or a thread breaks. The
+ * screen is redrawn once a second; with --explain the trace is read four
+ * times a second.
+ */
 static void wait_for_end(struct timer_session *s, const sigset_t *wait_mask)
 {
-	bool refresh = s->live || s->opts.verbose;
+	bool refresh = s->live || s->opts.verbose, explain = s->explain.session != NULL;
+	int step = explain ? 250 : 1000, since_draw = 0;
 
 	while (!stop_requested) {
-		/* no screen to refresh: sleep until the end or a signal */
-		if (timer_wait(s->run, refresh ? 1000 : -1, wait_mask))
+		/* nothing to refresh or read: sleep until the end or a signal */
+		if (timer_wait(s->run, refresh || explain ? step : -1, wait_mask))
 			break;
 		if (stop_requested)
 			break;
+		timer_explain_pump(&s->explain, s->run);
+		since_draw += step;
+		if (since_draw < 1000)
+			continue;
+		since_draw = 0;
 		if (s->opts.verbose)
 			drain_samples(s);
 		else if (s->live)
@@ -733,8 +780,11 @@ static int print_results(struct timer_session *s)
 	if (opts->break_us)
 		print_break(s);
 	timer_render_summary(s->out, stats, opts->params.nr_threads, timer_origin_ns(s->run));
+	timer_explain_report(s->out, &s->explain, s->run, opts);
 	fflush(s->out);
 	free(stats);
+	if (!ret && opts->trace_dir && timer_explain_write_captures(&s->explain, opts->trace_dir) < 0)
+		ret = EXIT_ERROR;
 	return ret;
 }
 
@@ -798,7 +848,7 @@ static json_t *break_json(struct timer_session *s)
 
 static int write_json(struct timer_session *s, int status)
 {
-	json_t *doc = s->doc;
+	json_t *doc = s->doc, *threads;
 	uint64_t missed = 0;
 	unsigned int i;
 	int ret;
@@ -816,7 +866,9 @@ static int write_json(struct timer_session *s, int status)
 	json_object_set_new(doc, "break", break_json(s));
 	json_object_set_new(doc, "tracing_stopped", json_boolean(timer_tracing_stopped(s->run)));
 	json_object_set_new(doc, "missed", json_integer((json_int_t)missed));
-	json_object_set_new(doc, "threads", timer_result_threads(s->run));
+	threads = timer_result_threads(s->run);
+	timer_explain_json(&s->explain, &s->opts, threads);
+	json_object_set_new(doc, "threads", threads);
 	json_object_set_new(doc, "exit_status", json_integer(status));
 	result_set_end_time(doc);
 	ret = result_write(doc, s->opts.json_path);
@@ -859,6 +911,7 @@ static void restore(struct timer_session *s)
 static void session_free(struct timer_session *s)
 {
 	restore(s);
+	timer_explain_release(&s->explain);
 	timer_free(s->run);
 	json_decref(s->doc);
 	free(s->shown_max);
@@ -895,6 +948,8 @@ static int prepare(struct timer_session *s, int argc, char **argv)
 	if (s->opts.histfile && (ret = result_check_writable(s->opts.histfile)))
 		return usage_error("cannot write --histfile '%s': %s", s->opts.histfile,
 				   strerror(-ret));
+	if (s->opts.trace_dir && (ret = explain_check_trace_dir(s->opts.trace_dir)))
+		return ret;
 	s->shown_max = calloc(s->opts.params.nr_threads, sizeof(*s->shown_max));
 	s->next_sample = calloc(s->opts.params.nr_threads, sizeof(*s->next_sample));
 	s->doc = result_new("timer", argc, argv);
@@ -928,6 +983,9 @@ static int start(struct timer_session *s)
 		fprintf(s->out, "# /dev/cpu_dma_latency set to %dus\n", opts->latency_us);
 		fflush(s->out);
 	}
+	/* tracing must run before the first wake-up it may have to explain */
+	if (timer_explain_begin(&s->explain, opts, s->root))
+		return runtime_error("out of memory");
 	ret = timer_start(&s->run, &opts->params);
 	if (ret)
 		return EXIT_ERROR;
@@ -977,6 +1035,8 @@ int cmd_timer(int argc, char **argv)
 	wait_for_end(&s, &wait_mask);
 	ret = timer_stop(s.run);
 	restore(&s);
+	if (timer_explain_end(&s.explain, s.run))
+		log_warning("out of memory explaining the spikes");
 	pthread_sigmask(SIG_SETMASK, &wait_mask, NULL);
 
 	status = ret ? EXIT_ERROR : EXIT_OK;

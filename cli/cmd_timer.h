@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "latscope/cpuset.h"
+#include "explain_report.h"
 #include "latscope/timer.h"
 
 /* cyclictest's defaults and limits */
@@ -18,6 +19,8 @@
 #define TIMER_SPIKE_CAPACITY 4096
 /* -v: 65536 samples a thread, 65 s at 1 ms between two drains */
 #define TIMER_SAMPLE_RING 65536
+/* --explain: spike records a thread keeps (1% of 6.5 M wake-ups) */
+#define TIMER_EXPLAIN_SPIKE_CAPACITY 65536
 
 /* Everything `latscope timer` was asked to do, checked. */
 struct timer_options {
@@ -45,6 +48,9 @@ struct timer_options {
 	bool histofall;
 	const char *histfile;
 	const char *json_path;
+	enum explain_choice explain;
+	uint64_t explain_above_ns; /* 0: above the run's p99, adaptively */
+	const char *trace_dir;
 	bool help;
 };
 

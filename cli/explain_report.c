@@ -1,8 +1,38 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
 #include "cli.h"
 #include "explain_report.h"
+#include "latscope/result.h"
 
 #define WORST_SHOWN 5
+
+int explain_choice_parse(const char *option, const char *value, enum explain_choice *choice)
+{
+	if (!value || !strcmp(value, "trace"))
+		*choice = EXPLAIN_WITH_TRACE;
+	else if (!strcmp(value, "counters"))
+		*choice = EXPLAIN_WITH_COUNTERS;
+	else
+		return usage_error("invalid value '%s' for %s (trace or counters)", value, option);
+	return 0;
+}
+
+int explain_check_trace_dir(const char *dir)
+{
+	char probe[4096];
+	int ret;
+
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return usage_error("cannot create --trace-dir '%s': %s", dir, strerror(errno));
+	snprintf(probe, sizeof(probe), "%s/.latscope-probe", dir);
+	ret = result_check_writable(probe);
+	if (ret)
+		return usage_error("cannot write into --trace-dir '%s': %s", dir, strerror(-ret));
+	return 0;
+}
 
 static void print_causes(FILE *out, const struct explain_cpu *engine,
 			 const struct explain_totals *totals)

@@ -7,6 +7,19 @@
 #include "latscope/counters.h"
 #include "latscope/explain.h"
 
+/* --explain[=trace|counters] */
+enum explain_choice {
+	EXPLAIN_OFF,
+	EXPLAIN_WITH_TRACE,	/* tracepoints, with counters beside */
+	EXPLAIN_WITH_COUNTERS,	/* counters only */
+};
+
+/* Parse the value of --explain (NULL: trace); a usage error otherwise. */
+int explain_choice_parse(const char *option, const char *value, enum explain_choice *choice);
+
+/* --trace-dir: an existing writable directory, or one that can be made. */
+int explain_check_trace_dir(const char *dir);
+
 /**
  * explain_report_cpu - the cause table of one CPU (or thread) and its worst
  * spikes with their timelines

@@ -8,12 +8,7 @@
 #include "latscope/counters.h"
 #include "latscope/explain_session.h"
 #include "latscope/noise.h"
-
-enum explain_choice {
-	EXPLAIN_OFF,
-	EXPLAIN_WITH_TRACE,	/* tracepoints, with counters beside */
-	EXPLAIN_WITH_COUNTERS,	/* counters only */
-};
+#include "explain_report.h"
 
 /* --explain for a noise run: each gap becomes a window of the engine. */
 struct noise_explain {

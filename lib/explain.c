@@ -16,6 +16,15 @@ struct context {
 	uint32_t name;
 };
 
+#define TASK_SLOTS 256
+#define MAX_WOKEN 8
+
+struct task {
+	int32_t pid;
+	int32_t prio;
+	uint32_t comm;
+};
+
 /* The window being charged. */
 struct open_window {
 	struct explain_window window;
@@ -37,6 +46,11 @@ struct explain_cpu {
 	int32_t pid, prio;
 	uint32_t comm;
 	uint64_t last_ts;
+	struct task tasks[TASK_SLOTS];	/* names and priorities seen */
+	struct {
+		int32_t pid, prio;
+	} woken[MAX_WOKEN];	/* woken on this CPU since it went idle */
+	unsigned int nr_woken;
 	/* windows added, not yet closed: a ring in start order */
 	struct explain_window *pending;
 	unsigned int pending_head, nr_pending, pending_capacity;
@@ -84,6 +98,8 @@ struct explain_cpu *explain_cpu_new(unsigned int cpu, enum explain_mode mode,
 	e->worst_kept = worst_kept;
 	e->pid = -1;
 	e->prio = -1;
+	for (unsigned int i = 0; i < TASK_SLOTS; i++)
+		e->tasks[i].pid = -1;
 	e->index_size = 64;
 	e->index = calloc(e->index_size, sizeof(*e->index));
 	e->worst = calloc(worst_kept ? worst_kept : 1, sizeof(*e->worst));
@@ -441,6 +457,79 @@ static void lose_events(struct explain_cpu *e, const struct trace_record *r)
 		e->open.incomplete = true;
 }
 
+/* What is known of a task: its name and priority, from switches and wake-ups. */
+static struct task *task_of(struct explain_cpu *e, int32_t pid)
+{
+	uint32_t at = ((uint32_t)pid * 2654435761U) & (TASK_SLOTS - 1);
+
+	/* a small cache: a colliding task replaces the older one */
+	if (e->tasks[at].pid != pid) {
+		e->tasks[at].pid = pid;
+		e->tasks[at].comm = 0;
+		e->tasks[at].prio = -1;
+	}
+	return &e->tasks[at];
+}
+
+static void learn_task(struct explain_cpu *e, int32_t pid, uint32_t comm, int32_t prio)
+{
+	struct task *t = task_of(e, pid);
+
+	if (comm)
+		t->comm = comm;
+	if (prio >= 0)
+		t->prio = prio;
+}
+
+static void make_current(struct explain_cpu *e, int32_t pid)
+{
+	struct task *t = task_of(e, pid);
+
+	e->pid = pid;
+	e->comm = t->comm;
+	e->prio = t->prio;
+	e->nr_woken = 0;
+}
+
+/*
+ * Every event names the task current when it fired (common_pid; in an
+ * interrupt, the task interrupted). Some kernels emit no sched_switch when
+ * a CPU leaves idle: a task seen running that we did not see switched in
+ * is taken as current from here on.
+ */
+static void notice_current(struct explain_cpu *e, const struct trace_record *r)
+{
+	if (r->pid >= 0 && r->pid != e->pid && r->kind != TRACE_LOST)
+		make_current(e, r->pid);
+}
+
+/*
+ * Back in task context on an idle CPU after interrupts woke tasks here:
+ * the CPU leaves idle for the most urgent of them (the switch out of idle
+ * may not be traced).
+ */
+static void leave_idle_for_woken(struct explain_cpu *e)
+{
+	unsigned int i, best = 0;
+
+	if (e->depth || e->pid != 0 || !e->nr_woken)
+		return;
+	for (i = 1; i < e->nr_woken; i++)
+		if (e->woken[i].prio < e->woken[best].prio)
+			best = i;
+	make_current(e, e->woken[best].pid);
+}
+
+static void remember_woken(struct explain_cpu *e, const struct trace_record *r)
+{
+	learn_task(e, r->waking.pid, r->waking.comm, r->waking.prio);
+	if (r->waking.target_cpu != (int32_t)e->cpu || e->nr_woken == MAX_WOKEN)
+		return;
+	e->woken[e->nr_woken].pid = r->waking.pid;
+	e->woken[e->nr_woken].prio = r->waking.prio;
+	e->nr_woken++;
+}
+
 void explain_cpu_feed(struct explain_cpu *e, const struct trace_record *r)
 {
 	uint64_t ts = r->ts;
@@ -448,24 +537,13 @@ void explain_cpu_feed(struct explain_cpu *e, const struct trace_record *r)
 	e->totals.events++;
 	if (ts < e->last_ts)
 		ts = e->last_ts;	/* clocks of different CPUs may disagree a little */
+	/* the time since the last event goes to what ran then */
 	switch (r->kind) {
-	case TRACE_IRQ_ENTRY:
-		charge(e, e->last_ts, ts);
-		push(e, CAUSE_IRQ, r->irq.irq, r->irq.name);
-		break;
 	case TRACE_IRQ_EXIT:
 		pop(e, CAUSE_IRQ, r->irq.irq, ts);
 		break;
-	case TRACE_SOFTIRQ_ENTRY:
-		charge(e, e->last_ts, ts);
-		push(e, CAUSE_SOFTIRQ, r->softirq.vec, 0);
-		break;
 	case TRACE_SOFTIRQ_EXIT:
 		pop(e, CAUSE_SOFTIRQ, r->softirq.vec, ts);
-		break;
-	case TRACE_VECTOR_ENTRY:
-		charge(e, e->last_ts, ts);
-		push(e, CAUSE_VECTOR, r->vector.vector, 0);
 		break;
 	case TRACE_VECTOR_EXIT:
 		pop(e, CAUSE_VECTOR, r->vector.vector, ts);
@@ -480,25 +558,46 @@ void explain_cpu_feed(struct explain_cpu *e, const struct trace_record *r)
 		e->depth--;
 		break;
 	}
-	case TRACE_SWITCH:
-		charge(e, e->last_ts, ts);
-		e->pid = r->sched_switch.next_pid;
-		e->comm = r->sched_switch.next_comm;
-		e->prio = r->sched_switch.next_prio;
-		/* a switch happens in thread context: nothing can be nested */
-		e->depth = 0;
-		break;
-	case TRACE_WAKING:
-		charge(e, e->last_ts, ts);
-		if (e->is_open && r->waking.pid == e->open.window.own_pid &&
-		    ts >= e->open.window.start_ns)
-			e->open.fired = true;
-		break;
 	case TRACE_LOST:
 		lose_events(e, r);
 		break;
 	default:
 		charge(e, e->last_ts, ts);
+		break;
+	}
+	notice_current(e, r);
+	/* then the event changes what runs */
+	switch (r->kind) {
+	case TRACE_IRQ_ENTRY:
+		push(e, CAUSE_IRQ, r->irq.irq, r->irq.name);
+		break;
+	case TRACE_SOFTIRQ_ENTRY:
+		push(e, CAUSE_SOFTIRQ, r->softirq.vec, 0);
+		break;
+	case TRACE_VECTOR_ENTRY:
+		push(e, CAUSE_VECTOR, r->vector.vector, 0);
+		break;
+	case TRACE_IRQ_EXIT:
+	case TRACE_SOFTIRQ_EXIT:
+	case TRACE_VECTOR_EXIT:
+		leave_idle_for_woken(e);
+		break;
+	case TRACE_SWITCH:
+		learn_task(e, r->sched_switch.prev_pid, r->sched_switch.prev_comm,
+			   r->sched_switch.prev_prio);
+		learn_task(e, r->sched_switch.next_pid, r->sched_switch.next_comm,
+			   r->sched_switch.next_prio);
+		make_current(e, r->sched_switch.next_pid);
+		/* a switch happens in thread context: nothing can be nested */
+		e->depth = 0;
+		break;
+	case TRACE_WAKING:
+		remember_woken(e, r);
+		if (e->is_open && r->waking.pid == e->open.window.own_pid &&
+		    ts >= e->open.window.start_ns)
+			e->open.fired = true;
+		break;
+	default:
 		break;
 	}
 	e->last_ts = ts;

@@ -296,7 +296,7 @@ static int write_capture(const struct explain_session *s, const struct lane *c,
 	fprintf(f,
 		"# latscope: spike %u of %s, %" PRIu64 " ns from %" PRIu64 " to %" PRIu64
 		" ns\n# the events of cpu %u from %" PRIu64 " ns before it to as long after it\n"
-		"# time_ns cpu event fields\n",
+		"# time_ns cpu pid(current task) event fields\n",
 		rank + 1, lane_name, window_length(&capture->window), capture->window.start_ns,
 		capture->window.end_ns, c->cpu, s->options.capture_margin_ns);
 	for (i = 0; i < capture->records.nr; i++) {
@@ -305,7 +305,7 @@ static int write_capture(const struct explain_session *s, const struct lane *c,
 				   r->ts <= capture->window.end_ns ? "*" :
 								      " ";
 
-		fprintf(f, "%s %15" PRIu64 " [%03u] %s\n", mark, r->ts, r->cpu,
+		fprintf(f, "%s %15" PRIu64 " [%03u] %7d %s\n", mark, r->ts, r->cpu, r->pid,
 			trace_record_format(r, s->names, line, sizeof(line)));
 	}
 	if (fclose(f)) {

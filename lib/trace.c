@@ -110,6 +110,7 @@ struct trace_session {
 	struct cpu_reader *readers;
 	unsigned int nr_readers;
 	int page_size;
+	struct field common_pid;	/* the same in every event */
 };
 
 static bool tracefs_mounted(void)
@@ -209,7 +210,7 @@ static const char *const decoder_fields[][7] = {
 	[DECODE_SWITCH] = { "prev_comm", "prev_pid", "prev_prio", "prev_state", "next_comm",
 			    "next_pid", "next_prio" },
 	[DECODE_WAKING] = { "comm", "pid", "prio", "target_cpu" },
-	[DECODE_HRTIMER_START] = { "hrtimer", "expires", "common_pid" },
+	[DECODE_HRTIMER_START] = { "hrtimer", "expires" },
 	[DECODE_HRTIMER_EXPIRE_ENTRY] = { "hrtimer", "now" },
 	[DECODE_HRTIMER_EXPIRE_EXIT] = { "hrtimer" },
 };
@@ -234,6 +235,8 @@ static int enable_events(struct trace_session *s)
 		d->vector = w->vector;
 		for (k = 0; ok && k < 7 && decoder_fields[w->decoder][k]; k++)
 			ok = locate(event, decoder_fields[w->decoder][k], &d->f[k]);
+		if (ok && !s->common_pid.size)
+			ok = locate(event, "common_pid", &s->common_pid);
 		if (ok)
 			ok = !tracefs_event_enable(s->instance, w->system, w->name);
 		if (!ok) {
@@ -403,6 +406,7 @@ static void decode(struct trace_session *s, unsigned int cpu, uint64_t ts, const
 	memset(&r, 0, sizeof(r));
 	r.ts = timeline_ns(s, ts);
 	r.cpu = cpu;
+	r.pid = (int32_t)read_signed(data, &s->common_pid);
 	switch (d->decoder) {
 	case DECODE_IRQ_ENTRY:
 		r.kind = TRACE_IRQ_ENTRY;
@@ -448,7 +452,6 @@ static void decode(struct trace_session *s, unsigned int cpu, uint64_t ts, const
 		r.kind = TRACE_HRTIMER_START;
 		r.hrtimer.timer = (uint64_t)read_signed(data, &d->f[0]);
 		r.hrtimer.expires_ns = (uint64_t)read_signed(data, &d->f[1]);
-		r.hrtimer.pid = (int32_t)read_signed(data, &d->f[2]);
 		break;
 	case DECODE_HRTIMER_EXPIRE_ENTRY:
 		r.kind = TRACE_HRTIMER_EXPIRE_ENTRY;
@@ -478,7 +481,7 @@ static long decode_page(struct trace_session *s, struct cpu_reader *r, trace_emi
 		return 0;
 	missed = kbuffer_missed_events(r->kbuf);
 	if (missed) {
-		struct trace_record lost = { .kind = TRACE_LOST, .cpu = r->cpu };
+		struct trace_record lost = { .kind = TRACE_LOST, .cpu = r->cpu, .pid = -1 };
 
 		/* the loss happened before this page's first event */
 		lost.ts = timeline_ns(s, kbuffer_subbuf_timestamp(r->kbuf, r->page));

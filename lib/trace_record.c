@@ -73,8 +73,8 @@ char *trace_record_format(const struct trace_record *r, const struct names *name
 			 r->waking.target_cpu);
 		break;
 	case TRACE_HRTIMER_START:
-		snprintf(buf, size, "hrtimer_start hrtimer=%#" PRIx64 " expires=%" PRIu64 " pid=%d",
-			 r->hrtimer.timer, r->hrtimer.expires_ns, r->hrtimer.pid);
+		snprintf(buf, size, "hrtimer_start hrtimer=%#" PRIx64 " expires=%" PRIu64,
+			 r->hrtimer.timer, r->hrtimer.expires_ns);
 		break;
 	case TRACE_HRTIMER_EXPIRE_ENTRY:
 		snprintf(buf, size, "hrtimer_expire_entry hrtimer=%#" PRIx64 " now=%" PRIu64,

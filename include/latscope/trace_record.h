@@ -47,6 +47,9 @@ enum trace_vector {
 struct trace_record {
 	uint64_t ts;
 	uint32_t cpu;
+	/* the task current on the CPU when the event fired (common_pid); in
+	 * an interrupt, the task it interrupted; -1 when unknown */
+	int32_t pid;
 	uint8_t kind;	/* enum trace_kind */
 	union {
 		struct {
@@ -75,7 +78,6 @@ struct trace_record {
 		struct {
 			uint64_t timer;	/* the hrtimer's address: identifies it */
 			uint64_t expires_ns;	/* programmed expiry, CLOCK_MONOTONIC */
-			int32_t pid;	/* who armed it */
 		} hrtimer;
 		struct {
 			uint64_t count;	/* how many were lost; 0 when unknown */

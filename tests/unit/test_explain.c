@@ -39,10 +39,17 @@ static void window(uint64_t start, uint64_t end)
 	ck_assert_int_eq(explain_cpu_add_window(engine, &w), 0);
 }
 
-static void feed(struct trace_record r)
+/* Records of these tests leave common_pid unknown unless they set it. */
+static void feed_as(struct trace_record r, int32_t current)
 {
 	r.cpu = 1;
+	r.pid = current;
 	explain_cpu_feed(engine, &r);
+}
+
+static void feed(struct trace_record r)
+{
+	feed_as(r, -1);
 }
 
 static void sw(uint64_t ts, int pid, const char *comm, int prio)
@@ -80,12 +87,20 @@ static void vector(uint64_t ts, bool entry, enum trace_vector v)
 	feed(r);
 }
 
-static void waking(uint64_t ts, int pid)
+static void waking_on(uint64_t ts, int pid, int prio, const char *comm, int current)
 {
 	struct trace_record r = { .ts = ts, .kind = TRACE_WAKING };
 
 	r.waking.pid = pid;
-	feed(r);
+	r.waking.prio = prio;
+	r.waking.comm = name(comm);
+	r.waking.target_cpu = 1;
+	feed_as(r, current);
+}
+
+static void waking(uint64_t ts, int pid)
+{
+	waking_on(ts, pid, 120, "task", -1);
 }
 
 /* total ns charged to a cause over the run, 0 when absent */
@@ -304,6 +319,58 @@ START_TEST(timer_blocked_by_a_thread)
 }
 END_TEST
 
+/*
+ * This VM traces no sched_switch when a CPU leaves idle. The timer and a
+ * higher-priority thread wake together on an idle CPU: the CPU goes to the
+ * most urgent one, which blocks the wake-up until it switches to ours.
+ */
+START_TEST(idle_exit_without_a_switch_event)
+{
+	struct trace_record exit = { .ts = 1020, .kind = TRACE_VECTOR_EXIT };
+	struct trace_record done = { .ts = 1300, .kind = TRACE_SWITCH };
+
+	sw(900, 0, "swapper/1", 120);
+	window(1000, 1330);
+	vector(1010, true, VECTOR_LOCAL_TIMER);
+	waking_on(1012, OWN, 9, "cyclic", 0);
+	waking_on(1014, 777, 4, "blocker", 0);
+	exit.vector.vector = VECTOR_LOCAL_TIMER;
+	feed_as(exit, 0);
+	/* no switch out of idle: the blocker's own switch away is the next event */
+	done.sched_switch.prev_pid = 777;
+	done.sched_switch.prev_comm = name("blocker");
+	done.sched_switch.next_pid = OWN;
+	done.sched_switch.next_comm = name("cyclic");
+	done.sched_switch.next_prio = 9;
+	feed_as(done, 777);
+	ck_assert_int_eq(explain_cpu_finish(engine, 1400, 1400), 0);
+	ck_assert_uint_eq(total(CAUSE_THREAD, 777), 280);
+	ck_assert_uint_eq(total(CAUSE_SCHEDULING, 0), 30);
+	ck_assert_uint_eq(all_charged(), 330);
+}
+END_TEST
+
+/* common_pid tells what runs even when its switch-in was not seen. */
+START_TEST(common_pid_names_the_current_task)
+{
+	struct trace_record softirq_entry = { .ts = 50, .kind = TRACE_SOFTIRQ_ENTRY };
+	struct trace_record softirq_exit = { .ts = 60, .kind = TRACE_SOFTIRQ_EXIT };
+
+	sw(0, OWN, "latscope", 120);
+	waking_on(5, 313, 120, "kworker/1:1", OWN);
+	window(10, 100);
+	softirq_entry.softirq.vec = softirq_exit.softirq.vec = 1;
+	feed_as(softirq_entry, 313);
+	feed_as(softirq_exit, 313);
+	sw(90, OWN, "latscope", 120);
+	ck_assert_int_eq(explain_cpu_finish(engine, 100, 100), 0);
+	/* before the first sign of it, the time is ours: unexplained */
+	ck_assert_uint_eq(total(CAUSE_UNEXPLAINED, 0), 40 + 10);
+	ck_assert_uint_eq(total(CAUSE_SOFTIRQ, 1), 10);
+	ck_assert_uint_eq(total(CAUSE_THREAD, 313), 30);
+}
+END_TEST
+
 /* local_timer costs 3 us in every gap, every 4 ms: a periodic cause. */
 START_TEST(periodic_cause)
 {
@@ -360,9 +427,11 @@ int main(void)
 	tcase_add_test(noise, nmi_is_carved_out_of_what_it_interrupted);
 	tcase_add_test(noise, periodic_cause);
 	tcase_add_test(noise, worst_spikes_largest_first);
+	tcase_add_test(noise, common_pid_names_the_current_task);
 	tcase_add_checked_fixture(timer, setup_timer, teardown);
 	tcase_add_test(timer, timer_split_adds_up);
 	tcase_add_test(timer, timer_blocked_by_a_thread);
+	tcase_add_test(timer, idle_exit_without_a_switch_event);
 	suite_add_tcase(s, noise);
 	suite_add_tcase(s, timer);
 	return unit_run(s);

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "latscope/explain_result.h"
+#include "latscope/log.h"
+#include "latscope/parse.h"
+#include "timer_explain.h"
+
+#define WORST_KEPT 5
+/* the p99 of fewer samples says little: no spike before this many */
+#define MIN_SAMPLES_FOR_P99 200
+
+int timer_explain_begin(struct timer_explain *x, const struct timer_options *opts,
+			struct sysroot *root)
+{
+	struct explain_session_options options = { 0 };
+	unsigned int i, *lane_cpu;
+
+	memset(x, 0, sizeof(*x));
+	x->choice = opts->explain;
+	x->explain_above_ns = opts->explain_above_ns;
+	x->nr_threads = opts->params.nr_threads;
+	if (x->choice == EXPLAIN_OFF)
+		return 0;
+	x->counters = counters_begin(root, &opts->measured);
+	if (x->choice == EXPLAIN_WITH_COUNTERS)
+		return 0;
+	x->next_spike = calloc(x->nr_threads, sizeof(*x->next_spike));
+	x->next_cycle = calloc(x->nr_threads, sizeof(*x->next_cycle));
+	x->seen = calloc(x->nr_threads, sizeof(*x->seen));
+	x->horizon = calloc(x->nr_threads, sizeof(*x->horizon));
+	lane_cpu = calloc(x->nr_threads, sizeof(*lane_cpu));
+	if (!x->next_spike || !x->next_cycle || !x->seen || !x->horizon || !lane_cpu) {
+		free(lane_cpu);
+		return -ENOMEM;
+	}
+	/* one lane per thread: threads may share a CPU, their spikes overlap */
+	for (i = 0; i < x->nr_threads; i++) {
+		lane_cpu[i] = (unsigned int)opts->threads[i].cpu;
+		hist_init(&x->seen[i]);
+	}
+	options.nr_lanes = x->nr_threads;
+	options.lane_cpu = lane_cpu;
+	options.mode = EXPLAIN_TIMER;
+	options.clock = "mono";	/* the timer's own clock, CLOCK_MONOTONIC */
+	options.worst_kept = WORST_KEPT;
+	options.capture_margin_ns = opts->trace_dir ? NS_PER_MS : 0;
+	x->session = explain_session_start(&options);
+	free(lane_cpu);
+	if (!x->session) {
+		log_warning("cannot trace: explaining with interrupt and softirq counts only");
+		x->choice = EXPLAIN_WITH_COUNTERS;
+	}
+	return 0;
+}
+
+static void count_sample(void *context, unsigned int thread, uint64_t cycle, uint64_t latency_ns)
+{
+	struct timer_explain *x = context;
+
+	(void)cycle;
+	hist_add(&x->seen[thread], latency_ns);
+}
+
+/* Spikes are the latencies above the p99 of what the thread saw so far. */
+static void follow_p99(struct timer_explain *x, struct timer_run *run, unsigned int thread)
+{
+	uint64_t lost = timer_drain_samples(run, thread, &x->next_cycle[thread], count_sample, x);
+
+	if (lost)
+		log_debug("the p99 of thread %u misses %llu samples", thread,
+			  (unsigned long long)lost);
+	if (x->seen[thread].count >= MIN_SAMPLES_FOR_P99)
+		timer_set_spike_threshold(run, thread, hist_percentile(&x->seen[thread], 99));
+}
+
+static void add_windows(struct timer_explain *x, struct timer_run *run, unsigned int thread)
+{
+	const struct timer_spike *spikes;
+	struct timer_live live;
+	size_t n, i;
+	pid_t tid;
+
+	/* the horizon first: every spike before it is published by then */
+	timer_read_live(run, thread, &live, &tid);
+	n = timer_spikes_published(run, thread, &spikes);
+	for (i = x->next_spike[thread]; i < n; i++) {
+		struct explain_window w = { 0 };
+
+		w.start_ns = spikes[i].expiry_ns;
+		w.end_ns = spikes[i].wakeup_ns;
+		w.own_pid = tid;
+		w.tag = spikes[i].cycle;
+		explain_session_add_window(x->session, thread, &w);
+	}
+	x->next_spike[thread] = n;
+	x->horizon[thread] = live.horizon_ns;
+}
+
+void timer_explain_pump(struct timer_explain *x, struct timer_run *run)
+{
+	unsigned int i;
+
+	if (!x->session)
+		return;
+	for (i = 0; i < x->nr_threads; i++) {
+		if (!x->explain_above_ns)
+			follow_p99(x, run, i);
+		add_windows(x, run, i);
+	}
+	if (explain_session_pump(x->session, x->horizon))
+		log_warning("cannot read the trace");
+}
+
+int timer_explain_end(struct timer_explain *x, struct timer_run *run)
+{
+	uint64_t end_ns = 0, run_ns, origin = timer_origin_ns(run);
+	unsigned int i;
+
+	if (x->counters)
+		counters_end(x->counters);
+	if (!x->session)
+		return 0;
+	timer_explain_pump(x, run);
+	explain_session_stop_tracing(x->session);
+	for (i = 0; i < x->nr_threads; i++) {
+		const struct timer_stats *stats = timer_result(run, i);
+		struct timer_live live;
+
+		timer_read_live(run, i, &live, NULL);
+		if (live.horizon_ns > end_ns)
+			end_ns = live.horizon_ns;
+		if (stats->spikes_dropped)
+			log_warning("thread %u: %llu spikes beyond the %zu kept were not explained", i,
+				    (unsigned long long)stats->spikes_dropped, stats->spike_capacity);
+	}
+	run_ns = end_ns > origin ? end_ns - origin : 0;
+	return explain_session_finish(x->session, end_ns, run_ns);
+}
+
+void timer_explain_report(FILE *out, const struct timer_explain *x, const struct timer_run *run,
+			  const struct timer_options *opts)
+{
+	unsigned int i;
+	char heading[48];
+
+	if (x->choice == EXPLAIN_OFF)
+		return;
+	for (i = 0; i < x->nr_threads; i++) {
+		int cpu = opts->threads[i].cpu;
+
+		snprintf(heading, sizeof(heading), "thread %u (cpu %d)", i, cpu);
+		if (x->session)
+			explain_report_cpu(out, heading, "spikes", explain_session_lane(x->session, i),
+					   0, timer_origin_ns(run));
+		else
+			fputc('\n', out);
+		if (x->counters && cpu >= 0)
+			explain_report_counters(out, heading, x->counters, (unsigned int)cpu);
+	}
+}
+
+void timer_explain_json(const struct timer_explain *x, const struct timer_options *opts,
+			json_t *threads)
+{
+	unsigned int i;
+
+	if (x->choice == EXPLAIN_OFF)
+		return;
+	for (i = 0; i < x->nr_threads; i++) {
+		json_t *entry = json_array_get(threads, i);
+		int cpu = opts->threads[i].cpu;
+
+		if (x->session) {
+			json_t *explained = explain_result_cpu(explain_session_lane(x->session, i),
+							       explain_session_names(x->session));
+
+			json_object_update(entry, explained);
+			json_decref(explained);
+		}
+		if (x->counters && cpu >= 0)
+			json_object_set_new(entry, "counters",
+					    counters_result_cpu(x->counters, (unsigned int)cpu));
+	}
+}
+
+int timer_explain_write_captures(const struct timer_explain *x, const char *dir)
+{
+	char (*names)[24] = calloc(x->nr_threads, sizeof(*names));
+	const char **lane_names = calloc(x->nr_threads, sizeof(*lane_names));
+	unsigned int i;
+	int ret = -ENOMEM;
+
+	if (x->session && names && lane_names) {
+		for (i = 0; i < x->nr_threads; i++) {
+			snprintf(names[i], sizeof(names[i]), "thread%u", i);
+			lane_names[i] = names[i];
+		}
+		ret = explain_session_write_captures(x->session, dir, lane_names);
+	}
+	free(names);
+	free(lane_names);
+	return x->session ? ret : 0;
+}
+
+void timer_explain_release(struct timer_explain *x)
+{
+	explain_session_free(x->session);
+	counters_free(x->counters);
+	free(x->next_spike);
+	free(x->next_cycle);
+	free(x->seen);
+	free(x->horizon);
+	memset(x, 0, sizeof(*x));
+}
