@@ -614,15 +614,16 @@ void explain_cpu_advance(struct explain_cpu *e, uint64_t now)
 static int find_periods(struct explain_cpu *e, uint64_t run_ns)
 {
 	struct period_params params = { .run_ns = run_ns };
-	struct period_source found[1];
+	struct period_source found[PERIOD_MAX_SOURCES];
 	unsigned int i;
 	int n;
 
+	/* the whole search, so halves and harmonics are merged; the strongest wins */
 	for (i = 0; i < e->nr_causes; i++) {
 		struct explain_cause *cause = &e->causes[i];
 
-		n = period_detect(cause->occurrences, cause->nr_occurrences, &params, found, 1,
-				  NULL);
+		n = period_detect(cause->occurrences, cause->nr_occurrences, &params, found,
+				  PERIOD_MAX_SOURCES, NULL);
 		if (n < 0)
 			return n;
 		cause->periodic = n > 0;
