@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "explain_report.h"
+#include "latscope/explain_result.h"
 #include "latscope/result.h"
 
 #define WORST_SHOWN 5
@@ -139,4 +140,18 @@ void explain_report_counters(FILE *out, const char *heading, const struct counte
 			counters_smi_in_guest(counters) ? " (as seen by this guest)" : "");
 	else
 		fprintf(out, "%s: SMIs: not counted (%s)\n", heading, why);
+}
+
+void explain_annotate_json(json_t *entry, const struct explain_session *session,
+			   unsigned int lane, const struct counters_run *counters, int cpu)
+{
+	if (session) {
+		json_t *explained = explain_result_cpu(explain_session_lane(session, lane),
+						       explain_session_names(session));
+
+		json_object_update(entry, explained);
+		json_decref(explained);
+	}
+	if (counters && cpu >= 0)
+		json_object_set_new(entry, "counters", counters_result_cpu(counters, (unsigned int)cpu));
 }

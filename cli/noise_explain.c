@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "explain_report.h"
-#include "latscope/explain_result.h"
 #include "latscope/log.h"
 #include "latscope/parse.h"
 #include "noise_explain.h"
@@ -138,40 +137,27 @@ void noise_explain_json(const struct noise_explain *x, const struct noise_run *r
 
 	if (x->choice == EXPLAIN_OFF)
 		return;
-	for (i = 0; i < run->nr_cpus; i++) {
-		json_t *entry = json_array_get(cpus, i);
-		unsigned int cpu = run->cpus[i].cpu;
-
-		if (x->session) {
-			json_t *explained = explain_result_cpu(explain_session_lane(x->session, i),
-							       explain_session_names(x->session));
-
-			json_object_update(entry, explained);
-			json_decref(explained);
-		}
-		if (x->counters)
-			json_object_set_new(entry, "counters", counters_result_cpu(x->counters, cpu));
-	}
+	for (i = 0; i < run->nr_cpus; i++)
+		explain_annotate_json(json_array_get(cpus, i), x->session, i, x->counters,
+				      (int)run->cpus[i].cpu);
 }
 
 int noise_explain_write_captures(const struct noise_explain *x, const struct noise_run *run,
 				 const char *dir)
 {
-	char (*names)[16] = calloc(run->nr_cpus, sizeof(*names));
-	const char **lane_names = calloc(run->nr_cpus, sizeof(*lane_names));
-	unsigned int i;
-	int ret = -ENOMEM;
+	unsigned int *cpus, i;
+	int ret;
 
-	if (x->session && names && lane_names) {
-		for (i = 0; i < run->nr_cpus; i++) {
-			snprintf(names[i], sizeof(names[i]), "cpu%u", run->cpus[i].cpu);
-			lane_names[i] = names[i];
-		}
-		ret = explain_session_write_captures(x->session, dir, lane_names);
-	}
-	free(names);
-	free(lane_names);
-	return x->session ? ret : 0;
+	if (!x->session)
+		return 0;
+	cpus = calloc(run->nr_cpus, sizeof(*cpus));
+	if (!cpus)
+		return -ENOMEM;
+	for (i = 0; i < run->nr_cpus; i++)
+		cpus[i] = run->cpus[i].cpu;
+	ret = explain_session_write_captures(x->session, dir, "cpu", cpus);
+	free(cpus);
+	return ret;
 }
 
 void noise_explain_release(struct noise_explain *x)

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "latscope/explain_result.h"
 #include "latscope/log.h"
 #include "latscope/parse.h"
 #include "timer_explain.h"
@@ -170,40 +169,14 @@ void timer_explain_json(const struct timer_explain *x, const struct timer_option
 
 	if (x->choice == EXPLAIN_OFF)
 		return;
-	for (i = 0; i < x->nr_threads; i++) {
-		json_t *entry = json_array_get(threads, i);
-		int cpu = opts->threads[i].cpu;
-
-		if (x->session) {
-			json_t *explained = explain_result_cpu(explain_session_lane(x->session, i),
-							       explain_session_names(x->session));
-
-			json_object_update(entry, explained);
-			json_decref(explained);
-		}
-		if (x->counters && cpu >= 0)
-			json_object_set_new(entry, "counters",
-					    counters_result_cpu(x->counters, (unsigned int)cpu));
-	}
+	for (i = 0; i < x->nr_threads; i++)
+		explain_annotate_json(json_array_get(threads, i), x->session, i, x->counters,
+				      opts->threads[i].cpu);
 }
 
 int timer_explain_write_captures(const struct timer_explain *x, const char *dir)
 {
-	char (*names)[24] = calloc(x->nr_threads, sizeof(*names));
-	const char **lane_names = calloc(x->nr_threads, sizeof(*lane_names));
-	unsigned int i;
-	int ret = -ENOMEM;
-
-	if (x->session && names && lane_names) {
-		for (i = 0; i < x->nr_threads; i++) {
-			snprintf(names[i], sizeof(names[i]), "thread%u", i);
-			lane_names[i] = names[i];
-		}
-		ret = explain_session_write_captures(x->session, dir, lane_names);
-	}
-	free(names);
-	free(lane_names);
-	return x->session ? ret : 0;
+	return x->session ? explain_session_write_captures(x->session, dir, "thread", NULL) : 0;
 }
 
 void timer_explain_release(struct timer_explain *x)

@@ -283,7 +283,7 @@ static int write_capture(const struct explain_session *s, const struct lane *c,
 			 const char *lane_name, unsigned int rank, const char *dir)
 {
 	const struct capture *capture = &c->captures[rank];
-	char path[4096], line[512];
+	char path[4200], line[512];
 	size_t i;
 	FILE *f;
 
@@ -316,14 +316,16 @@ static int write_capture(const struct explain_session *s, const struct lane *c,
 }
 
 int explain_session_write_captures(const struct explain_session *s, const char *dir,
-				   const char *const *lane_names)
+				   const char *prefix, const unsigned int *numbers)
 {
 	unsigned int i, rank;
 	int written = 0, ret;
+	char name[64];
 
 	for (i = 0; i < s->nr_lanes; i++) {
+		snprintf(name, sizeof(name), "%s%u", prefix, numbers ? numbers[i] : i);
 		for (rank = 0; rank < s->lanes[i].nr_captures; rank++) {
-			ret = write_capture(s, &s->lanes[i], lane_names[i], rank, dir);
+			ret = write_capture(s, &s->lanes[i], name, rank, dir);
 			if (ret)
 				return ret;
 			written++;

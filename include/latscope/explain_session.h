@@ -76,13 +76,14 @@ uint64_t explain_session_lost(const struct explain_session *session);
 
 /**
  * explain_session_write_captures - one text file per kept spike in @dir,
- * "<prefix><lane name>-spike<rank>.txt": the raw events from
+ * "<prefix><number>-spike<rank>.txt": the raw events from
  * capture_margin_ns before it to as long after it
- * @lane_names: a name per lane ("cpu1", "thread0")
+ * @prefix: what a lane is called ("cpu", "thread")
+ * @numbers: the number of each lane (a CPU), or NULL for the lane's index
  * Returns the number of files written, or a negative errno code.
  */
 int explain_session_write_captures(const struct explain_session *session, const char *dir,
-				   const char *const *lane_names);
+				   const char *prefix, const unsigned int *numbers);
 
 void explain_session_free(struct explain_session *session);
 
