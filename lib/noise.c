@@ -8,6 +8,8 @@
 #include "latscope/log.h"
 #include "latscope/noise.h"
 
+/* deltas below this many clock ticks are counted by tick in the hot loop */
+#define SHORT_TICKS 512
 /* how often (in loops) a thread publishes its loop count without a gap */
 #define PUBLISH_EVERY (1U << 20)
 
@@ -30,49 +32,52 @@ static void publish(struct noise_cpu *c, uint64_t count, uint64_t max, uint64_t 
 }
 
 /*
- * Fold the loop's register copies into the histogram. Below 256 ns a bucket
- * holds one value, so min and max come exactly from the buckets there; the
- * loop tracks them only for larger deltas.
+ * Fold the loop's counts into the histogram at the end: the short deltas
+ * it counted by clock tick, converted once per tick value here (the same
+ * rounding as converting each read), and min/max from the ticks where the
+ * loop only tracked the long ones.
  */
-static void sync_hist(struct noise_cpu *c, uint64_t count, uint64_t large_min, uint64_t large_max,
+static void sync_hist(struct noise_cpu *c, uint64_t count, uint64_t long_min, uint64_t long_max,
 		      uint64_t overflow, uint64_t last)
 {
+	const struct tsc_clock *clock = &c->run->clock;
 	struct hist *h = c->hist;
-	unsigned int b;
+	uint64_t ticks, ns;
 
 	h->count = count;
 	h->overflow = overflow;
-	h->min = large_min;
-	for (b = 0; b < 256; b++)
-		if (h->buckets[b]) {
-			h->min = b;
-			break;
-		}
-	h->max = large_max;
-	if (!large_max)
-		for (b = 256; b-- > 0;)
-			if (h->buckets[b]) {
-				h->max = b;
-				break;
-			}
+	h->min = long_min;
+	h->max = long_max;
+	for (ticks = 0; ticks < c->short_limit; ticks++) {
+		if (!c->short_counts[ticks])
+			continue;
+		ns = tsc_delta_ns(clock, ticks);
+		h->buckets[hist_bucket_of(ns)] += c->short_counts[ticks];
+		if (ns < h->min)
+			h->min = ns;
+		if (ns > h->max)
+			h->max = ns;
+	}
 	/* every delta adds up to the span: exact, with no per-read rounding */
-	h->sum = tsc_delta_ns(&c->run->clock, last - c->first_stamp);
+	h->sum = tsc_delta_ns(clock, last - c->first_stamp);
 }
 
 /*
  * The hot loop. Inlined twice with use_tsc constant so the clock read is a
- * bare rdtsc (or a vDSO call) with no branch around it. A delta below
- * 256 ns costs a count and one bucket increment; larger ones take the slow
- * path that also keeps min/max, and gaps are recorded.
+ * bare rdtsc (or a vDSO call) with no branch around it. A short delta (the
+ * common case: below SHORT_TICKS and the threshold) costs a count and one
+ * increment indexed by the raw tick difference, with no conversion; longer
+ * ones are converted, bucketed, tracked for min/max, and gaps recorded.
  */
 static inline __attribute__((always_inline)) void spin(struct noise_cpu *c, bool use_tsc)
 {
 	const struct tsc_clock *clock = &c->run->clock;
-	const uint64_t threshold = c->run->params.threshold_ns;
+	const uint64_t threshold = c->run->params.threshold_ns, short_limit = c->short_limit;
 	const size_t max_gaps = c->run->params.max_gaps;
 	uint64_t *deadline = &c->deadline, *buckets = c->hist->buckets;
-	uint64_t count = 0, large_min = UINT64_MAX, large_max = 0, overflow = 0;
-	uint64_t prev, now, ns;
+	uint64_t *short_counts = c->short_counts;
+	uint64_t count = 0, long_min = UINT64_MAX, long_max = 0, overflow = 0;
+	uint64_t prev, now, delta, ns;
 
 	prev = use_tsc ? tsc_read_raw() : tsc_monotonic_raw_ns();
 	c->first_stamp = prev;
@@ -83,41 +88,43 @@ static inline __attribute__((always_inline)) void spin(struct noise_cpu *c, bool
 	for (;;) {
 		now = use_tsc ? tsc_read_raw() : tsc_monotonic_raw_ns();
 		/* reads are not serialised; a read that runs ahead is no gap */
-		ns = now > prev ? tsc_delta_ns(clock, now - prev) : 0;
+		delta = now > prev ? now - prev : 0;
 		count++;
-		if (__builtin_expect(ns < 256, 1)) {
-			buckets[ns]++;
+		if (__builtin_expect(delta < short_limit, 1)) {
+			short_counts[delta]++;
 		} else {
+			ns = tsc_delta_ns(clock, delta);
 			if (ns <= HIST_MAX_NS)
 				buckets[hist_bucket_of(ns)]++;
 			else
 				overflow++;
-			if (ns < large_min)
-				large_min = ns;
-			if (ns > large_max)
-				large_max = ns;
-		}
-		if (__builtin_expect(ns >= threshold, 0)) {
-			if (c->nr_gaps < max_gaps) {
-				c->gaps[c->nr_gaps].stamp = prev;
-				c->gaps[c->nr_gaps].duration_ns = ns;
-				/* the gap is complete before the count says so */
-				__atomic_store_n(&c->nr_gaps, c->nr_gaps + 1, __ATOMIC_RELEASE);
-			} else {
-				c->gaps_not_stored++;
+			if (ns < long_min)
+				long_min = ns;
+			if (ns > long_max)
+				long_max = ns;
+			if (ns >= threshold) {
+				if (c->nr_gaps < max_gaps) {
+					c->gaps[c->nr_gaps].stamp = prev;
+					c->gaps[c->nr_gaps].duration_ns = ns;
+					/* the gap is complete before the count says so */
+					__atomic_store_n(&c->nr_gaps, c->nr_gaps + 1,
+							 __ATOMIC_RELEASE);
+				} else {
+					c->gaps_not_stored++;
+				}
+				c->gap_count++;
+				c->lost_ns += ns;
+				publish(c, count, long_max, now);
 			}
-			c->gap_count++;
-			c->lost_ns += ns;
-			publish(c, count, ns > large_max ? ns : large_max, now);
 		}
 		if (__builtin_expect(!(count % PUBLISH_EVERY), 0))
-			publish(c, count, large_max, now);
+			publish(c, count, long_max, now);
 		if (__builtin_expect(now >= __atomic_load_n(deadline, __ATOMIC_RELAXED), 0))
 			break;
 		prev = now;
 	}
 	c->last_stamp = now;
-	sync_hist(c, count, large_min, large_max, overflow, now);
+	sync_hist(c, count, long_min, long_max, overflow, now);
 	/* nothing more will come from this thread */
 	publish(c, count, c->hist->max, UINT64_MAX);
 }
@@ -132,6 +139,21 @@ static void noise_thread_run(struct worker *worker)
 		spin(c, false);
 }
 
+/*
+ * The longest delta the fast path takes: below SHORT_TICKS and always
+ * shorter than the gap threshold once converted.
+ */
+static uint64_t short_limit_for(const struct noise_run *run)
+{
+	uint64_t limit = (uint64_t)((double)run->params.threshold_ns * run->clock.cycles_per_ns);
+
+	if (limit > SHORT_TICKS)
+		limit = SHORT_TICKS;
+	while (limit && tsc_delta_ns(&run->clock, limit - 1) >= run->params.threshold_ns)
+		limit--;
+	return limit;
+}
+
 /* In the thread, after pinning: its buffers on its own node. */
 static int noise_thread_setup(struct worker *worker)
 {
@@ -140,9 +162,11 @@ static int noise_thread_setup(struct worker *worker)
 
 	c->hist = rt_alloc_local(sizeof(*c->hist));
 	c->gaps = rt_alloc_local(gaps_bytes ? gaps_bytes : sizeof(*c->gaps));
-	if (!c->hist || !c->gaps)
+	c->short_counts = rt_alloc_local(SHORT_TICKS * sizeof(*c->short_counts));
+	if (!c->hist || !c->gaps || !c->short_counts)
 		return -ENOMEM;
 	hist_init(c->hist);
+	c->short_limit = short_limit_for(c->run);
 	return 0;
 }
 
@@ -154,6 +178,8 @@ static void free_cpu_buffers(struct noise_run *run)
 		struct noise_cpu *c = &run->cpus[i];
 
 		rt_free_local(c->hist, sizeof(*c->hist));
+		rt_free_local(c->short_counts, SHORT_TICKS * sizeof(*c->short_counts));
+		c->short_counts = NULL;
 		rt_free_local(c->gaps, run->params.max_gaps ?
 					       run->params.max_gaps * sizeof(*c->gaps) :
 					       sizeof(*c->gaps));

@@ -51,7 +51,9 @@ struct noise_live {
 /* Each CPU's state sits on its own cache lines: threads never share one. */
 struct noise_cpu {
 	unsigned int cpu;
-	struct hist *hist; /* every delta */
+	struct hist *hist; /* every delta, complete once the thread ended */
+	uint64_t *short_counts; /* the loop's counts of short deltas, by tick */
+	uint64_t short_limit; /* deltas below this many ticks are counted there */
 	struct noise_gap *gaps; /* max_gaps entries, NUMA-local */
 	size_t nr_gaps;
 	uint64_t gap_count; /* stored or not */
