@@ -126,7 +126,8 @@ int main(int argc, char **argv)
 
 	/* replay, shifted in time, until the target is reached */
 	{
-		struct explain_cpu *engine = explain_cpu_new((unsigned int)cpu, EXPLAIN_NOISE, names, 5);
+		struct explain_cpu *engine =
+			explain_cpu_new((unsigned int)cpu, EXPLAIN_NOISE, names, 5);
 		uint64_t span = rec.records[rec.nr - 1].ts - rec.records[0].ts + 1000, shift = 0;
 		uint64_t next_window = rec.records[0].ts, ts;
 		size_t i;
@@ -139,8 +140,9 @@ int main(int argc, char **argv)
 				r.ts += shift;
 				ts = r.ts;
 				while (next_window <= ts) {
-					struct explain_window w = { next_window, next_window + 20000,
-								    -1, false, 0 };
+					struct explain_window w = { next_window,
+								    next_window + 20000, -1, false,
+								    0 };
 
 					explain_cpu_add_window(engine, &w);
 					next_window += 1000000;
@@ -152,8 +154,8 @@ int main(int argc, char **argv)
 		}
 		explain_cpu_finish(engine, rec.records[0].ts + shift, shift);
 		engine_cpu = cpu_seconds() - t0;
-		printf("attribution engine: %lu events in %.2f s: %.2f M events/s of one core\n", fed,
-		       engine_cpu, (double)fed / engine_cpu / 1e6);
+		printf("attribution engine: %lu events in %.2f s: %.2f M events/s of one core\n",
+		       fed, engine_cpu, (double)fed / engine_cpu / 1e6);
 		explain_cpu_free(engine);
 	}
 	free(rec.records);

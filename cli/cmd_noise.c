@@ -313,8 +313,9 @@ static int write_outputs(const struct noise_options *o, const struct noise_run *
 	json_object_set_new(doc, "elapsed_ns", json_integer((json_int_t)run->elapsed_ns));
 	/* as timer says it: how the run ended, and the signal that ended it */
 	json_object_set_new(doc, "end", json_string(stop_requested ? "stopped" : "complete"));
-	json_object_set_new(doc, "signal", stop_requested ? json_sprintf("SIG%s", sigabbrev_np(stop_requested)) :
-							    json_null());
+	json_object_set_new(doc, "signal",
+			    stop_requested ? json_sprintf("SIG%s", sigabbrev_np(stop_requested)) :
+					     json_null());
 	cpus = noise_result_cpus(run);
 	noise_explain_json(explain, run, cpus);
 	json_object_set_new(doc, "cpus", cpus);

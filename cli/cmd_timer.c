@@ -518,8 +518,8 @@ static void fill_params(const struct given *given, struct timer_options *opts)
 		/* the explanation follows the spikes: keep many, from the start
 		 * when a threshold is given, else once the p99 is known */
 		params->spike_capacity = TIMER_EXPLAIN_SPIKE_CAPACITY;
-		params->spike_threshold_ns = opts->explain_above_ns ? opts->explain_above_ns :
-								       UINT64_MAX;
+		params->spike_threshold_ns =
+			opts->explain_above_ns ? opts->explain_above_ns : UINT64_MAX;
 		params->sample_ring = TIMER_SAMPLE_RING;
 	}
 }
@@ -783,7 +783,8 @@ static int print_results(struct timer_session *s)
 	timer_explain_report(s->out, &s->explain, s->run, opts);
 	fflush(s->out);
 	free(stats);
-	if (!ret && opts->trace_dir && timer_explain_write_captures(&s->explain, opts->trace_dir) < 0)
+	if (!ret && opts->trace_dir &&
+	    timer_explain_write_captures(&s->explain, opts->trace_dir) < 0)
 		ret = EXIT_ERROR;
 	return ret;
 }

@@ -47,14 +47,15 @@ static void print_causes(FILE *out, const struct explain_cpu *engine,
 	for (i = 0; i < n; i++) {
 		const struct explain_cause *c = &causes[i];
 		char label[128], total[32], max[32], period[32], duration[32];
-		double share = totals->window_ns ? 100.0 * (double)c->total_ns /
-							   (double)totals->window_ns :
-						   0;
+		double share = totals->window_ns ?
+				       100.0 * (double)c->total_ns / (double)totals->window_ns :
+				       0;
 
 		explain_cause_label(engine, c, label, sizeof(label));
 		fprintf(out, "  %-40.40s %7llu %11s %5.1f%% %11s  ", label,
-			(unsigned long long)c->spikes, format_duration(c->total_ns, total, sizeof(total)),
-			share, format_duration(c->max_ns, max, sizeof(max)));
+			(unsigned long long)c->spikes,
+			format_duration(c->total_ns, total, sizeof(total)), share,
+			format_duration(c->max_ns, max, sizeof(max)));
 		if (c->periodic)
 			fprintf(out, "%s every %s (%llu of %llu)\n",
 				format_duration(c->period.duration_ns, duration, sizeof(duration)),
@@ -82,7 +83,8 @@ static void print_worst(FILE *out, const struct explain_cpu *engine, uint64_t or
 		char length[32];
 
 		fprintf(out, "  %u. %s at %.6f s%s\n", i + 1,
-			format_duration(s->window.end_ns - s->window.start_ns, length, sizeof(length)),
+			format_duration(s->window.end_ns - s->window.start_ns, length,
+					sizeof(length)),
 			(double)(s->window.start_ns - origin_ns) / 1e9,
 			s->incomplete ? " (trace events were lost during it)" : "");
 		for (k = 0; k < s->nr_segments; k++) {
@@ -90,9 +92,12 @@ static void print_worst(FILE *out, const struct explain_cpu *engine, uint64_t or
 			char offset[32], duration[32], label[128];
 
 			fprintf(out, "       +%-12s %11s  %s\n",
-				format_duration(g->start_ns - s->window.start_ns, offset, sizeof(offset)),
-				format_duration(g->end_ns - g->start_ns, duration, sizeof(duration)),
-				explain_cause_label(engine, &causes[g->cause], label, sizeof(label)));
+				format_duration(g->start_ns - s->window.start_ns, offset,
+						sizeof(offset)),
+				format_duration(g->end_ns - g->start_ns, duration,
+						sizeof(duration)),
+				explain_cause_label(engine, &causes[g->cause], label,
+						    sizeof(label)));
 		}
 	}
 }
@@ -110,12 +115,13 @@ void explain_report_cpu(FILE *out, const char *heading, const char *spike_word,
 	if (!totals.windows)
 		return;
 	print_causes(out, engine, &totals);
-	fprintf(out, "  steal time meanwhile: %s%s\n", format_duration(steal_ns, steal, sizeof(steal)),
+	fprintf(out, "  steal time meanwhile: %s%s\n",
+		format_duration(steal_ns, steal, sizeof(steal)),
 		steal_ns ? " (the hypervisor ran something else on this vCPU)" : "");
 	if (totals.lost_events)
 		fprintf(out, "  the trace lost %llu events; %llu %s overlap a loss\n",
-			(unsigned long long)totals.lost_events, (unsigned long long)totals.incomplete,
-			spike_word);
+			(unsigned long long)totals.lost_events,
+			(unsigned long long)totals.incomplete, spike_word);
 	print_worst(out, engine, origin_ns);
 }
 
@@ -142,8 +148,8 @@ void explain_report_counters(FILE *out, const char *heading, const struct counte
 		fprintf(out, "%s: SMIs: not counted (%s)\n", heading, why);
 }
 
-void explain_annotate_json(json_t *entry, const struct explain_session *session,
-			   unsigned int lane, const struct counters_run *counters, int cpu)
+void explain_annotate_json(json_t *entry, const struct explain_session *session, unsigned int lane,
+			   const struct counters_run *counters, int cpu)
 {
 	if (session) {
 		json_t *explained = explain_result_cpu(explain_session_lane(session, lane),
@@ -153,5 +159,6 @@ void explain_annotate_json(json_t *entry, const struct explain_session *session,
 		json_decref(explained);
 	}
 	if (counters && cpu >= 0)
-		json_object_set_new(entry, "counters", counters_result_cpu(counters, (unsigned int)cpu));
+		json_object_set_new(entry, "counters",
+				    counters_result_cpu(counters, (unsigned int)cpu));
 }

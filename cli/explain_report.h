@@ -13,8 +13,8 @@
 /* --explain[=trace|counters] */
 enum explain_choice {
 	EXPLAIN_OFF,
-	EXPLAIN_WITH_TRACE,	/* tracepoints, with counters beside */
-	EXPLAIN_WITH_COUNTERS,	/* counters only */
+	EXPLAIN_WITH_TRACE, /* tracepoints, with counters beside */
+	EXPLAIN_WITH_COUNTERS, /* counters only */
 };
 
 /* Parse the value of --explain (NULL: trace); a usage error otherwise. */
@@ -42,8 +42,8 @@ void explain_report_cpu(FILE *out, const char *heading, const char *spike_word,
  * worst spikes and lost events of the lane's engine when traced, and the
  * counters of its CPU (cpu < 0: none).
  */
-void explain_annotate_json(json_t *entry, const struct explain_session *session,
-			   unsigned int lane, const struct counters_run *counters, int cpu);
+void explain_annotate_json(json_t *entry, const struct explain_session *session, unsigned int lane,
+			   const struct counters_run *counters, int cpu);
 
 /* The interrupt and softirq counts of a CPU during the run, and its SMIs. */
 void explain_report_counters(FILE *out, const char *heading, const struct counters_run *counters,

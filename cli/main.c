@@ -9,12 +9,12 @@
 static const struct command commands[] = {
 	{ "noise", NULL, "OS noise: gaps a busy CPU loses, their sizes and periods", cmd_noise,
 	  cmd_noise_usage },
-	{ "check", NULL, "real-time readiness audit: findings, evidence and fixes",
-	  cmd_check, cmd_check_usage },
+	{ "check", NULL, "real-time readiness audit: findings, evidence and fixes", cmd_check,
+	  cmd_check_usage },
 	{ "timer", "cyclic", "timer wake-up latency, cyclictest-compatible, with percentiles",
 	  cmd_timer, cmd_timer_usage },
-	{ "irq", NULL, "keep interrupts off RT CPUs: show, plan, apply, balance, restore",
-	  cmd_irq, cmd_irq_usage },
+	{ "irq", NULL, "keep interrupts off RT CPUs: show, plan, apply, balance, restore", cmd_irq,
+	  cmd_irq_usage },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -11,9 +11,9 @@
 
 #define WORST_KEPT 5
 
-int noise_explain_begin(struct noise_explain *x, enum explain_choice choice,
-			struct noise_run *run, struct sysroot *root,
-			const struct rt_throttling *limit, bool keep_raw_events)
+int noise_explain_begin(struct noise_explain *x, enum explain_choice choice, struct noise_run *run,
+			struct sysroot *root, const struct rt_throttling *limit,
+			bool keep_raw_events)
 {
 	struct explain_session_options options = { 0 };
 	unsigned int *lane_cpu, i;
@@ -122,8 +122,9 @@ void noise_explain_report(FILE *out, const struct noise_explain *x, const struct
 
 		snprintf(heading, sizeof(heading), "cpu %u", c->cpu);
 		if (x->session)
-			explain_report_cpu(out, heading, "gaps", explain_session_lane(x->session, i),
-					   c->steal_ns, noise_stamp_ns(run, c->first_stamp));
+			explain_report_cpu(out, heading, "gaps",
+					   explain_session_lane(x->session, i), c->steal_ns,
+					   noise_stamp_ns(run, c->first_stamp));
 		else
 			fputc('\n', out);
 		if (x->counters)

@@ -16,7 +16,7 @@ struct noise_explain {
 	struct explain_session *session;
 	struct counters_run *counters;
 	const struct rt_throttling *limit;
-	size_t *next_gap;	/* per measured CPU: first gap not yet a window */
+	size_t *next_gap; /* per measured CPU: first gap not yet a window */
 	uint64_t *horizon;
 };
 
@@ -25,9 +25,9 @@ struct noise_explain {
  * Falls back to counters (with a warning) when tracing is impossible.
  * Returns 0 or a negative errno code.
  */
-int noise_explain_begin(struct noise_explain *x, enum explain_choice choice,
-			struct noise_run *run, struct sysroot *root,
-			const struct rt_throttling *limit, bool keep_raw_events);
+int noise_explain_begin(struct noise_explain *x, enum explain_choice choice, struct noise_run *run,
+			struct sysroot *root, const struct rt_throttling *limit,
+			bool keep_raw_events);
 
 /* While the run goes: new gaps become windows, the trace is read. */
 void noise_explain_pump(struct noise_explain *x, const struct noise_run *run);
@@ -39,8 +39,7 @@ int noise_explain_end(struct noise_explain *x, const struct noise_run *run);
 void noise_explain_report(FILE *out, const struct noise_explain *x, const struct noise_run *run);
 
 /* Add causes, worst spikes, lost events and counters to each CPU entry. */
-void noise_explain_json(const struct noise_explain *x, const struct noise_run *run,
-			json_t *cpus);
+void noise_explain_json(const struct noise_explain *x, const struct noise_run *run, json_t *cpus);
 
 /* --trace-dir: the raw events around the worst gaps, cpu<N>-spike<K>.txt.
  * Returns the files written or a negative errno code (logged). */

@@ -44,7 +44,7 @@ int timer_explain_begin(struct timer_explain *x, const struct timer_options *opt
 	options.nr_lanes = x->nr_threads;
 	options.lane_cpu = lane_cpu;
 	options.mode = EXPLAIN_TIMER;
-	options.clock = "mono";	/* the timer's own clock, CLOCK_MONOTONIC */
+	options.clock = "mono"; /* the timer's own clock, CLOCK_MONOTONIC */
 	options.worst_kept = WORST_KEPT;
 	options.capture_margin_ns = opts->trace_dir ? NS_PER_MS : 0;
 	x->session = explain_session_start(&options);
@@ -133,8 +133,9 @@ int timer_explain_end(struct timer_explain *x, struct timer_run *run)
 		if (live.horizon_ns > end_ns)
 			end_ns = live.horizon_ns;
 		if (stats->spikes_dropped)
-			log_warning("thread %u: %llu spikes beyond the %zu kept were not explained", i,
-				    (unsigned long long)stats->spikes_dropped, stats->spike_capacity);
+			log_warning("thread %u: %llu spikes beyond the %zu kept were not explained",
+				    i, (unsigned long long)stats->spikes_dropped,
+				    stats->spike_capacity);
 	}
 	run_ns = end_ns > origin ? end_ns - origin : 0;
 	return explain_session_finish(x->session, end_ns, run_ns);
@@ -153,8 +154,9 @@ void timer_explain_report(FILE *out, const struct timer_explain *x, const struct
 
 		snprintf(heading, sizeof(heading), "thread %u (cpu %d)", i, cpu);
 		if (x->session)
-			explain_report_cpu(out, heading, "spikes", explain_session_lane(x->session, i),
-					   0, timer_origin_ns(run));
+			explain_report_cpu(out, heading, "spikes",
+					   explain_session_lane(x->session, i), 0,
+					   timer_origin_ns(run));
 		else
 			fputc('\n', out);
 		if (x->counters && cpu >= 0)

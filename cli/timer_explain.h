@@ -20,13 +20,13 @@
  */
 struct timer_explain {
 	enum explain_choice choice;
-	uint64_t explain_above_ns;	/* 0: the run's p99, followed */
+	uint64_t explain_above_ns; /* 0: the run's p99, followed */
 	struct explain_session *session;
 	struct counters_run *counters;
 	unsigned int nr_threads;
-	size_t *next_spike;	/* per thread: first spike not yet a window */
-	uint64_t *next_cycle;	/* per thread: the sample ring's reader */
-	struct hist *seen;	/* per thread: every sample, for the p99 */
+	size_t *next_spike; /* per thread: first spike not yet a window */
+	uint64_t *next_cycle; /* per thread: the sample ring's reader */
+	struct hist *seen; /* per thread: every sample, for the p99 */
 	uint64_t *horizon;
 };
 

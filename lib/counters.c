@@ -59,9 +59,9 @@ struct counters_run {
 	struct irq_counts after, delta;
 	bool irqs_ok;
 	unsigned int nr_possible;
-	uint64_t *softirq_before, *softirq_after;	/* [cpu * NR_SOFTIRQS + vec] */
+	uint64_t *softirq_before, *softirq_after; /* [cpu * NR_SOFTIRQS + vec] */
 	bool softirqs_ok;
-	int *smi_fd;	/* per possible CPU, -1 when not counting */
+	int *smi_fd; /* per possible CPU, -1 when not counting */
 	uint64_t *smi_before, *smi_after;
 	const char *smi_why;
 	bool in_guest;
@@ -198,7 +198,8 @@ struct counters_run *counters_begin(struct sysroot *root, const struct cpuset *c
 	for (cpu = 0; (unsigned int)cpu < run->nr_possible; cpu++)
 		run->smi_fd[cpu] = -1;
 	run->in_guest = cpu_has_hypervisor_flag(root);
-	run->irqs_ok = !irq_table_load(root, &run->irqs) && !irq_counts_init(&run->after, &run->irqs) &&
+	run->irqs_ok = !irq_table_load(root, &run->irqs) &&
+		       !irq_counts_init(&run->after, &run->irqs) &&
 		       !irq_counts_init(&run->delta, &run->irqs);
 	run->softirqs_ok = !read_softirqs(run, run->softirq_before);
 	open_smi_counters(run);
@@ -222,8 +223,8 @@ int counters_end(struct counters_run *run)
 	if (run->softirqs_ok)
 		run->softirqs_ok = !read_softirqs(run, run->softirq_after);
 	cpuset_for_each(cpu, &run->cpus)
-		if (run->smi_fd[cpu] >= 0 &&
-		    read(run->smi_fd[cpu], &run->smi_after[cpu], sizeof(uint64_t)) != sizeof(uint64_t))
+		if (run->smi_fd[cpu] >= 0 && read(run->smi_fd[cpu], &run->smi_after[cpu],
+						  sizeof(uint64_t)) != sizeof(uint64_t))
 			run->smi_after[cpu] = run->smi_before[cpu];
 	return 0;
 }
@@ -316,9 +317,9 @@ json_t *counters_result_cpu(const struct counters_run *run, unsigned int cpu)
 	json_object_set_new(out, "softirqs", softirqs);
 	if (counters_smi(run, cpu, &smi, &why)) {
 		json_object_set_new(out, "smi", json_integer((json_int_t)smi));
-		json_object_set_new(out, "smi_note", json_string(run->in_guest ?
-									 "as seen by this guest" :
-									 "msr/smi"));
+		json_object_set_new(
+			out, "smi_note",
+			json_string(run->in_guest ? "as seen by this guest" : "msr/smi"));
 	} else {
 		json_object_set_new(out, "smi", json_null());
 		json_object_set_new(out, "smi_note", json_string(why));

@@ -28,7 +28,7 @@ struct task {
 /* The window being charged. */
 struct open_window {
 	struct explain_window window;
-	bool fired;	/* timer: the measuring thread's wake-up was issued */
+	bool fired; /* timer: the measuring thread's wake-up was issued */
 	bool incomplete;
 	struct explain_contribution contributions[MAX_WINDOW_CAUSES];
 	unsigned int nr_contributions;
@@ -46,10 +46,10 @@ struct explain_cpu {
 	int32_t pid, prio;
 	uint32_t comm;
 	uint64_t last_ts;
-	struct task tasks[TASK_SLOTS];	/* names and priorities seen */
+	struct task tasks[TASK_SLOTS]; /* names and priorities seen */
 	struct {
 		int32_t pid, prio;
-	} woken[MAX_WOKEN];	/* woken on this CPU since it went idle */
+	} woken[MAX_WOKEN]; /* woken on this CPU since it went idle */
 	unsigned int nr_woken;
 	/* windows added, not yet closed: a ring in start order */
 	struct explain_window *pending;
@@ -59,7 +59,7 @@ struct explain_cpu {
 	/* causes: a table with a hash index on the key */
 	struct explain_cause *causes;
 	unsigned int nr_causes, causes_capacity;
-	uint32_t *index;	/* 0 empty, else cause + 1 */
+	uint32_t *index; /* 0 empty, else cause + 1 */
 	unsigned int index_size;
 	/* the largest spikes, largest first */
 	struct explain_spike *worst;
@@ -536,7 +536,7 @@ void explain_cpu_feed(struct explain_cpu *e, const struct trace_record *r)
 
 	e->totals.events++;
 	if (ts < e->last_ts)
-		ts = e->last_ts;	/* clocks of different CPUs may disagree a little */
+		ts = e->last_ts; /* clocks of different CPUs may disagree a little */
 	/* the time since the last event goes to what ran then */
 	switch (r->kind) {
 	case TRACE_IRQ_EXIT:
@@ -549,8 +549,8 @@ void explain_cpu_feed(struct explain_cpu *e, const struct trace_record *r)
 		pop(e, CAUSE_VECTOR, r->vector.vector, ts);
 		break;
 	case TRACE_NMI: {
-		uint64_t begin = r->nmi.duration_ns < ts - e->last_ts ? ts - r->nmi.duration_ns
-								      : e->last_ts;
+		uint64_t begin =
+			r->nmi.duration_ns < ts - e->last_ts ? ts - r->nmi.duration_ns : e->last_ts;
 
 		charge(e, e->last_ts, begin);
 		push(e, CAUSE_NMI, 0, 0);
@@ -708,15 +708,13 @@ int explain_cpu_finish(struct explain_cpu *e, uint64_t end_ns, uint64_t run_ns)
 	return sort_causes(e);
 }
 
-const struct explain_cause *explain_cpu_causes(const struct explain_cpu *e,
-					       unsigned int *nr_causes)
+const struct explain_cause *explain_cpu_causes(const struct explain_cpu *e, unsigned int *nr_causes)
 {
 	*nr_causes = e->nr_causes;
 	return e->causes;
 }
 
-const struct explain_spike *explain_cpu_worst(const struct explain_cpu *e,
-					      unsigned int *nr_spikes)
+const struct explain_spike *explain_cpu_worst(const struct explain_cpu *e, unsigned int *nr_spikes)
 {
 	*nr_spikes = e->nr_worst;
 	return e->worst;
@@ -740,15 +738,16 @@ static void priority_label(int32_t prio, char *buf, size_t size)
 		buf[0] = '\0';
 }
 
-char *explain_cause_label(const struct explain_cpu *e, const struct explain_cause *cause,
-			  char *buf, size_t size)
+char *explain_cause_label(const struct explain_cpu *e, const struct explain_cause *cause, char *buf,
+			  size_t size)
 {
 	const char *name = names_get(e->names, cause->name);
 	char priority[24];
 
 	switch (cause->key.kind) {
 	case CAUSE_IRQ:
-		snprintf(buf, size, "irq %lld%s%s", (long long)cause->key.id, *name ? " " : "", name);
+		snprintf(buf, size, "irq %lld%s%s", (long long)cause->key.id, *name ? " " : "",
+			 name);
 		break;
 	case CAUSE_VECTOR:
 		snprintf(buf, size, "%s", trace_vector_name((enum trace_vector)cause->key.id));

@@ -64,9 +64,10 @@ static json_t *spike_json(const struct explain_cpu *engine, const struct explain
 
 		json_array_append_new(contributions,
 				      json_pack("{s:s, s:s, s:I}", "kind",
-						explain_kind_name(causes[c->cause].key.kind), "label",
-						explain_cause_label(engine, &causes[c->cause], label,
-								    sizeof(label)),
+						explain_kind_name(causes[c->cause].key.kind),
+						"label",
+						explain_cause_label(engine, &causes[c->cause],
+								    label, sizeof(label)),
 						"ns", (json_int_t)c->ns));
 	}
 	for (i = 0; i < spike->nr_segments; i++) {
@@ -75,14 +76,15 @@ static json_t *spike_json(const struct explain_cpu *engine, const struct explain
 		json_array_append_new(timeline,
 				      json_pack("{s:I, s:I, s:s}", "offset_ns",
 						(json_int_t)(g->start_ns - spike->window.start_ns),
-						"duration_ns", (json_int_t)(g->end_ns - g->start_ns),
-						"label",
-						explain_cause_label(engine, &causes[g->cause], label,
-								    sizeof(label))));
+						"duration_ns",
+						(json_int_t)(g->end_ns - g->start_ns), "label",
+						explain_cause_label(engine, &causes[g->cause],
+								    label, sizeof(label))));
 	}
 	json_object_set_new(s, "start_ns", json_integer((json_int_t)spike->window.start_ns));
-	json_object_set_new(s, "duration_ns",
-			    json_integer((json_int_t)(spike->window.end_ns - spike->window.start_ns)));
+	json_object_set_new(
+		s, "duration_ns",
+		json_integer((json_int_t)(spike->window.end_ns - spike->window.start_ns)));
 	json_object_set_new(s, "incomplete", json_boolean(spike->incomplete));
 	json_object_set_new(s, "contributions", contributions);
 	json_object_set_new(s, "timeline", timeline);
@@ -101,7 +103,8 @@ json_t *explain_result_cpu(const struct explain_cpu *engine, const struct names 
 	worst = explain_cpu_worst(engine, &nr_worst);
 	explain_cpu_totals(engine, &totals);
 	for (i = 0; i < nr_causes; i++)
-		json_array_append_new(list, cause_json(engine, &causes[i], names, totals.window_ns));
+		json_array_append_new(list,
+				      cause_json(engine, &causes[i], names, totals.window_ns));
 	for (i = 0; i < nr_worst; i++)
 		json_array_append_new(spikes, spike_json(engine, &worst[i], causes));
 	json_object_set_new(out, "causes", list);

@@ -27,9 +27,9 @@ struct lane {
 	unsigned int cpu;
 	struct explain_cpu *engine;
 	uint64_t horizon;
-	struct record_list waiting;	/* read, at or after the horizon */
-	struct record_list history;	/* the last events fed, for captures */
-	struct capture *captures;	/* the largest windows, largest first */
+	struct record_list waiting; /* read, at or after the horizon */
+	struct record_list history; /* the last events fed, for captures */
+	struct capture *captures; /* the largest windows, largest first */
 	unsigned int nr_captures;
 };
 
@@ -118,8 +118,7 @@ static bool capture_wants(const struct capture *capture, uint64_t margin, uint64
  * A window among the largest starts a capture: the events of the margin
  * before it come from the history, the rest as they are fed.
  */
-static void start_capture(struct explain_session *s, struct lane *c,
-			  const struct explain_window *w)
+static void start_capture(struct explain_session *s, struct lane *c, const struct explain_window *w)
 {
 	unsigned int kept = s->options.worst_kept, at;
 	struct capture *capture;
@@ -165,8 +164,8 @@ static void remember(struct explain_session *s, struct lane *c, const struct tra
 	for (i = 0; i < c->nr_captures; i++)
 		if (capture_wants(&c->captures[i], margin, r->ts))
 			list_push(&c->captures[i].records, r);
-	while (drop < c->history.nr && (c->history.records[drop].ts < keep_from ||
-					c->history.nr - drop >= HISTORY_MAX))
+	while (drop < c->history.nr &&
+	       (c->history.records[drop].ts < keep_from || c->history.nr - drop >= HISTORY_MAX))
 		drop++;
 	if (drop) {
 		memmove(c->history.records, c->history.records + drop,
@@ -302,7 +301,7 @@ static int write_capture(const struct explain_session *s, const struct lane *c,
 	for (i = 0; i < capture->records.nr; i++) {
 		const struct trace_record *r = &capture->records.records[i];
 		const char *mark = r->ts < capture->window.start_ns ? " " :
-				   r->ts <= capture->window.end_ns ? "*" :
+				   r->ts <= capture->window.end_ns  ? "*" :
 								      " ";
 
 		fprintf(f, "%s %15" PRIu64 " [%03u] %7d %s\n", mark, r->ts, r->cpu, r->pid,

@@ -8,13 +8,13 @@
 struct names {
 	char **strings;
 	uint32_t nr_strings, strings_capacity;
-	uint32_t *slots;	/* 0 = empty, else id */
+	uint32_t *slots; /* 0 = empty, else id */
 	uint32_t nr_slots;
 };
 
 static uint64_t hash(const char *text, size_t len)
 {
-	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
 
 	while (len--) {
 		h ^= (unsigned char)*text++;
@@ -94,8 +94,8 @@ uint32_t names_intern(struct names *names, const char *text, size_t len)
 		at = (at + 1) & (names->nr_slots - 1);
 	}
 	if (names->nr_strings == names->strings_capacity) {
-		char **bigger = realloc(names->strings,
-					2 * names->strings_capacity * sizeof(*bigger));
+		char **bigger =
+			realloc(names->strings, 2 * names->strings_capacity * sizeof(*bigger));
 
 		if (!bigger)
 			return 0;

@@ -389,7 +389,8 @@ static void measure(struct worker *worker)
 		next = timer_stats_add(stats, expiry, now, overruns);
 		/* samples before this are all accounted for (--explain waits for it) */
 		__atomic_store_n(&stats->live.horizon_ns,
-				 params->mode == TIMER_WAIT_RELATIVE ? now : next, __ATOMIC_RELEASE);
+				 params->mode == TIMER_WAIT_RELATIVE ? now : next,
+				 __ATOMIC_RELEASE);
 		if (params->break_above_ns && now > expiry &&
 		    now - expiry > params->break_above_ns) {
 			struct timer_spike spike = { expiry, now, now - expiry,

@@ -80,7 +80,7 @@ static const struct wanted_event wanted[] = {
 /* The fields a decoder reads, located once from the event's format. */
 struct field {
 	int offset, size;
-	bool dynamic;	/* __data_loc: a u32 holding (length << 16 | offset) */
+	bool dynamic; /* __data_loc: a u32 holding (length << 16 | offset) */
 };
 
 struct event_decoder {
@@ -104,13 +104,13 @@ struct trace_session {
 	const struct tsc_clock *tsc;
 	bool mounted_here;
 	unsigned int nr_events;
-	struct event_decoder *decoders;	/* indexed by event id */
-	uint16_t *decoder_of;	/* event id -> decoders index + 1 */
+	struct event_decoder *decoders; /* indexed by event id */
+	uint16_t *decoder_of; /* event id -> decoders index + 1 */
 	unsigned int nr_decoders;
 	struct cpu_reader *readers;
 	unsigned int nr_readers;
 	int page_size;
-	struct field common_pid;	/* the same in every event */
+	struct field common_pid; /* the same in every event */
 };
 
 static bool tracefs_mounted(void)
@@ -240,10 +240,9 @@ static int enable_events(struct trace_session *s)
 		if (ok)
 			ok = !tracefs_event_enable(s->instance, w->system, w->name);
 		if (!ok) {
-			used += (size_t)snprintf(missing + used, used < sizeof(missing) ?
-								 sizeof(missing) - used :
-								 0,
-						 "%s%s:%s", used ? ", " : "", w->system, w->name);
+			used += (size_t)snprintf(
+				missing + used, used < sizeof(missing) ? sizeof(missing) - used : 0,
+				"%s%s:%s", used ? ", " : "", w->system, w->name);
 			continue;
 		}
 		s->decoder_of[event->id] = (uint16_t)(s->nr_decoders + 1);
@@ -272,7 +271,8 @@ static int open_readers(struct trace_session *s, const struct cpuset *cpus)
 		r->cpu = (unsigned int)cpu;
 		r->tcpu = tracefs_cpu_open(s->instance, cpu, true);
 		if (!r->tcpu) {
-			log_error("cannot open the trace buffer of cpu %d: %s", cpu, strerror(errno));
+			log_error("cannot open the trace buffer of cpu %d: %s", cpu,
+				  strerror(errno));
 			return -errno;
 		}
 		s->page_size = tracefs_cpu_read_size(r->tcpu);
@@ -304,13 +304,12 @@ static int configure(struct trace_session *s, const struct trace_options *option
 	}
 	cpuset_for_each(cpu, &options->cpus)
 		if (tracefs_instance_set_buffer_size(s->instance, options->buffer_kb, cpu))
-			log_warning("cannot set a %zu KiB trace buffer on cpu %d", options->buffer_kb,
-				    cpu);
+			log_warning("cannot set a %zu KiB trace buffer on cpu %d",
+				    options->buffer_kb, cpu);
 	return 0;
 }
 
-struct trace_session *trace_session_create(const struct trace_options *options,
-					   struct names *names)
+struct trace_session *trace_session_create(const struct trace_options *options, struct names *names)
 {
 	struct trace_session *s = calloc(1, sizeof(*s));
 	char name[64];
@@ -419,7 +418,8 @@ static void decode(struct trace_session *s, unsigned int cpu, uint64_t ts, const
 		break;
 	case DECODE_SOFTIRQ_ENTRY:
 	case DECODE_SOFTIRQ_EXIT:
-		r.kind = d->decoder == DECODE_SOFTIRQ_ENTRY ? TRACE_SOFTIRQ_ENTRY : TRACE_SOFTIRQ_EXIT;
+		r.kind = d->decoder == DECODE_SOFTIRQ_ENTRY ? TRACE_SOFTIRQ_ENTRY :
+							      TRACE_SOFTIRQ_EXIT;
 		r.softirq.vec = (uint32_t)read_signed(data, &d->f[0]);
 		break;
 	case DECODE_VECTOR_ENTRY:
@@ -489,7 +489,8 @@ static long decode_page(struct trace_session *s, struct cpu_reader *r, trace_emi
 		r->lost += missed > 0 ? (uint64_t)missed : 1;
 		emit(&lost, context);
 	}
-	for (data = kbuffer_read_event(r->kbuf, &ts); data; data = kbuffer_next_event(r->kbuf, &ts)) {
+	for (data = kbuffer_read_event(r->kbuf, &ts); data;
+	     data = kbuffer_next_event(r->kbuf, &ts)) {
 		decode(s, r->cpu, ts, data, emit, context);
 		n++;
 	}

@@ -26,8 +26,8 @@ const char *trace_softirq_name(uint32_t vec)
 {
 	/* include/linux/interrupt.h, stable since 2.6 */
 	static const char *const names[] = {
-		"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK",
-		"IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU",
+		"HI",	    "TIMER",   "NET_TX", "NET_RX",  "BLOCK",
+		"IRQ_POLL", "TASKLET", "SCHED",	 "HRTIMER", "RCU",
 	};
 
 	return vec < sizeof(names) / sizeof(names[0]) ? names[vec] : "unknown";

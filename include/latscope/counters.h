@@ -48,8 +48,8 @@ int counters_end(struct counters_run *run);
 
 /* A nonzero delta of one counter on one CPU. */
 struct counter_delta {
-	char name[96];	/* "36:virtio1-req.0", "LOC", "TIMER" */
-	const char *group;	/* "interrupts" or "softirqs" */
+	char name[96]; /* "36:virtio1-req.0", "LOC", "TIMER" */
+	const char *group; /* "interrupts" or "softirqs" */
 	uint64_t count;
 };
 

@@ -23,40 +23,40 @@
  * number of causes and the worst spikes it keeps.
  */
 enum explain_mode {
-	EXPLAIN_NOISE,	/* windows are gaps of a busy loop */
-	EXPLAIN_TIMER,	/* windows run from a timer's expiry to the wake-up */
+	EXPLAIN_NOISE, /* windows are gaps of a busy loop */
+	EXPLAIN_TIMER, /* windows run from a timer's expiry to the wake-up */
 };
 
 enum cause_kind {
-	CAUSE_IRQ,	/* a device interrupt handler, by number */
-	CAUSE_VECTOR,	/* a system vector (local_timer, reschedule, ...) */
+	CAUSE_IRQ, /* a device interrupt handler, by number */
+	CAUSE_VECTOR, /* a system vector (local_timer, reschedule, ...) */
 	CAUSE_SOFTIRQ,
-	CAUSE_THREAD,	/* another task ran (noise), or blocked the wake-up (timer) */
+	CAUSE_THREAD, /* another task ran (noise), or blocked the wake-up (timer) */
 	CAUSE_NMI,
-	CAUSE_THROTTLING,	/* RT throttling held the measuring thread off */
-	CAUSE_UNEXPLAINED,	/* no event covers it: firmware (SMI), hypervisor, entry code */
-	CAUSE_TIMER_DELAY,	/* timer mode: expiry to the wake-up being issued */
-	CAUSE_SCHEDULING,	/* timer mode: switch-in and return to user space */
-	CAUSE_LOST,	/* the trace lost events here: cause unknown */
+	CAUSE_THROTTLING, /* RT throttling held the measuring thread off */
+	CAUSE_UNEXPLAINED, /* no event covers it: firmware (SMI), hypervisor, entry code */
+	CAUSE_TIMER_DELAY, /* timer mode: expiry to the wake-up being issued */
+	CAUSE_SCHEDULING, /* timer mode: switch-in and return to user space */
+	CAUSE_LOST, /* the trace lost events here: cause unknown */
 	CAUSE_KINDS,
 };
 
 struct cause_key {
-	uint8_t kind;	/* enum cause_kind */
-	int64_t id;	/* irq number, vector, softirq number or pid; 0 otherwise */
+	uint8_t kind; /* enum cause_kind */
+	int64_t id; /* irq number, vector, softirq number or pid; 0 otherwise */
 };
 
 struct explain_window {
 	uint64_t start_ns, end_ns;
-	int32_t own_pid;	/* the measuring thread's tid */
-	bool throttled;	/* noise: the gap is RT throttling */
-	uint64_t tag;	/* the caller's: gap index, cycle number */
+	int32_t own_pid; /* the measuring thread's tid */
+	bool throttled; /* noise: the gap is RT throttling */
+	uint64_t tag; /* the caller's: gap index, cycle number */
 };
 
 struct explain_contribution {
-	uint32_t cause;	/* index into the CPU's causes */
+	uint32_t cause; /* index into the CPU's causes */
 	uint64_t ns;
-	uint64_t first_ns;	/* when it first ran in the window */
+	uint64_t first_ns; /* when it first ran in the window */
 };
 
 /* A piece of a window's timeline: one cause from start to end. */
@@ -67,22 +67,22 @@ struct explain_segment {
 
 struct explain_spike {
 	struct explain_window window;
-	struct explain_contribution *contributions;	/* largest first */
+	struct explain_contribution *contributions; /* largest first */
 	unsigned int nr_contributions;
-	struct explain_segment *timeline;	/* in time order */
+	struct explain_segment *timeline; /* in time order */
 	unsigned int nr_segments;
-	bool incomplete;	/* events were lost during it */
+	bool incomplete; /* events were lost during it */
 };
 
 struct explain_cause {
 	struct cause_key key;
-	uint32_t name;	/* irq action, task comm; 0 when none */
-	int32_t prio;	/* threads: kernel priority last seen, -1 unknown */
-	uint64_t spikes;	/* windows it took part in */
+	uint32_t name; /* irq action, task comm; 0 when none */
+	int32_t prio; /* threads: kernel priority last seen, -1 unknown */
+	uint64_t spikes; /* windows it took part in */
 	uint64_t total_ns;
-	uint64_t max_ns;	/* largest contribution to one window */
+	uint64_t max_ns; /* largest contribution to one window */
 	bool periodic;
-	struct period_source period;	/* when periodic */
+	struct period_source period; /* when periodic */
 	/* private: occurrences for the periodicity search */
 	struct period_event *occurrences;
 	uint32_t nr_occurrences, occurrences_capacity;
@@ -134,11 +134,11 @@ const struct explain_spike *explain_cpu_worst(const struct explain_cpu *engine,
 					      unsigned int *nr_spikes);
 
 struct explain_totals {
-	uint64_t windows;	/* spikes explained */
-	uint64_t window_ns;	/* their total length */
-	uint64_t lost_events;	/* events the ring buffer dropped */
-	uint64_t incomplete;	/* windows that overlapped a loss */
-	uint64_t events;	/* events fed */
+	uint64_t windows; /* spikes explained */
+	uint64_t window_ns; /* their total length */
+	uint64_t lost_events; /* events the ring buffer dropped */
+	uint64_t incomplete; /* windows that overlapped a loss */
+	uint64_t events; /* events fed */
 };
 
 void explain_cpu_totals(const struct explain_cpu *engine, struct explain_totals *totals);

@@ -22,12 +22,12 @@ struct explain_session;
 
 struct explain_session_options {
 	unsigned int nr_lanes;
-	const unsigned int *lane_cpu;	/* the CPU of each lane (copied) */
+	const unsigned int *lane_cpu; /* the CPU of each lane (copied) */
 	enum explain_mode mode;
-	const char *clock;	/* trace_clock: "x86-tsc" or "mono" */
-	const struct tsc_clock *tsc;	/* for "x86-tsc": converts to the ns timeline */
-	unsigned int worst_kept;	/* spikes kept in detail per CPU */
-	uint64_t capture_margin_ns;	/* raw events kept around them; 0: none */
+	const char *clock; /* trace_clock: "x86-tsc" or "mono" */
+	const struct tsc_clock *tsc; /* for "x86-tsc": converts to the ns timeline */
+	unsigned int worst_kept; /* spikes kept in detail per CPU */
+	uint64_t capture_margin_ns; /* raw events kept around them; 0: none */
 };
 
 /**

@@ -23,12 +23,12 @@
 struct trace_session;
 
 struct trace_options {
-	struct cpuset cpus;	/* CPUs to record */
+	struct cpuset cpus; /* CPUs to record */
 	/* "x86-tsc" (timestamps are rdtsc values) or "mono" (CLOCK_MONOTONIC ns) */
 	const char *clock;
 	/* converts x86-tsc timestamps to the caller's ns timeline; NULL for mono */
 	const struct tsc_clock *tsc;
-	size_t buffer_kb;	/* ring buffer per recorded CPU */
+	size_t buffer_kb; /* ring buffer per recorded CPU */
 };
 
 /**

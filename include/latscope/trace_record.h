@@ -13,19 +13,19 @@
  * session turns raw tracefs records into these; tests write them by hand.
  */
 enum trace_kind {
-	TRACE_IRQ_ENTRY,	/* irq:irq_handler_entry */
-	TRACE_IRQ_EXIT,	/* irq:irq_handler_exit */
-	TRACE_SOFTIRQ_ENTRY,	/* irq:softirq_entry */
+	TRACE_IRQ_ENTRY, /* irq:irq_handler_entry */
+	TRACE_IRQ_EXIT, /* irq:irq_handler_exit */
+	TRACE_SOFTIRQ_ENTRY, /* irq:softirq_entry */
 	TRACE_SOFTIRQ_EXIT,
-	TRACE_VECTOR_ENTRY,	/* irq_vectors:*_entry (local_timer, reschedule, ...) */
+	TRACE_VECTOR_ENTRY, /* irq_vectors:*_entry (local_timer, reschedule, ...) */
 	TRACE_VECTOR_EXIT,
-	TRACE_NMI,	/* nmi:nmi_handler: a handler that ran delta_ns up to ts */
-	TRACE_SWITCH,	/* sched:sched_switch */
-	TRACE_WAKING,	/* sched:sched_waking */
-	TRACE_HRTIMER_START,	/* timer:hrtimer_start */
-	TRACE_HRTIMER_EXPIRE_ENTRY,	/* timer:hrtimer_expire_entry */
+	TRACE_NMI, /* nmi:nmi_handler: a handler that ran delta_ns up to ts */
+	TRACE_SWITCH, /* sched:sched_switch */
+	TRACE_WAKING, /* sched:sched_waking */
+	TRACE_HRTIMER_START, /* timer:hrtimer_start */
+	TRACE_HRTIMER_EXPIRE_ENTRY, /* timer:hrtimer_expire_entry */
 	TRACE_HRTIMER_EXPIRE_EXIT,
-	TRACE_LOST,	/* the ring buffer dropped events before ts */
+	TRACE_LOST, /* the ring buffer dropped events before ts */
 	TRACE_KINDS,
 };
 
@@ -50,24 +50,24 @@ struct trace_record {
 	/* the task current on the CPU when the event fired (common_pid); in
 	 * an interrupt, the task it interrupted; -1 when unknown */
 	int32_t pid;
-	uint8_t kind;	/* enum trace_kind */
+	uint8_t kind; /* enum trace_kind */
 	union {
 		struct {
 			int32_t irq;
-			uint32_t name;	/* action name, on entry */
+			uint32_t name; /* action name, on entry */
 		} irq;
 		struct {
-			uint32_t vec;	/* softirq number: TIMER is 1, NET_RX 3, RCU 9 */
+			uint32_t vec; /* softirq number: TIMER is 1, NET_RX 3, RCU 9 */
 		} softirq;
 		struct {
-			uint32_t vector;	/* enum trace_vector */
+			uint32_t vector; /* enum trace_vector */
 		} vector;
 		struct {
 			uint64_t duration_ns;
 		} nmi;
 		struct {
 			int32_t prev_pid, next_pid;
-			int32_t prev_prio, next_prio;	/* kernel prio: < 100 real-time */
+			int32_t prev_prio, next_prio; /* kernel prio: < 100 real-time */
 			uint32_t prev_comm, next_comm;
 			int64_t prev_state;
 		} sched_switch;
@@ -76,11 +76,11 @@ struct trace_record {
 			uint32_t comm;
 		} waking;
 		struct {
-			uint64_t timer;	/* the hrtimer's address: identifies it */
-			uint64_t expires_ns;	/* programmed expiry, CLOCK_MONOTONIC */
+			uint64_t timer; /* the hrtimer's address: identifies it */
+			uint64_t expires_ns; /* programmed expiry, CLOCK_MONOTONIC */
 		} hrtimer;
 		struct {
-			uint64_t count;	/* how many were lost; 0 when unknown */
+			uint64_t count; /* how many were lost; 0 when unknown */
 		} lost;
 	};
 };
@@ -96,7 +96,7 @@ const char *trace_softirq_name(uint32_t vec);
  * "irq_handler_entry irq=36 name=virtio1-req.0"
  * Returns @buf.
  */
-char *trace_record_format(const struct trace_record *record, const struct names *names,
-			  char *buf, size_t size);
+char *trace_record_format(const struct trace_record *record, const struct names *names, char *buf,
+			  size_t size);
 
 #endif

@@ -73,7 +73,8 @@ static void irq(uint64_t ts, bool entry, int number, const char *action)
 
 static void softirq(uint64_t ts, bool entry, unsigned int vec)
 {
-	struct trace_record r = { .ts = ts, .kind = entry ? TRACE_SOFTIRQ_ENTRY : TRACE_SOFTIRQ_EXIT };
+	struct trace_record r = { .ts = ts,
+				  .kind = entry ? TRACE_SOFTIRQ_ENTRY : TRACE_SOFTIRQ_EXIT };
 
 	r.softirq.vec = vec;
 	feed(r);
@@ -81,7 +82,8 @@ static void softirq(uint64_t ts, bool entry, unsigned int vec)
 
 static void vector(uint64_t ts, bool entry, enum trace_vector v)
 {
-	struct trace_record r = { .ts = ts, .kind = entry ? TRACE_VECTOR_ENTRY : TRACE_VECTOR_EXIT };
+	struct trace_record r = { .ts = ts,
+				  .kind = entry ? TRACE_VECTOR_ENTRY : TRACE_VECTOR_EXIT };
 
 	r.vector.vector = v;
 	feed(r);
