@@ -106,6 +106,7 @@ static void teardown(struct audit_context *ctx)
 {
 	kconfig_release(&ctx->config);
 	irq_table_release(&ctx->irqs);
+	audit_sample_release(ctx);
 	free(ctx->tasks);
 	ctx->tasks = NULL;
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "latscope/audit.h"
+#include "latscope/counters.h"
 #include "latscope/irq.h"
 #include "latscope/kconfig.h"
 
@@ -52,6 +53,9 @@ struct audit_context {
 	bool irqs_loaded;
 	int irqs_ret;
 	struct irq_table irqs;
+	/* what the RT CPUs take while watched (live only), taken on first use */
+	bool sampled;
+	struct counters_run *sample;
 };
 
 struct audit_rule {
@@ -168,6 +172,20 @@ bool audit_list_has(const char *list, const char *item);
 
 /* the CPUs a rule about where RT work runs looks at: the RT CPUs, or all online */
 const struct cpuset *audit_rt_or_online(const struct audit_context *ctx);
+
+/* --- watching the RT CPUs (audit_sample.c) --- */
+
+/* how long the live machine is watched: short, the audit must stay fast */
+#define AUDIT_SAMPLE_NS 20000000ULL
+
+/*
+ * The interrupts, softirqs and SMIs of the RT CPUs during AUDIT_SAMPLE_NS,
+ * watched once for every rule that asks. NULL, with the finding skipped,
+ * on a tree that is not the live machine or when the counters cannot be
+ * read.
+ */
+const struct counters_run *audit_sample(struct audit_context *ctx, struct audit_finding *f);
+void audit_sample_release(struct audit_context *ctx);
 
 /* --- cpu lists as text (audit_read.c) --- */
 

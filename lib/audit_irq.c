@@ -338,6 +338,91 @@ static void check_irqbalance(struct audit_context *ctx, struct audit_finding *f)
 		    cpus_text(&ctx->rt, &b));
 }
 
+/* The interrupts of one RT CPU that matter here, from a delta or a count. */
+static void note_arrival(struct audit_finding *f, unsigned int cpu, const char *name,
+			 uint64_t count, const char *when, unsigned int *listed, uint64_t *device,
+			 uint64_t *ipis)
+{
+	bool is_device = name[0] >= '0' && name[0] <= '9';
+
+	if (!count || (!is_device && strcmp(name, "TLB") && strcmp(name, "CAL")))
+		return;
+	if (is_device)
+		*device += count;
+	else
+		*ipis += count;
+	audit_evidence_listed(f, listed, "/proc/interrupts", "cpu %u: %s %llu %s", cpu, name,
+			      (unsigned long long)count, when);
+}
+
+/*
+ * What actually arrives, the truth behind the affinity rules. The live
+ * machine's RT CPUs are watched for a moment; a tree has only the counts
+ * since boot, which may predate the isolation.
+ */
+static void check_arriving(struct audit_context *ctx, struct audit_finding *f)
+{
+	struct counter_delta deltas[64];
+	const struct counters_run *sample;
+	unsigned int listed = 0, n, i, row;
+	uint64_t device = 0, ipis = 0;
+	struct cpus_text a;
+	const char *when;
+	int cpu, column;
+
+	finding_expected(f, "no device interrupt on RT CPUs; TLB and CAL IPIs rare");
+	if (!need_irqs(ctx, f))
+		return;
+	if (sysroot_is_live(ctx->root)) {
+		sample = audit_sample(ctx, f);
+		if (!sample)
+			return;
+		when = "in 20 ms";
+		cpuset_for_each(cpu, &ctx->rt) {
+			n = counters_deltas(sample, (unsigned int)cpu, deltas, ARRAY_SIZE(deltas));
+			for (i = 0; i < n; i++)
+				if (!strcmp(deltas[i].group, "interrupts"))
+					note_arrival(f, (unsigned int)cpu, deltas[i].name,
+						     deltas[i].count, when, &listed, &device, &ipis);
+		}
+	} else {
+		when = "since boot";
+		for (column = 0; (unsigned int)column < ctx->irqs.nr_columns; column++) {
+			unsigned int c = ctx->irqs.column_cpu[column];
+
+			if (!cpuset_has(&ctx->rt, c))
+				continue;
+			for (row = 0; row < irq_table_rows(&ctx->irqs); row++) {
+				char name[96];
+
+				if (row < ctx->irqs.nr_irqs)
+					snprintf(name, sizeof(name), "%u:%s", ctx->irqs.irqs[row].number,
+						 ctx->irqs.irqs[row].name);
+				else
+					snprintf(name, sizeof(name), "%s",
+						 ctx->irqs.vectors[row - ctx->irqs.nr_irqs].name);
+				note_arrival(f, c, name, irq_count(&ctx->irqs.counts, row,
+								   (unsigned int)column),
+					     when, &listed, &device, &ipis);
+			}
+		}
+	}
+	audit_evidence_rest(f, listed, "/proc/interrupts", "counts");
+	if (!listed)
+		finding_evidence(f, "/proc/interrupts", "RT CPUs %s: no device interrupt, no TLB or "
+			"CAL IPI %s", cpus_text(&ctx->rt, &a), when);
+	finding_fix(f, "latscope irq apply --rt-cpus %s (then watch with latscope irq show)",
+		    cpus_text(&ctx->rt, &a));
+	if (device && sysroot_is_live(ctx->root))
+		finding_fail(f, "%llu device interrupts reached RT CPUs %s", (unsigned long long)device,
+			     when);
+	else if (device || ipis)
+		finding_warn(f, "%llu device interrupts and %llu TLB/CAL IPIs reached RT CPUs %s",
+			     (unsigned long long)device, (unsigned long long)ipis, when);
+	else
+		finding_pass(f, "nothing reached RT CPUs %s %s", cpus_text(&ctx->rt, &a), when);
+}
+
 const struct audit_rule audit_irq_rules[] = {
 	{ "irq.default_affinity", "Default IRQ affinity", AUDIT_HIGH,
 	  "A newly requested IRQ starts on the default affinity, before any daemon or script "
@@ -351,6 +436,10 @@ const struct audit_rule audit_irq_rules[] = {
 	  "The kernel spreads managed IRQs (per-queue NVMe, virtio) over all CPUs and user "
 	  "space cannot move them.",
 	  check_managed },
+	{ "irq.arriving", "Interrupts arriving on RT CPUs", AUDIT_HIGH,
+	  "Whatever the affinities say, an interrupt that arrives on an RT CPU preempts the RT "
+	  "task; TLB and call-function IPIs come from other CPUs' work.",
+	  check_arriving },
 	{ "irq.irqbalance", "irqbalance and its banned CPUs", AUDIT_HIGH,
 	  "irqbalance rewrites IRQ affinities every 10 s and puts device interrupts on any "
 	  "CPU it does not ban.",

@@ -256,6 +256,46 @@ static void check_mitigations(struct audit_context *ctx, struct audit_finding *f
 		       "their protection; decide by threat model");
 }
 
+/*
+ * SMIs stop every CPU for as long as the firmware likes; no kernel event
+ * shows them. The msr PMU counts them where the CPU has the counter.
+ */
+static void check_smi(struct audit_context *ctx, struct audit_finding *f)
+{
+	const struct counters_run *sample;
+	unsigned int listed = 0;
+	uint64_t total = 0, count;
+	const char *why;
+	int cpu;
+
+	finding_expected(f, "no SMI on RT CPUs");
+	if (!audit_need_rt(ctx, f))
+		return;
+	sample = audit_sample(ctx, f);
+	if (!sample)
+		return;
+	cpuset_for_each(cpu, &ctx->rt) {
+		if (!counters_smi(sample, (unsigned int)cpu, &count, &why)) {
+			finding_evidence(f, "/sys/bus/event_source/devices/msr", "%s", why);
+			finding_skip(f, "SMIs cannot be counted here (%s); latscope noise shows the "
+				     "time no event explains",
+				     why);
+			return;
+		}
+		total += count;
+		audit_evidence_listed(f, &listed, "msr/smi", "cpu %d: %llu SMIs in 20 ms%s", cpu,
+				      (unsigned long long)count,
+				      counters_smi_in_guest(sample) ? " (as this guest sees them)" :
+								      "");
+	}
+	finding_fix(f, "in the firmware setup: disable legacy USB emulation, OS-invisible power "
+		       "management and error reporting SMIs; measure with latscope noise");
+	if (total)
+		finding_fail(f, "%llu SMIs on RT CPUs in 20 ms", (unsigned long long)total);
+	else
+		finding_pass(f, "no SMI on RT CPUs in 20 ms");
+}
+
 const struct audit_rule audit_platform_rules[] = {
 	{ "timer.clocksource", "Clocksource", AUDIT_MEDIUM,
 	  "Every timestamp and timer reads the clocksource; an I/O-port or MMIO clock costs "
@@ -265,6 +305,10 @@ const struct audit_rule audit_platform_rules[] = {
 	  "A PCIe link in a low-power state takes microseconds to wake for a DMA or an "
 	  "interrupt.",
 	  check_pcie_aspm },
+	{ "platform.smi", "System management interrupts", AUDIT_HIGH,
+	  "An SMI takes every CPU into firmware for microseconds to milliseconds, unseen by the "
+	  "kernel.",
+	  check_smi },
 	{ "platform.machine_check", "Corrected machine-check polling", AUDIT_LOW,
 	  "Polling for corrected machine-check errors runs a timer on every CPU.",
 	  check_machine_check },

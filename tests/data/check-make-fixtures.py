@@ -259,6 +259,7 @@ isolation.processes pass
 irq.default_affinity pass
 irq.device_affinity pass
 irq.managed pass
+irq.arriving pass
 irq.irqbalance pass
 sched.rt_throttling pass
 timer.migration pass
@@ -272,6 +273,7 @@ mem.swap pass
 mem.limits pass
 timer.clocksource pass
 platform.pcie_aspm pass
+platform.smi skip
 platform.machine_check pass
 kernel.console_loglevel pass
 platform.virtualization pass
@@ -390,6 +392,7 @@ isolation.processes warn
 irq.default_affinity fail
 irq.device_affinity fail
 irq.managed fail
+irq.arriving warn
 irq.irqbalance fail
 sched.rt_throttling warn
 timer.migration warn
@@ -403,6 +406,7 @@ mem.swap warn
 mem.limits warn
 timer.clocksource fail
 platform.pcie_aspm warn
+platform.smi skip
 platform.machine_check warn
 kernel.console_loglevel warn
 platform.virtualization pass
@@ -498,6 +502,7 @@ isolation.processes skip
 irq.default_affinity skip
 irq.device_affinity skip
 irq.managed skip
+irq.arriving skip
 irq.irqbalance skip
 sched.rt_throttling warn
 timer.migration warn
@@ -511,6 +516,7 @@ mem.swap pass
 mem.limits warn
 timer.clocksource pass
 platform.pcie_aspm warn
+platform.smi skip
 platform.machine_check skip
 kernel.console_loglevel pass
 platform.virtualization warn

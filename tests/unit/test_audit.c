@@ -460,6 +460,18 @@ static const struct rule_case rule_cases[] = {
 	  AUDIT_FAIL,
 	  { { "proc/irq/25/effective_affinity_list", "3" },
 	    { "proc/cmdline", "ro isolcpus=domain,2-7 nohz_full=2-7" } } },
+	/* the counts since boot of a tree: a device interrupt served on cpu 3 */
+	{ RT_BOX,
+	  "irq.arriving",
+	  AUDIT_WARN,
+	  { { "proc/interrupts",
+	      "           CPU0       CPU1       CPU2       CPU3       CPU4       CPU5       CPU6"
+	      "       CPU7\n"
+	      "  24:        900        300          0         17          0          0          0"
+	      "          0 PCI-MSIX-0000:02:00.0   0-edge eth0-rx-0\n"
+	      " LOC:       1000       1000       1000       1000       1000       1000       1000"
+	      "       1000   Local timer interrupts\n" } } },
+	{ RT_BOX, "irq.arriving", AUDIT_PASS, { { NULL, NULL } } },
 	{ RT_BOX,
 	  "irq.irqbalance",
 	  AUDIT_FAIL,
@@ -677,13 +689,30 @@ START_TEST(rule_case)
 }
 END_TEST
 
+/*
+ * Rules that only watch the live machine reach no verdict in a tree; the
+ * live audit's system test runs them where the machine can (an SMI counter
+ * needs the msr PMU's smi event, which the development VM lacks).
+ */
+static const char *const live_only_rules[] = { "platform.smi" };
+
+static bool live_only(const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(live_only_rules) / sizeof(live_only_rules[0]); i++)
+		if (!strcmp(live_only_rules[i], id))
+			return true;
+	return false;
+}
+
 START_TEST(every_rule_has_a_failing_case)
 {
 	size_t i, k;
 
 	for (i = 0; i < audit_rule_count(); i++) {
 		const char *id = audit_rule_id(i);
-		bool bad = false;
+		bool bad = live_only(id);
 
 		for (k = 0; k < sizeof(rule_cases) / sizeof(rule_cases[0]); k++)
 			if (!strcmp(rule_cases[k].id, id) && (rule_cases[k].status == AUDIT_FAIL ||
