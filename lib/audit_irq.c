@@ -11,15 +11,15 @@ static void check_default_affinity(struct audit_context *ctx, struct audit_findi
 {
 	struct cpuset mask, on_rt;
 	struct cpus_text a, b, c;
-	int ret;
+	char text[4096];
 
 	finding_expected(f, "/proc/irq/default_smp_affinity within the housekeeping CPUs "
 			    "(irqaffinity=)");
-	if (!audit_need_rt(ctx, f))
+	if (!audit_need_rt(ctx, f) ||
+	    !audit_need_read(ctx, f, text, sizeof(text), "/proc/irq/default_smp_affinity"))
 		return;
-	ret = irq_read_default_affinity(ctx->root, &mask);
-	if (ret) {
-		finding_skip_unreadable(f, "/proc/irq/default_smp_affinity", ret);
+	if (cpuset_parse_mask(text, &mask)) {
+		finding_skip(f, "/proc/irq/default_smp_affinity is not a cpu mask");
 		return;
 	}
 	finding_evidence(f, "/proc/irq/default_smp_affinity", "%s (CPUs %s)",
