@@ -65,6 +65,7 @@ struct explain_cpu {
 	struct explain_spike *worst;
 	unsigned int nr_worst, worst_kept;
 	struct explain_totals totals;
+	int32_t tool_pid;	/* the measuring tool's main thread */
 };
 
 const char *explain_kind_name(enum cause_kind kind)
@@ -108,6 +109,11 @@ struct explain_cpu *explain_cpu_new(unsigned int cpu, enum explain_mode mode,
 		return NULL;
 	}
 	return e;
+}
+
+void explain_cpu_set_tool_pid(struct explain_cpu *e, int32_t pid)
+{
+	e->tool_pid = pid;
 }
 
 static void free_spike(struct explain_spike *spike)
@@ -760,8 +766,11 @@ char *explain_cause_label(const struct explain_cpu *e, const struct explain_caus
 		if (cause->key.id == 0)
 			snprintf(buf, size, "idle");
 		else
-			snprintf(buf, size, "%s:%lld%s", *name ? name : "task",
-				 (long long)cause->key.id, priority);
+			snprintf(buf, size, "%s:%lld%s%s", *name ? name : "task",
+				 (long long)cause->key.id, priority,
+				 e->tool_pid && cause->key.id == e->tool_pid ?
+					 " (this run's main thread)" :
+					 "");
 		break;
 	case CAUSE_UNEXPLAINED:
 		snprintf(buf, size, "unexplained (firmware, hypervisor)");

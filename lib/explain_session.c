@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "latscope/explain_session.h"
 #include "latscope/log.h"
@@ -88,6 +89,8 @@ struct explain_session *explain_session_start(const struct explain_session_optio
 		l->captures = calloc(options->worst_kept + 1, sizeof(struct capture));
 		if (!l->engine || !l->captures)
 			goto fail;
+		/* it reads the trace while measuring: name it when it is in the way */
+		explain_cpu_set_tool_pid(l->engine, (int32_t)getpid());
 	}
 	trace.cpus = s->cpus;
 	trace.clock = options->clock;

@@ -103,6 +103,9 @@ struct explain_cpu *explain_cpu_new(unsigned int cpu, enum explain_mode mode,
 				    const struct names *names, unsigned int worst_kept);
 void explain_cpu_free(struct explain_cpu *engine);
 
+/* The measuring tool's own main thread, so its label says so (0: none). */
+void explain_cpu_set_tool_pid(struct explain_cpu *engine, int32_t pid);
+
 /* Add a window; windows come in ascending start order and do not overlap. */
 int explain_cpu_add_window(struct explain_cpu *engine, const struct explain_window *window);
 
