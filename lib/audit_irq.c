@@ -383,7 +383,8 @@ static void check_arriving(struct audit_context *ctx, struct audit_finding *f)
 			for (i = 0; i < n; i++)
 				if (!strcmp(deltas[i].group, "interrupts"))
 					note_arrival(f, (unsigned int)cpu, deltas[i].name,
-						     deltas[i].count, when, &listed, &device, &ipis);
+						     deltas[i].count, when, &listed, &device,
+						     &ipis);
 		}
 	} else {
 		when = "since boot";
@@ -396,26 +397,30 @@ static void check_arriving(struct audit_context *ctx, struct audit_finding *f)
 				char name[96];
 
 				if (row < ctx->irqs.nr_irqs)
-					snprintf(name, sizeof(name), "%u:%s", ctx->irqs.irqs[row].number,
+					snprintf(name, sizeof(name), "%u:%s",
+						 ctx->irqs.irqs[row].number,
 						 ctx->irqs.irqs[row].name);
 				else
 					snprintf(name, sizeof(name), "%s",
 						 ctx->irqs.vectors[row - ctx->irqs.nr_irqs].name);
-				note_arrival(f, c, name, irq_count(&ctx->irqs.counts, row,
-								   (unsigned int)column),
-					     when, &listed, &device, &ipis);
+				note_arrival(
+					f, c, name,
+					irq_count(&ctx->irqs.counts, row, (unsigned int)column),
+					when, &listed, &device, &ipis);
 			}
 		}
 	}
 	audit_evidence_rest(f, listed, "/proc/interrupts", "counts");
 	if (!listed)
-		finding_evidence(f, "/proc/interrupts", "RT CPUs %s: no device interrupt, no TLB or "
-			"CAL IPI %s", cpus_text(&ctx->rt, &a), when);
+		finding_evidence(f, "/proc/interrupts",
+				 "RT CPUs %s: no device interrupt, no TLB or "
+				 "CAL IPI %s",
+				 cpus_text(&ctx->rt, &a), when);
 	finding_fix(f, "latscope irq apply --rt-cpus %s (then watch with latscope irq show)",
 		    cpus_text(&ctx->rt, &a));
 	if (device && sysroot_is_live(ctx->root))
-		finding_fail(f, "%llu device interrupts reached RT CPUs %s", (unsigned long long)device,
-			     when);
+		finding_fail(f, "%llu device interrupts reached RT CPUs %s",
+			     (unsigned long long)device, when);
 	else if (device || ipis)
 		finding_warn(f, "%llu device interrupts and %llu TLB/CAL IPIs reached RT CPUs %s",
 			     (unsigned long long)device, (unsigned long long)ipis, when);

@@ -277,7 +277,8 @@ static void check_smi(struct audit_context *ctx, struct audit_finding *f)
 	cpuset_for_each(cpu, &ctx->rt) {
 		if (!counters_smi(sample, (unsigned int)cpu, &count, &why)) {
 			finding_evidence(f, "/sys/bus/event_source/devices/msr", "%s", why);
-			finding_skip(f, "SMIs cannot be counted here (%s); latscope noise shows the "
+			finding_skip(f,
+				     "SMIs cannot be counted here (%s); latscope noise shows the "
 				     "time no event explains",
 				     why);
 			return;

@@ -8,7 +8,8 @@ const struct counters_run *audit_sample(struct audit_context *ctx, struct audit_
 	struct timespec pause = { 0, (long)AUDIT_SAMPLE_NS };
 
 	if (!sysroot_is_live(ctx->root)) {
-		finding_skip(f, "watching what the RT CPUs take needs the live machine, not a tree");
+		finding_skip(f,
+			     "watching what the RT CPUs take needs the live machine, not a tree");
 		return NULL;
 	}
 	if (!ctx->sampled) {

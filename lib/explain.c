@@ -65,7 +65,7 @@ struct explain_cpu {
 	struct explain_spike *worst;
 	unsigned int nr_worst, worst_kept;
 	struct explain_totals totals;
-	int32_t tool_pid;	/* the measuring tool's main thread */
+	int32_t tool_pid; /* the measuring tool's main thread */
 };
 
 const char *explain_kind_name(enum cause_kind kind)
