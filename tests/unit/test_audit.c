@@ -11,23 +11,6 @@
 
 /* --- helpers --- */
 
-/*
- * A private copy of a fixture, as fixture_copy() makes, but on tmpfs when
- * there is one: the rule cases copy a fixture a hundred times and a disk
- * file system makes that take most of a minute.
- */
-static void tree_copy(struct fixture_copy *copy, const char *fixture)
-{
-	char command[1024];
-
-	snprintf(copy->dir, sizeof(copy->dir), "%s/latscope-audit-XXXXXX",
-		 access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm");
-	ck_assert_ptr_nonnull(mkdtemp(copy->dir));
-	snprintf(command, sizeof(command), "cp -R '%s/.' '%s'", fixture, copy->dir);
-	ck_assert_int_eq(system(command), 0);
-	fixture_apply_modes(copy->dir);
-}
-
 static int run_audit(const char *dir, const struct cpuset *rt, struct audit_report *report)
 {
 	struct sysroot *root = sysroot_new(dir);
@@ -88,7 +71,7 @@ static void check_fixture(const char *name)
 	expected[len] = '\0';
 	fclose(file);
 	snprintf(path, sizeof(path), TEST_DATA_DIR "/%s", name);
-	tree_copy(&tree, path);
+	fixture_copy(&tree, path);
 	ck_assert_int_eq(run_audit(tree.dir, NULL, &report), 0);
 	assert_well_formed(&report);
 	for (i = 0; i < report.nr_findings; i++)
@@ -122,7 +105,7 @@ START_TEST(rt_box_fails_nothing_at_medium_or_above)
 	struct audit_report report;
 	struct fixture_copy tree;
 
-	tree_copy(&tree, FIXTURE("check-rt-box"));
+	fixture_copy(&tree, FIXTURE("check-rt-box"));
 	ck_assert_int_eq(run_audit(tree.dir, NULL, &report), 0);
 	ck_assert(!audit_fails_at(&report, AUDIT_MEDIUM));
 	ck_assert(!audit_fails_at(&report, AUDIT_LOW));
@@ -676,7 +659,7 @@ START_TEST(rule_case)
 	size_t k;
 
 	snprintf(path, sizeof(path), TEST_DATA_DIR "/%s", c->fixture);
-	tree_copy(&tree, path);
+	fixture_copy(&tree, path);
 	for (k = 0; k < sizeof(c->changes) / sizeof(c->changes[0]) && c->changes[k].path; k++)
 		apply(&tree, &c->changes[k]);
 	ck_assert_int_eq(run_audit(tree.dir, NULL, &report), 0);
@@ -728,7 +711,7 @@ START_TEST(an_empty_tree_does_not_crash)
 	struct audit_report report;
 	struct fixture_copy tree;
 
-	tree_copy(&tree, FIXTURE("numa2-smt"));
+	fixture_copy(&tree, FIXTURE("numa2-smt"));
 	ck_assert_int_eq(run_audit(tree.dir, NULL, &report), 0);
 	assert_well_formed(&report);
 	audit_report_release(&report);
