@@ -39,10 +39,8 @@ void noise_report_header(FILE *out, const struct noise_run *run)
 
 void noise_report_live(FILE *out, const struct noise_run *run, bool first)
 {
-	uint64_t elapsed = run->elapsed_ns;
 	unsigned int i;
 
-	(void)elapsed;
 	if (!first)
 		fprintf(out, "\033[%uA", run->nr_cpus);
 	for (i = 0; i < run->nr_cpus; i++) {

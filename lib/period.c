@@ -155,13 +155,12 @@ static unsigned int duration_octave(const struct detector *d, size_t position)
  */
 static void collect_differences(struct detector *d)
 {
-	size_t last_in_octave[65], count_in_octave[65];
+	size_t last_in_octave[65];
 	size_t *chain = d->octave_previous;
 	size_t i, j;
 
 	for (i = 0; i < 65; i++)
 		last_in_octave[i] = SIZE_MAX;
-	memset(count_in_octave, 0, sizeof(count_in_octave));
 	for (i = 0; i < d->nr_unused; i++) {
 		unsigned int octave = duration_octave(d, i);
 		size_t k, previous;
@@ -187,7 +186,6 @@ static void collect_differences(struct detector *d)
 				continue;
 			add_difference(d, diff);
 		}
-		count_in_octave[octave]++;
 	}
 }
 
