@@ -3,19 +3,32 @@
  * Periodicity detection.
  *
  * 1. Candidate periods: the differences between each event and its next few
- *    neighbours, binned on a log scale (0.5% wide); the peaks are candidates.
- * 2. Each candidate is fitted as a train t = a + b*k: walk forward from a
- *    seed event, accepting the event nearest each predicted slot within a
- *    tolerance and refining (a, b) by least squares as it goes, so slow
- *    drift between the clocks is followed; then sweep every event against
- *    the final fit, keeping the closest event per slot.
+ *    neighbours, and its next few neighbours of about the same duration,
+ *    binned on a log scale (0.5% wide); the peaks that stand highest above
+ *    the counts around them are the candidates.
+ * 2. Each candidate is fitted as a train t = a + b*k: seeds are events with
+ *    a partner one period later and another after that at the same spacing;
+ *    a walk from each takes the event nearest each predicted slot, refines
+ *    (a, b) by least squares as it goes (slow drift between clocks is
+ *    followed) and narrows its window to the train's jitter. A sweep of
+ *    every event against the line then narrows the window to the train's
+ *    robust spread, so background events scattered over it fall away.
  * 3. A train is a source when it has enough occurrences, fills enough of
  *    its slots, and has clearly more occurrences than background events
- *    falling into its windows by chance would give.
- * 4. The best train (most occurrences; among near ties the fuller, i.e. not
- *    a sub-harmonic) is taken out and the search repeats on what is left,
- *    which finds interleaved sources. Trains whose period is a multiple of
- *    an earlier one and which are in phase with it are merged into it.
+ *    landing in its windows by chance would give.
+ * 4. The best train (most occurrences beyond chance; among near ties the
+ *    fuller) is taken out and the search repeats on what is left, which
+ *    finds interleaved sources. A winner whose occurrences crowd into one
+ *    residue of its slots is a sub-harmonic and is refitted at a multiple
+ *    of its period. A train repeating a known source in phase (a harmonic
+ *    filling missed occurrences, or the followers of its occurrences) joins
+ *    it; two halves at twice a period become one train.
+ * 5. Events just after a source's slots (the softirq after an interrupt)
+ *    are part of its occurrences: their durations add up.
+ *
+ * Everything in a virtual machine runs in step with the host's tick, so
+ * trains meet each other regularly; the recorded gap streams in the unit
+ * tests hold those cases.
  */
 #include <errno.h>
 #include <math.h>
