@@ -233,22 +233,13 @@ static int parse_options(struct irq_options *o, int argc, char **argv, bool *hel
 	return 0;
 }
 
-uint64_t irq_monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NS_PER_SEC + (uint64_t)ts.tv_nsec;
-}
-
 bool irq_sleep(uint64_t ns)
 {
-	uint64_t end = irq_monotonic_ns() + ns, now;
+	uint64_t end = clock_ns(CLOCK_MONOTONIC) + ns, now;
 	struct timespec ts;
 
-	while (!stop_requested && (now = irq_monotonic_ns()) < end) {
-		ts.tv_sec = (time_t)((end - now) / NS_PER_SEC);
-		ts.tv_nsec = (long)((end - now) % NS_PER_SEC);
+	while (!stop_requested && (now = clock_ns(CLOCK_MONOTONIC)) < end) {
+		ts = clock_timespec(end - now);
 		/* a signal (no SA_RESTART) ends the sleep early */
 		if (nanosleep(&ts, NULL) && errno == EINTR && (stop_requested || reload_requested))
 			break;
@@ -322,7 +313,7 @@ static int sample(struct irq_context *ctx, const struct irq_options *options, ui
 
 static int load_once(struct irq_context *ctx, const struct irq_options *options)
 {
-	uint64_t start = irq_monotonic_ns();
+	uint64_t start = clock_ns(CLOCK_MONOTONIC);
 	int ret;
 
 	ret = topology_load(ctx->root, &ctx->topo);
@@ -341,7 +332,7 @@ static int load_once(struct irq_context *ctx, const struct irq_options *options)
 		return ret;
 	log_info("inventory: %u irqs, %u vectors, %u cpus read in %.1f ms", ctx->table.nr_irqs,
 		 ctx->table.nr_vectors, ctx->table.nr_columns,
-		 (double)(irq_monotonic_ns() - start) / 1e6);
+		 (double)(clock_ns(CLOCK_MONOTONIC) - start) / 1e6);
 	/* a fixture is one snapshot: its counts since boot are the weights */
 	if (!sysroot_is_live(ctx->root) || !options->sample_ns) {
 		if (options->sample_given && !sysroot_is_live(ctx->root))
@@ -431,11 +422,11 @@ static int load_and_plan(struct irq_context *ctx, const struct irq_options *opti
 		return ret;
 	irq_plan_input(ctx, options, &input);
 	irq_policy(options, &policy);
-	start = irq_monotonic_ns();
+	start = clock_ns(CLOCK_MONOTONIC);
 	if (irqplan_make(&input, &policy, plan))
 		return EXIT_ERROR;
 	log_info("planner: %u moves in %.2f ms", plan->nr_moves,
-		 (double)(irq_monotonic_ns() - start) / 1e6);
+		 (double)(clock_ns(CLOCK_MONOTONIC) - start) / 1e6);
 	return EXIT_OK;
 }
 

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "latscope/clock.h"
 #include "latscope/irq.h"
 #include "latscope/irqapply.h"
 #include "latscope/irqplan.h"
@@ -72,7 +73,6 @@ void irq_policy(const struct irq_options *options, struct irqplan_policy *policy
 
 /* Sleep, waking for a signal; false when a stop was requested. */
 bool irq_sleep(uint64_t ns);
-uint64_t irq_monotonic_ns(void);
 
 /* cmd_irq_report.c: text on stdout and the JSON document */
 void irq_print_show(const struct irq_context *ctx, const struct irq_options *options,

@@ -234,8 +234,9 @@ static void record(struct daemon *d, const struct irqplan *plan,
 		if (!d->moves)
 			continue;
 		entry = irq_json_move(&d->ctx.table, move, result);
-		json_object_set_new(entry, "time_ns",
-				    json_integer((json_int_t)(irq_monotonic_ns() - d->start_ns)));
+		json_object_set_new(
+			entry, "time_ns",
+			json_integer((json_int_t)(clock_ns(CLOCK_MONOTONIC) - d->start_ns)));
 		json_array_append_new(d->moves, entry);
 	}
 }
@@ -254,7 +255,7 @@ static int step(struct daemon *d)
 		return ret;
 	irq_plan_input(&d->ctx, d->options, &input);
 	input.history = d->history;
-	input.now_ns = irq_monotonic_ns();
+	input.now_ns = clock_ns(CLOCK_MONOTONIC);
 	ret = irqplan_make(&input, &d->policy, &plan);
 	if (ret == -EINVAL)
 		return 0; /* no CPU left (hotplug): logged; try again next interval */
@@ -340,7 +341,7 @@ int irq_balance(const struct irq_options *options)
 	d.load_options.sample_given = false;
 	d.history = irq_history_new();
 	d.moves = options->json_path ? json_array() : NULL;
-	d.start_ns = irq_monotonic_ns();
+	d.start_ns = clock_ns(CLOCK_MONOTONIC);
 	irq_policy(options, &d.policy);
 	if (!d.history || irq_context_open(&d.ctx, options)) {
 		status = runtime_error("cannot start: %s", strerror(errno ? errno : ENOMEM));

@@ -275,12 +275,8 @@ static int check_threshold(const struct noise_options *o)
 static void wait_a_while(const struct noise_run *run, uint64_t most)
 {
 	uint64_t left = noise_remaining_ns(run);
-	struct timespec pause;
+	struct timespec pause = clock_timespec(left < most ? left : most);
 
-	if (left > most)
-		left = most;
-	pause.tv_sec = (time_t)(left / NS_PER_SEC);
-	pause.tv_nsec = (long)(left % NS_PER_SEC);
 	clock_nanosleep(CLOCK_MONOTONIC, 0, &pause, NULL);
 }
 

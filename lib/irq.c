@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "latscope/array.h"
+#include "latscope/clock.h"
 #include "latscope/irq.h"
 #include "latscope/log.h"
 
@@ -33,14 +34,6 @@
 static const char *root_prefix(struct sysroot *root)
 {
 	return sysroot_is_live(root) ? "" : sysroot_dir(root);
-}
-
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 struct line_reader {
@@ -441,7 +434,7 @@ static int parse_interrupts(struct sysroot *root, struct load_state *state)
 		log_error("cannot read %s" INTERRUPTS ": %s", root_prefix(root), strerror(-ret));
 		return ret;
 	}
-	table->counts.time_ns = monotonic_ns();
+	table->counts.time_ns = clock_ns(CLOCK_MONOTONIC);
 	ret = reader_next(&reader, &line);
 	if (ret <= 0 || parse_header(line, &table->column_cpu, &table->nr_columns)) {
 		if (ret >= 0)
@@ -1003,7 +996,7 @@ int irq_counts_read(struct sysroot *root, const struct irq_table *table, struct 
 		log_error("cannot read %s" INTERRUPTS ": %s", root_prefix(root), strerror(-ret));
 		return ret;
 	}
-	counts->time_ns = monotonic_ns();
+	counts->time_ns = clock_ns(CLOCK_MONOTONIC);
 	ret = reader_next(&reader, &line);
 	if (ret > 0 &&
 	    (parse_header(line, &cpus, &nr_columns) || !same_columns(table, cpus, nr_columns)))

@@ -13,14 +13,6 @@
 /* how often (in loops) a thread publishes its loop count without a gap */
 #define PUBLISH_EVERY (1U << 20)
 
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* For the live view: cheap stores, no work that would show as a delta. */
 static void publish(struct noise_cpu *c, uint64_t count, uint64_t max, uint64_t now)
 {
@@ -245,7 +237,7 @@ int noise_start(struct noise_run *run)
 	int ret;
 
 	read_steal(run, run->steal_before);
-	run->start_mono_ns = monotonic_ns();
+	run->start_mono_ns = clock_ns(CLOCK_MONOTONIC);
 	ret = worker_group_start(&run->group, run->workers, run->nr_cpus);
 	if (ret) {
 		free_cpu_buffers(run);
@@ -328,7 +320,7 @@ void noise_stop(struct noise_run *run)
 	for (i = 0; i < run->nr_cpus; i++)
 		__atomic_store_n(&run->cpus[i].deadline, 0, __ATOMIC_RELAXED);
 	worker_group_join(&run->group);
-	run->end_mono_ns = monotonic_ns();
+	run->end_mono_ns = clock_ns(CLOCK_MONOTONIC);
 	run->elapsed_ns = run->end_mono_ns - run->start_mono_ns;
 	/* the long span of the run gives the exact TSC rate */
 	tsc_calibrate_end(&run->clock);

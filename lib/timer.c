@@ -15,8 +15,6 @@
 #include "latscope/timer.h"
 #include "latscope/workers.h"
 
-#define NS_PER_SECOND 1000000000ULL
-
 struct timer_run {
 	struct timer_params params;
 	struct timer_thread_params *threads; /* our copy of params.threads */
@@ -193,12 +191,6 @@ uint64_t timer_stats_add(struct timer_stats *stats, uint64_t expiry_ns, uint64_t
 	return next;
 }
 
-static void ns_to_timespec(uint64_t ns, struct timespec *ts)
-{
-	ts->tv_sec = (time_t)(ns / NS_PER_SECOND);
-	ts->tv_nsec = (long)(ns % NS_PER_SECOND);
-}
-
 /*
  * Tracefs, for --tracemark: the mount table first (it may be mounted
  * anywhere), then the usual places.
@@ -326,14 +318,14 @@ static int wait_period(struct timer_stats *stats, enum timer_wait_mode mode, uin
 	pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
 	switch (mode) {
 	case TIMER_WAIT_ABSOLUTE:
-		ns_to_timespec(*expiry, &ts);
+		ts = clock_timespec(*expiry);
 		do
 			ret = clock_nanosleep(TIMER_CLOCK, TIMER_ABSTIME, &ts, NULL);
 		while (ret == EINTR);
 		break;
 	case TIMER_WAIT_RELATIVE:
 		*expiry = timer_clock_ns() + stats->interval_ns;
-		ns_to_timespec(stats->interval_ns, &ts);
+		ts = clock_timespec(stats->interval_ns);
 		while ((ret = clock_nanosleep(TIMER_CLOCK, 0, &ts, &left)) == EINTR)
 			ts = left;
 		break;
@@ -354,8 +346,8 @@ static int arm_posix_timer(struct timer_stats *stats, uint64_t first_expiry)
 {
 	struct itimerspec spec;
 
-	ns_to_timespec(first_expiry, &spec.it_value);
-	ns_to_timespec(stats->interval_ns, &spec.it_interval);
+	spec.it_value = clock_timespec(first_expiry);
+	spec.it_interval = clock_timespec(stats->interval_ns);
 	if (timer_settime(stats->posix_timer, TIMER_ABSTIME, &spec, NULL))
 		return -errno;
 	return 0;
@@ -555,7 +547,7 @@ bool timer_wait(struct timer_run *run, int timeout_ms, const sigset_t *sigmask)
 	if (run_over(run))
 		return true;
 	if (timeout_ms >= 0) {
-		ns_to_timespec((uint64_t)timeout_ms * 1000000ULL, &timeout);
+		timeout = clock_timespec((uint64_t)timeout_ms * 1000000ULL);
 		limit = &timeout;
 	}
 	/* the count only wakes us: what ended is read from the run */

@@ -79,8 +79,7 @@ void tsc_calibrate_begin(struct tsc_clock *clock, bool use_tsc, uint64_t min_ns)
 	if (min_ns < 100000000ULL)
 		min_ns = 100000000ULL;
 	anchor_pair(&clock->start_tsc, &clock->start_ns);
-	pause.tv_sec = (time_t)(min_ns / 1000000000ULL);
-	pause.tv_nsec = (long)(min_ns % 1000000000ULL);
+	pause = clock_timespec(min_ns);
 	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &pause, &pause))
 		;
 	anchor_pair(&tsc, &ns);

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "latscope/clock.h"
 #include "latscope/hist.h"
 #include "latscope/rt.h"
 #include "latscope/sysroot.h"
@@ -179,10 +180,7 @@ uint64_t timer_stats_add(struct timer_stats *stats, uint64_t expiry_ns, uint64_t
 /* The clock every expiry and wake-up is read from, in ns. */
 static inline uint64_t timer_clock_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(TIMER_CLOCK, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return clock_ns(TIMER_CLOCK);
 }
 
 struct timer_run;

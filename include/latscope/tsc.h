@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "latscope/clock.h"
 #include "latscope/sysroot.h"
 
 /*
@@ -44,10 +45,7 @@ static inline uint64_t tsc_read_raw(void)
 
 static inline uint64_t tsc_monotonic_raw_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return clock_ns(CLOCK_MONOTONIC_RAW);
 }
 
 /* A timestamp in the clock's unit (cycles or ns). */
