@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Rules about the platform under the kernel: clocks, PCIe, firmware, hypervisor, console. */
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -8,6 +7,7 @@
 #include <string.h>
 
 #include "audit_internal.h"
+#include "latscope/cpuinfo.h"
 
 #define CLOCK_DIR "/sys/devices/system/clocksource/clocksource0"
 
@@ -18,20 +18,6 @@ static bool in_list(const char *name, const char *const *list, size_t n)
 	for (i = 0; i < n; i++)
 		if (!strcmp(name, list[i]))
 			return true;
-	return false;
-}
-
-static bool has_word(const char *words, const char *word)
-{
-	size_t len = strlen(word);
-	const char *p = words;
-
-	while ((p = strstr(p, word))) {
-		if ((p == words || isspace((unsigned char)p[-1])) &&
-		    (!p[len] || isspace((unsigned char)p[len])))
-			return true;
-		p += len;
-	}
 	return false;
 }
 
@@ -56,7 +42,7 @@ static void check_clocksource(struct audit_context *ctx, struct audit_finding *f
 	if (in_list(current, slow, ARRAY_SIZE(slow))) {
 		finding_fail(f, "clocksource %s: every clock read costs microseconds", current);
 		finding_fix(f, "%s",
-			    has_word(available, "tsc") ?
+			    words_have(available, "tsc") ?
 				    "echo tsc > " CLOCK_DIR "/current_clocksource "
 				    "(boot: clocksource=tsc, tsc=reliable if the TSC is "
 				    "known stable)" :
@@ -64,7 +50,7 @@ static void check_clocksource(struct audit_context *ctx, struct audit_finding *f
 				    "(dmesg | grep -i clocksource)");
 		return;
 	}
-	if (has_word(available, "tsc")) {
+	if (words_have(available, "tsc")) {
 		finding_warn(f, "clocksource %s although tsc is available", current);
 		finding_fix(f, "echo tsc > " CLOCK_DIR "/current_clocksource (boot: "
 			       "clocksource=tsc)");
@@ -176,23 +162,17 @@ static bool steal_ticks(struct audit_context *ctx, long long *steal)
 
 static void check_virtualization(struct audit_context *ctx, struct audit_finding *f)
 {
-	char *cpuinfo, *flags, *end, type[64], driver[64];
-	bool hypervisor = false;
+	char *flags, type[64], driver[64];
+	bool hypervisor;
 	long long steal;
 
 	finding_expected(f, "bare metal, or a guest whose vCPUs the host pins and isolates");
-	if (sysroot_read_alloc(ctx->root, &cpuinfo, NULL, "/proc/cpuinfo")) {
+	if (cpuinfo_flags(ctx->root, &flags)) {
 		finding_skip(f, "cannot read /proc/cpuinfo");
 		return;
 	}
-	flags = strstr(cpuinfo, "\nflags");
-	if (flags) {
-		end = strchr(flags + 1, '\n');
-		if (end)
-			*end = '\0';
-		hypervisor = has_word(flags, "hypervisor");
-	}
-	free(cpuinfo);
+	hypervisor = words_have(flags, "hypervisor");
+	free(flags);
 	finding_evidence(f, "/proc/cpuinfo", "%s",
 			 hypervisor ? "flag hypervisor" : "no hypervisor flag");
 	if (audit_read(ctx, f, type, sizeof(type), "/sys/hypervisor/type") >= 0)

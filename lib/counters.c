@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "latscope/counters.h"
+#include "latscope/cpuinfo.h"
 #include "latscope/irq.h"
 #include "latscope/log.h"
 #include "latscope/trace_record.h"
@@ -164,13 +165,13 @@ static void open_smi_counters(struct counters_run *run)
 
 static bool cpu_has_hypervisor_flag(struct sysroot *root)
 {
-	char *cpuinfo;
+	char *flags;
 	bool guest;
 
-	if (sysroot_read_alloc(root, &cpuinfo, NULL, "/proc/cpuinfo"))
+	if (cpuinfo_flags(root, &flags))
 		return false;
-	guest = strstr(cpuinfo, " hypervisor") != NULL;
-	free(cpuinfo);
+	guest = words_have(flags, "hypervisor");
+	free(flags);
 	return guest;
 }
 

@@ -13,6 +13,7 @@
 #endif
 
 #include "latscope-config.h"
+#include "latscope/cpuinfo.h"
 #include "latscope/log.h"
 #include "latscope/result.h"
 
@@ -103,21 +104,17 @@ static json_t *hypervisor_name(struct sysroot *root)
 static json_t *cpuinfo_facts(struct sysroot *root, json_t *host)
 {
 	char *cpuinfo, *model, *flags, *end;
-	bool hypervisor = false;
+	bool hypervisor;
 
-	if (sysroot_read_alloc(root, &cpuinfo, NULL, "/proc/cpuinfo")) {
+	if (sysroot_read_alloc(root, &cpuinfo, NULL, "/proc/cpuinfo") ||
+	    cpuinfo_flags(root, &flags)) {
 		json_object_set_new(host, "cpu_model", json_null());
 		json_object_set_new(host, "virtualization", json_null());
 		return host;
 	}
+	hypervisor = words_have(flags, "hypervisor");
+	free(flags);
 	model = strstr(cpuinfo, "model name");
-	flags = strstr(cpuinfo, "\nflags");
-	if (flags) {
-		end = strchr(flags + 1, '\n');
-		if (end)
-			*end = '\0';
-		hypervisor = strstr(flags, " hypervisor") != NULL;
-	}
 	if (model && (model = strchr(model, ':'))) {
 		model += 2;
 		end = strchr(model, '\n');

@@ -2,28 +2,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "latscope/cpuinfo.h"
 #include "latscope/tsc.h"
 
 bool tsc_usable(struct sysroot *root, const char **why)
 {
-	char *cpuinfo, *flags, *end;
 	bool constant, nonstop;
+	char *flags;
 
 	if (!TSC_AVAILABLE) {
 		*why = "this architecture has no TSC";
 		return false;
 	}
-	if (sysroot_read_alloc(root, &cpuinfo, NULL, "/proc/cpuinfo")) {
+	if (cpuinfo_flags(root, &flags)) {
 		*why = "/proc/cpuinfo cannot be read";
 		return false;
 	}
-	flags = strstr(cpuinfo, "\nflags");
-	end = flags ? strchr(flags + 1, '\n') : NULL;
-	if (end)
-		*end = '\0';
-	constant = flags && strstr(flags, " constant_tsc");
-	nonstop = flags && strstr(flags, " nonstop_tsc");
-	free(cpuinfo);
+	constant = words_have(flags, "constant_tsc");
+	nonstop = words_have(flags, "nonstop_tsc");
+	free(flags);
 	if (!constant || !nonstop) {
 		*why = "the CPU lacks a constant, nonstop TSC (constant_tsc/nonstop_tsc flags)";
 		return false;
