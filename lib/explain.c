@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "latscope/array.h"
 #include "latscope/explain.h"
 
 #define MAX_DEPTH 16
@@ -171,7 +172,7 @@ static uint32_t cause_of(struct explain_cpu *e, uint8_t kind, int64_t id, uint32
 {
 	struct cause_key key = { .kind = kind, .id = id };
 	uint64_t at = key_hash(&key) & (e->index_size - 1);
-	struct explain_cause *cause;
+	struct explain_cause *cause, *bigger;
 	uint32_t slot;
 
 	while ((slot = e->index[at])) {
@@ -183,15 +184,10 @@ static uint32_t cause_of(struct explain_cpu *e, uint8_t kind, int64_t id, uint32
 		}
 		at = (at + 1) & (e->index_size - 1);
 	}
-	if (e->nr_causes == e->causes_capacity) {
-		unsigned int capacity = e->causes_capacity ? 2 * e->causes_capacity : 16;
-		struct explain_cause *bigger = realloc(e->causes, capacity * sizeof(*bigger));
-
-		if (!bigger)
-			return UINT32_MAX;
-		e->causes = bigger;
-		e->causes_capacity = capacity;
-	}
+	bigger = array_grow(e->causes, &e->causes_capacity, e->nr_causes + 1, sizeof(*bigger));
+	if (!bigger)
+		return UINT32_MAX;
+	e->causes = bigger;
 	cause = &e->causes[e->nr_causes];
 	memset(cause, 0, sizeof(*cause));
 	cause->key = key;
@@ -237,20 +233,16 @@ static uint32_t current_cause(struct explain_cpu *e, const struct open_window *w
 static void add_segment(struct open_window *w, uint32_t cause, uint64_t from, uint64_t to)
 {
 	struct explain_segment *last = w->nr_segments ? &w->timeline[w->nr_segments - 1] : NULL;
+	struct explain_segment *grown;
 
 	if (last && last->cause == cause && last->end_ns == from) {
 		last->end_ns = to;
 		return;
 	}
-	if (w->nr_segments == w->segments_capacity) {
-		unsigned int capacity = w->segments_capacity ? 2 * w->segments_capacity : 16;
-		struct explain_segment *bigger = realloc(w->timeline, capacity * sizeof(*bigger));
-
-		if (!bigger)
-			return;
-		w->timeline = bigger;
-		w->segments_capacity = capacity;
-	}
+	grown = array_grow(w->timeline, &w->segments_capacity, w->nr_segments + 1, sizeof(*grown));
+	if (!grown)
+		return;
+	w->timeline = grown;
 	w->timeline[w->nr_segments++] = (struct explain_segment){ from, to, cause };
 }
 
@@ -281,19 +273,15 @@ static int compare_contributions(const void *x, const void *y)
 
 static void record_occurrence(struct explain_cause *cause, uint64_t t, uint64_t ns)
 {
-	if (cause->nr_occurrences == cause->occurrences_capacity) {
-		uint32_t capacity;
-		struct period_event *bigger;
+	struct period_event *grown;
 
-		if (cause->occurrences_capacity >= MAX_OCCURRENCES)
-			return;
-		capacity = cause->occurrences_capacity ? 2 * cause->occurrences_capacity : 64;
-		bigger = realloc(cause->occurrences, capacity * sizeof(*bigger));
-		if (!bigger)
-			return;
-		cause->occurrences = bigger;
-		cause->occurrences_capacity = capacity;
-	}
+	if (cause->nr_occurrences >= MAX_OCCURRENCES)
+		return;
+	grown = array_grow(cause->occurrences, &cause->occurrences_capacity,
+			   cause->nr_occurrences + 1, sizeof(*grown));
+	if (!grown)
+		return;
+	cause->occurrences = grown;
 	cause->occurrences[cause->nr_occurrences++] = (struct period_event){ t, ns };
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "latscope/array.h"
 #include "latscope/explain_session.h"
 #include "latscope/log.h"
 
@@ -15,7 +16,7 @@
 
 struct record_list {
 	struct trace_record *records;
-	size_t nr, capacity;
+	unsigned int nr, capacity;
 };
 
 /* The raw events around one of the largest spikes. */
@@ -46,15 +47,12 @@ struct explain_session {
 
 static int list_push(struct record_list *list, const struct trace_record *r)
 {
-	if (list->nr == list->capacity) {
-		size_t capacity = list->capacity ? 2 * list->capacity : 256;
-		struct trace_record *bigger = realloc(list->records, capacity * sizeof(*bigger));
+	struct trace_record *grown =
+		array_grow(list->records, &list->capacity, list->nr + 1, sizeof(*grown));
 
-		if (!bigger)
-			return -ENOMEM;
-		list->records = bigger;
-		list->capacity = capacity;
-	}
+	if (!grown)
+		return -ENOMEM;
+	list->records = grown;
 	list->records[list->nr++] = *r;
 	return 0;
 }

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "latscope/array.h"
 #include "latscope/names.h"
 
 /* Open addressing on a power-of-two table of ids; strings in one array. */
@@ -82,8 +83,8 @@ static int grow_slots(struct names *names)
 uint32_t names_intern(struct names *names, const char *text, size_t len)
 {
 	uint64_t at;
+	char *copy, **strings;
 	uint32_t id;
-	char *copy;
 
 	if (!len)
 		return 0;
@@ -93,15 +94,11 @@ uint32_t names_intern(struct names *names, const char *text, size_t len)
 			return id;
 		at = (at + 1) & (names->nr_slots - 1);
 	}
-	if (names->nr_strings == names->strings_capacity) {
-		char **bigger =
-			realloc(names->strings, 2 * names->strings_capacity * sizeof(*bigger));
-
-		if (!bigger)
-			return 0;
-		names->strings = bigger;
-		names->strings_capacity *= 2;
-	}
+	strings = array_grow(names->strings, &names->strings_capacity, names->nr_strings + 1,
+			     sizeof(*strings));
+	if (!strings)
+		return 0;
+	names->strings = strings;
 	copy = strndup(text, len);
 	if (!copy)
 		return 0;
