@@ -338,7 +338,7 @@ static void follow_run(const struct noise_options *o, struct noise_run *run,
 		       struct noise_explain *explain)
 {
 	bool live = !o->quiet && isatty(STDOUT_FILENO), first = true;
-	uint64_t step = explain->session ? NS_PER_SEC / 4 : NS_PER_SEC, since_view = 0;
+	uint64_t step = explain->run.session ? NS_PER_SEC / 4 : NS_PER_SEC, since_view = 0;
 
 	while (!stop_requested && noise_running(run)) {
 		wait_a_while(run, step);

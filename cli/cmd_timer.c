@@ -692,7 +692,7 @@ static void drain_samples(struct timer_session *s)
  */
 static void wait_for_end(struct timer_session *s, const sigset_t *wait_mask)
 {
-	bool refresh = s->live || s->opts.verbose, explain = s->explain.session != NULL;
+	bool refresh = s->live || s->opts.verbose, explain = s->explain.run.session != NULL;
 	int step = explain ? 250 : 1000, since_draw = 0;
 
 	while (!stop_requested) {

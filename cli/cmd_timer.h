@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "latscope/cpuset.h"
-#include "explain_report.h"
+#include "explain_run.h"
 #include "latscope/timer.h"
 
 /* cyclictest's defaults and limits */

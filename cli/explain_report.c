@@ -1,39 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include <errno.h>
-#include <string.h>
-#include <sys/stat.h>
-
 #include "cli.h"
 #include "explain_report.h"
-#include "latscope/explain_result.h"
-#include "latscope/result.h"
 
 #define WORST_SHOWN 5
-
-int explain_choice_parse(const char *option, const char *value, enum explain_choice *choice)
-{
-	if (!value || !strcmp(value, "trace"))
-		*choice = EXPLAIN_WITH_TRACE;
-	else if (!strcmp(value, "counters"))
-		*choice = EXPLAIN_WITH_COUNTERS;
-	else
-		return usage_error("invalid value '%s' for %s (trace or counters)", value, option);
-	return 0;
-}
-
-int explain_check_trace_dir(const char *dir)
-{
-	char probe[4096];
-	int ret;
-
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		return usage_error("cannot create --trace-dir '%s': %s", dir, strerror(errno));
-	snprintf(probe, sizeof(probe), "%s/.latscope-probe", dir);
-	ret = result_check_writable(probe);
-	if (ret)
-		return usage_error("cannot write into --trace-dir '%s': %s", dir, strerror(-ret));
-	return 0;
-}
 
 static void print_causes(FILE *out, const struct explain_cpu *engine,
 			 const struct explain_totals *totals)
@@ -146,19 +115,4 @@ void explain_report_counters(FILE *out, const char *heading, const struct counte
 			counters_smi_in_guest(counters) ? " (as seen by this guest)" : "");
 	else
 		fprintf(out, "%s: SMIs: not counted (%s)\n", heading, why);
-}
-
-void explain_annotate_json(json_t *entry, const struct explain_session *session, unsigned int lane,
-			   const struct counters_run *counters, int cpu)
-{
-	if (session) {
-		json_t *explained = explain_result_cpu(explain_session_lane(session, lane),
-						       explain_session_names(session));
-
-		json_object_update(entry, explained);
-		json_decref(explained);
-	}
-	if (counters && cpu >= 0)
-		json_object_set_new(entry, "counters",
-				    counters_result_cpu(counters, (unsigned int)cpu));
 }

@@ -4,24 +4,8 @@
 
 #include <stdio.h>
 
-#include <jansson.h>
-
 #include "latscope/counters.h"
 #include "latscope/explain.h"
-#include "latscope/explain_session.h"
-
-/* --explain[=trace|counters] */
-enum explain_choice {
-	EXPLAIN_OFF,
-	EXPLAIN_WITH_TRACE, /* tracepoints, with counters beside */
-	EXPLAIN_WITH_COUNTERS, /* counters only */
-};
-
-/* Parse the value of --explain (NULL: trace); a usage error otherwise. */
-int explain_choice_parse(const char *option, const char *value, enum explain_choice *choice);
-
-/* --trace-dir: an existing writable directory, or one that can be made. */
-int explain_check_trace_dir(const char *dir);
 
 /**
  * explain_report_cpu - the cause table of one CPU (or thread) and its worst
@@ -36,14 +20,6 @@ int explain_check_trace_dir(const char *dir);
  */
 void explain_report_cpu(FILE *out, const char *heading, const char *spike_word,
 			const struct explain_cpu *engine, uint64_t steal_ns, uint64_t origin_ns);
-
-/*
- * Add what --explain found to a JSON entry (a CPU or a thread): causes,
- * worst spikes and lost events of the lane's engine when traced, and the
- * counters of its CPU (cpu < 0: none).
- */
-void explain_annotate_json(json_t *entry, const struct explain_session *session, unsigned int lane,
-			   const struct counters_run *counters, int cpu);
 
 /* The interrupt and softirq counts of a CPU during the run, and its SMIs. */
 void explain_report_counters(FILE *out, const char *heading, const struct counters_run *counters,

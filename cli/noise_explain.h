@@ -5,19 +5,14 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "latscope/counters.h"
-#include "latscope/explain_session.h"
+#include "explain_run.h"
 #include "latscope/noise.h"
-#include "explain_report.h"
 
-/* --explain for a noise run: each gap becomes a window of the engine. */
+/* --explain for a noise run: each gap becomes a window of its CPU's lane. */
 struct noise_explain {
-	enum explain_choice choice;
-	struct explain_session *session;
-	struct counters_run *counters;
+	struct explain_run run;
 	const struct rt_throttling *limit;
 	size_t *next_gap; /* per measured CPU: first gap not yet a window */
-	uint64_t *horizon;
 };
 
 /**

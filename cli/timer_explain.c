@@ -17,22 +17,18 @@ int timer_explain_begin(struct timer_explain *x, const struct timer_options *opt
 {
 	struct explain_session_options options = { 0 };
 	unsigned int i, *lane_cpu;
+	int ret;
 
 	memset(x, 0, sizeof(*x));
-	x->choice = opts->explain;
+	if (opts->explain == EXPLAIN_OFF)
+		return 0;
 	x->explain_above_ns = opts->explain_above_ns;
 	x->nr_threads = opts->params.nr_threads;
-	if (x->choice == EXPLAIN_OFF)
-		return 0;
-	x->counters = counters_begin(root, &opts->measured);
-	if (x->choice == EXPLAIN_WITH_COUNTERS)
-		return 0;
 	x->next_spike = calloc(x->nr_threads, sizeof(*x->next_spike));
 	x->next_cycle = calloc(x->nr_threads, sizeof(*x->next_cycle));
 	x->seen = calloc(x->nr_threads, sizeof(*x->seen));
-	x->horizon = calloc(x->nr_threads, sizeof(*x->horizon));
 	lane_cpu = calloc(x->nr_threads, sizeof(*lane_cpu));
-	if (!x->next_spike || !x->next_cycle || !x->seen || !x->horizon || !lane_cpu) {
+	if (!x->next_spike || !x->next_cycle || !x->seen || !lane_cpu) {
 		free(lane_cpu);
 		return -ENOMEM;
 	}
@@ -47,13 +43,9 @@ int timer_explain_begin(struct timer_explain *x, const struct timer_options *opt
 	options.clock = "mono"; /* the timer's own clock, CLOCK_MONOTONIC */
 	options.worst_kept = WORST_KEPT;
 	options.capture_margin_ns = opts->trace_dir ? NS_PER_MS : 0;
-	x->session = explain_session_start(&options);
+	ret = explain_run_begin(&x->run, opts->explain, root, &opts->measured, &options);
 	free(lane_cpu);
-	if (!x->session) {
-		log_warning("cannot trace: explaining with interrupt and softirq counts only");
-		x->choice = EXPLAIN_WITH_COUNTERS;
-	}
-	return 0;
+	return ret;
 }
 
 static void count_sample(void *context, unsigned int thread, uint64_t cycle, uint64_t latency_ns)
@@ -93,25 +85,24 @@ static void add_windows(struct timer_explain *x, struct timer_run *run, unsigned
 		w.end_ns = spikes[i].wakeup_ns;
 		w.own_pid = tid;
 		w.tag = spikes[i].cycle;
-		explain_session_add_window(x->session, thread, &w);
+		explain_session_add_window(x->run.session, thread, &w);
 	}
 	x->next_spike[thread] = n;
-	x->horizon[thread] = live.horizon_ns;
+	x->run.horizon[thread] = live.horizon_ns;
 }
 
 void timer_explain_pump(struct timer_explain *x, struct timer_run *run)
 {
 	unsigned int i;
 
-	if (!x->session)
+	if (!x->run.session)
 		return;
 	for (i = 0; i < x->nr_threads; i++) {
 		if (!x->explain_above_ns)
 			follow_p99(x, run, i);
 		add_windows(x, run, i);
 	}
-	if (explain_session_pump(x->session, x->horizon))
-		log_warning("cannot read the trace");
+	explain_run_pump(&x->run);
 }
 
 int timer_explain_end(struct timer_explain *x, struct timer_run *run)
@@ -119,12 +110,10 @@ int timer_explain_end(struct timer_explain *x, struct timer_run *run)
 	uint64_t end_ns = 0, run_ns, origin = timer_origin_ns(run);
 	unsigned int i;
 
-	if (x->counters)
-		counters_end(x->counters);
-	if (!x->session)
+	explain_run_stop_counters(&x->run);
+	if (!x->run.session)
 		return 0;
 	timer_explain_pump(x, run);
-	explain_session_stop_tracing(x->session);
 	for (i = 0; i < x->nr_threads; i++) {
 		const struct timer_stats *stats = timer_result(run, i);
 		struct timer_live live;
@@ -138,7 +127,7 @@ int timer_explain_end(struct timer_explain *x, struct timer_run *run)
 				    stats->spike_capacity);
 	}
 	run_ns = end_ns > origin ? end_ns - origin : 0;
-	return explain_session_finish(x->session, end_ns, run_ns);
+	return explain_run_finish(&x->run, end_ns, run_ns);
 }
 
 void timer_explain_report(FILE *out, const struct timer_explain *x, const struct timer_run *run,
@@ -147,20 +136,10 @@ void timer_explain_report(FILE *out, const struct timer_explain *x, const struct
 	unsigned int i;
 	char heading[48];
 
-	if (x->choice == EXPLAIN_OFF)
-		return;
 	for (i = 0; i < x->nr_threads; i++) {
-		int cpu = opts->threads[i].cpu;
-
-		snprintf(heading, sizeof(heading), "thread %u (cpu %d)", i, cpu);
-		if (x->session)
-			explain_report_cpu(out, heading, "spikes",
-					   explain_session_lane(x->session, i), 0,
-					   timer_origin_ns(run));
-		else
-			fputc('\n', out);
-		if (x->counters && cpu >= 0)
-			explain_report_counters(out, heading, x->counters, (unsigned int)cpu);
+		snprintf(heading, sizeof(heading), "thread %u (cpu %d)", i, opts->threads[i].cpu);
+		explain_run_report(out, &x->run, i, opts->threads[i].cpu, heading, "spikes", 0,
+				   timer_origin_ns(run));
 	}
 }
 
@@ -169,25 +148,20 @@ void timer_explain_json(const struct timer_explain *x, const struct timer_option
 {
 	unsigned int i;
 
-	if (x->choice == EXPLAIN_OFF)
-		return;
 	for (i = 0; i < x->nr_threads; i++)
-		explain_annotate_json(json_array_get(threads, i), x->session, i, x->counters,
-				      opts->threads[i].cpu);
+		explain_run_json(&x->run, i, opts->threads[i].cpu, json_array_get(threads, i));
 }
 
 int timer_explain_write_captures(const struct timer_explain *x, const char *dir)
 {
-	return x->session ? explain_session_write_captures(x->session, dir, "thread", NULL) : 0;
+	return explain_run_write_captures(&x->run, dir, "thread", NULL);
 }
 
 void timer_explain_release(struct timer_explain *x)
 {
-	explain_session_free(x->session);
-	counters_free(x->counters);
+	explain_run_release(&x->run);
 	free(x->next_spike);
 	free(x->next_cycle);
 	free(x->seen);
-	free(x->horizon);
 	memset(x, 0, sizeof(*x));
 }

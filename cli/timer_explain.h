@@ -6,28 +6,23 @@
 #include <stdio.h>
 
 #include "cmd_timer.h"
-#include "explain_report.h"
-#include "latscope/counters.h"
-#include "latscope/explain_session.h"
+#include "explain_run.h"
 #include "latscope/hist.h"
 
 /*
  * --explain for a timer run: each spike, from its programmed expiry to the
- * wake-up, becomes a window of its thread's engine, and its latency is
- * split into the timer interrupt's delay, interference by other
- * interrupts, softirqs and NMIs, the thread that blocked the wake-up, and
- * the way through the scheduler.
+ * wake-up, becomes a window of its thread's lane, and its latency is split
+ * into the timer interrupt's delay, interference by other interrupts,
+ * softirqs and NMIs, the thread that blocked the wake-up, and the way
+ * through the scheduler.
  */
 struct timer_explain {
-	enum explain_choice choice;
+	struct explain_run run;
 	uint64_t explain_above_ns; /* 0: the run's p99, followed */
-	struct explain_session *session;
-	struct counters_run *counters;
 	unsigned int nr_threads;
 	size_t *next_spike; /* per thread: first spike not yet a window */
 	uint64_t *next_cycle; /* per thread: the sample ring's reader */
 	struct hist *seen; /* per thread: every sample, for the p99 */
-	uint64_t *horizon;
 };
 
 /* Before timer_start(): trace the measured CPUs. Falls back to counters. */

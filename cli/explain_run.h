@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef LATSCOPE_CLI_EXPLAIN_RUN_H
+#define LATSCOPE_CLI_EXPLAIN_RUN_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "latscope/counters.h"
+#include "latscope/explain_session.h"
+
+/* --explain[=trace|counters] */
+enum explain_choice {
+	EXPLAIN_OFF,
+	EXPLAIN_WITH_TRACE, /* tracepoints, with counters beside */
+	EXPLAIN_WITH_COUNTERS, /* counters only */
+};
+
+/* Parse the value of --explain (NULL: trace); a usage error otherwise. */
+int explain_choice_parse(const char *option, const char *value, enum explain_choice *choice);
+
+/* --trace-dir: an existing writable directory, or one that can be made. */
+int explain_check_trace_dir(const char *dir);
+
+/*
+ * What noise and timer share of --explain: the counters of the measured
+ * CPUs, the tracing session with one lane per measuring thread, its
+ * horizons, and the way it ends, is printed and lands in the JSON. Each
+ * command turns its own spikes into windows.
+ */
+struct explain_run {
+	enum explain_choice choice;
+	struct explain_session *session; /* NULL: counters only, or off */
+	struct counters_run *counters;
+	unsigned int nr_lanes;
+	uint64_t *horizon; /* per lane, filled by the command before a pump */
+};
+
+/**
+ * explain_run_begin - start the counters and, for trace, the session
+ * @x: receives the run; release with explain_run_release()
+ * @choice: what --explain asked for
+ * @root: where the counters are read
+ * @cpus: the measured CPUs
+ * @options: the session's lanes, mode, clock and captures
+ *
+ * Falls back to counters, with a warning, when tracing is impossible.
+ * Returns 0 or -ENOMEM.
+ */
+int explain_run_begin(struct explain_run *x, enum explain_choice choice, struct sysroot *root,
+		      const struct cpuset *cpus, const struct explain_session_options *options);
+
+/* Feed the engines up to the horizons; warns when the trace cannot be read. */
+void explain_run_pump(struct explain_run *x);
+
+/* Take the counters' second reading: right when the measurement stopped. */
+void explain_run_stop_counters(struct explain_run *x);
+
+/**
+ * explain_run_finish - after the last pump: end tracing (the kernel state
+ * goes first) and attribute every window
+ * Returns 0 or -ENOMEM.
+ */
+int explain_run_finish(struct explain_run *x, uint64_t end_ns, uint64_t run_ns);
+
+/* The explanation of one lane: its cause table and worst spikes, its CPU's counters. */
+void explain_run_report(FILE *out, const struct explain_run *x, unsigned int lane, int cpu,
+			const char *heading, const char *spike_word, uint64_t steal_ns,
+			uint64_t origin_ns);
+
+/* Add a lane's causes, worst spikes, lost events and its CPU's counters to @entry. */
+void explain_run_json(const struct explain_run *x, unsigned int lane, int cpu, json_t *entry);
+
+/* --trace-dir: <prefix><number>-spike<K>.txt per lane. Files written or -errno. */
+int explain_run_write_captures(const struct explain_run *x, const char *dir, const char *prefix,
+			       const unsigned int *numbers);
+
+void explain_run_release(struct explain_run *x);
+
+#endif
