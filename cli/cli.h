@@ -59,6 +59,9 @@ int option_integer(const char *option, const char *arg, long long min, long long
 int option_duration(const char *option, const char *arg, uint64_t bare_unit_ns, uint64_t min_ns,
 		    uint64_t max_ns, uint64_t *ns);
 int option_cpus(const char *option, const char *arg, struct cpuset *set);
+/* an output file (--json, --histogram) checked before any work: a path that
+ * cannot be written is a usage error naming the option; NULL is fine */
+int option_output_path(const char *option, const char *path);
 /* the usage error for an option getopt_long rejected (unknown, missing value) */
 struct option;
 int option_rejected(int argc, char **argv, const char *shortopts, const struct option *longopts);

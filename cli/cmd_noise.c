@@ -229,18 +229,6 @@ static int check_against_machine(struct noise_options *o, const struct topology 
 	return 0;
 }
 
-static int check_output_path(const char *option, const char *path)
-{
-	int ret;
-
-	if (!path)
-		return 0;
-	ret = result_check_writable(path);
-	if (ret)
-		return usage_error("cannot write %s '%s': %s", option, path, strerror(-ret));
-	return 0;
-}
-
 static void choose_clock(struct noise_options *o, struct sysroot *root)
 {
 	const char *why;
@@ -432,11 +420,11 @@ int cmd_noise(int argc, char **argv)
 	}
 	ret = check_against_machine(&o, &topo);
 	if (!ret)
-		ret = check_output_path("--json", o.json_path);
+		ret = option_output_path("--json", o.json_path);
 	if (!ret)
-		ret = check_output_path("--histogram", o.histogram_path);
+		ret = option_output_path("--histogram", o.histogram_path);
 	if (!ret)
-		ret = check_output_path("--gaps", o.gaps_path);
+		ret = option_output_path("--gaps", o.gaps_path);
 	if (!ret && o.trace_dir)
 		ret = explain_check_trace_dir(o.trace_dir);
 	if (!ret) {

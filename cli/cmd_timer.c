@@ -943,12 +943,11 @@ static int prepare(struct timer_session *s, int argc, char **argv)
 	if (ret || s->opts.help)
 		return ret;
 	s->opts.params.root = s->root;
-	if (s->opts.json_path && (ret = result_check_writable(s->opts.json_path)))
-		return usage_error("cannot write --json '%s': %s", s->opts.json_path,
-				   strerror(-ret));
-	if (s->opts.histfile && (ret = result_check_writable(s->opts.histfile)))
-		return usage_error("cannot write --histfile '%s': %s", s->opts.histfile,
-				   strerror(-ret));
+	ret = option_output_path("--json", s->opts.json_path);
+	if (!ret)
+		ret = option_output_path("--histfile", s->opts.histfile);
+	if (ret)
+		return ret;
 	if (s->opts.trace_dir && (ret = explain_check_trace_dir(s->opts.trace_dir)))
 		return ret;
 	s->shown_max = calloc(s->opts.params.nr_threads, sizeof(*s->shown_max));

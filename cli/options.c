@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "latscope/parse.h"
+#include "latscope/result.h"
 
 int option_integer(const char *option, const char *arg, long long min, long long max,
 		   long long *value)
@@ -47,6 +48,18 @@ static const struct option *find_long(const struct option *longopts, const char 
 		if (strlen(longopts->name) == len && !strncmp(longopts->name, name, len))
 			return longopts;
 	return NULL;
+}
+
+int option_output_path(const char *option, const char *path)
+{
+	int ret;
+
+	if (!path)
+		return 0;
+	ret = result_check_writable(path);
+	if (ret)
+		return usage_error("cannot write %s '%s': %s", option, path, strerror(-ret));
+	return 0;
 }
 
 int option_rejected(int argc, char **argv, const char *shortopts, const struct option *longopts)
