@@ -13,6 +13,7 @@
 
 #define TRACE_BUFFER_KB 8192
 #define HISTORY_MAX 65536
+#define NO_LANE UINT32_MAX
 
 struct record_list {
 	struct trace_record *records;
@@ -31,6 +32,8 @@ struct lane {
 	uint64_t horizon;
 	struct record_list waiting; /* read, at or after the horizon */
 	struct record_list history; /* the last events fed, for captures */
+	unsigned int history_start; /* the older ones before it are dropped */
+	unsigned int next_on_cpu; /* the next lane of the same CPU, or NO_LANE */
 	struct capture *captures; /* the largest windows, largest first */
 	unsigned int nr_captures;
 };
@@ -41,6 +44,8 @@ struct explain_session {
 	struct trace_session *trace;
 	struct lane *lanes;
 	unsigned int nr_lanes;
+	unsigned int *first_lane; /* per CPU up to the highest traced: a lane or NO_LANE */
+	unsigned int nr_first_lane;
 	struct cpuset cpus;
 	uint64_t lost;
 };
@@ -78,10 +83,25 @@ struct explain_session *explain_session_start(const struct explain_session_optio
 	s->lanes = calloc(s->nr_lanes, sizeof(*s->lanes));
 	if (!s->names || !s->lanes)
 		goto fail;
-	for (i = 0; i < s->nr_lanes; i++) {
+	for (i = 0; i < s->nr_lanes; i++)
+		if (options->lane_cpu[i] >= s->nr_first_lane)
+			s->nr_first_lane = options->lane_cpu[i] + 1;
+	s->first_lane = malloc((s->nr_first_lane + 1) * sizeof(*s->first_lane));
+	if (!s->first_lane)
+		goto fail;
+	for (i = 0; i < s->nr_first_lane; i++)
+		s->first_lane[i] = NO_LANE;
+	/* each CPU's lanes in a chain, so an event finds its lanes at once */
+	for (i = s->nr_lanes; i-- > 0;) {
 		struct lane *l = &s->lanes[i];
 
 		l->cpu = options->lane_cpu[i];
+		l->next_on_cpu = s->first_lane[l->cpu];
+		s->first_lane[l->cpu] = i;
+	}
+	for (i = 0; i < s->nr_lanes; i++) {
+		struct lane *l = &s->lanes[i];
+
 		cpuset_add(&s->cpus, l->cpu);
 		l->engine = explain_cpu_new(l->cpu, options->mode, s->names, options->worst_kept);
 		l->captures = calloc(options->worst_kept + 1, sizeof(struct capture));
@@ -137,7 +157,7 @@ static void start_capture(struct explain_session *s, struct lane *c, const struc
 	capture = &c->captures[at];
 	memset(capture, 0, sizeof(*capture));
 	capture->window = *w;
-	for (i = 0; i < c->history.nr; i++)
+	for (i = c->history_start; i < c->history.nr; i++)
 		if (capture_wants(capture, s->options.capture_margin_ns, c->history.records[i].ts))
 			list_push(&capture->records, &c->history.records[i]);
 }
@@ -159,21 +179,24 @@ static void remember(struct explain_session *s, struct lane *c, const struct tra
 {
 	uint64_t margin = s->options.capture_margin_ns;
 	uint64_t keep_from = r->ts > 2 * margin ? r->ts - 2 * margin : 0;
-	size_t drop = 0;
+	struct record_list *h = &c->history;
 	unsigned int i;
 
 	for (i = 0; i < c->nr_captures; i++)
 		if (capture_wants(&c->captures[i], margin, r->ts))
 			list_push(&c->captures[i].records, r);
-	while (drop < c->history.nr &&
-	       (c->history.records[drop].ts < keep_from || c->history.nr - drop >= HISTORY_MAX))
-		drop++;
-	if (drop) {
-		memmove(c->history.records, c->history.records + drop,
-			(c->history.nr - drop) * sizeof(*c->history.records));
-		c->history.nr -= drop;
+	while (c->history_start < h->nr && (h->records[c->history_start].ts < keep_from ||
+					    h->nr - c->history_start >= HISTORY_MAX))
+		c->history_start++;
+	/* move the kept events down only once half the list is dropped: each
+	 * event is moved a bounded number of times, not once per event fed */
+	if (c->history_start > h->nr / 2) {
+		memmove(h->records, h->records + c->history_start,
+			(h->nr - c->history_start) * sizeof(*h->records));
+		h->nr -= c->history_start;
+		c->history_start = 0;
 	}
-	list_push(&c->history, r);
+	list_push(h, r);
 }
 
 static void feed(struct explain_session *s, struct lane *c, const struct trace_record *r)
@@ -192,13 +215,14 @@ struct drain_context {
 static void take_record(const struct trace_record *r, void *context)
 {
 	struct drain_context *d = context;
+	struct explain_session *s = d->session;
 	unsigned int i;
 
-	for (i = 0; i < d->session->nr_lanes; i++) {
-		struct lane *c = &d->session->lanes[i];
+	if (r->cpu >= s->nr_first_lane)
+		return;
+	for (i = s->first_lane[r->cpu]; i != NO_LANE; i = s->lanes[i].next_on_cpu) {
+		struct lane *c = &s->lanes[i];
 
-		if (c->cpu != r->cpu)
-			continue;
 		if (r->ts < c->horizon && !c->waiting.nr)
 			feed(d->session, c, r);
 		else if (list_push(&c->waiting, r))
@@ -350,6 +374,7 @@ void explain_session_free(struct explain_session *s)
 		free(s->lanes[i].captures);
 	}
 	free(s->lanes);
+	free(s->first_lane);
 	names_free(s->names);
 	free(s);
 }
