@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "latscope/audit.h"
+#include "latscope/clock.h"
 #include "latscope/result.h"
 
 struct check_options {
@@ -263,15 +263,6 @@ static int write_json(const struct check_options *opts, struct sysroot *root,
 	return 0;
 }
 
-static double elapsed_ms(const struct timespec *start)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - start->tv_sec) * 1e3 +
-	       (double)(now.tv_nsec - start->tv_nsec) / 1e6;
-}
-
 static int validate_rt_cpus(const struct check_options *opts, const struct topology *topo)
 {
 	struct cpuset offline;
@@ -290,12 +281,11 @@ int cmd_check(int argc, char **argv)
 {
 	struct audit_report report;
 	struct check_options opts;
-	struct timespec start;
+	uint64_t start = clock_ns(CLOCK_MONOTONIC);
 	struct topology topo;
 	struct sysroot *root;
 	int ret;
 
-	clock_gettime(CLOCK_MONOTONIC, &start);
 	ret = parse_options(argc, argv, &opts);
 	if (ret)
 		return ret < 0 ? EXIT_OK : ret;
@@ -323,7 +313,8 @@ int cmd_check(int argc, char **argv)
 	fflush(stdout);
 	if (opts.verbose)
 		fprintf(stderr, "latscope check: %zu rules read %lu files in %.1f ms\n",
-			report.nr_findings, sysroot_files_read(root), elapsed_ms(&start));
+			report.nr_findings, sysroot_files_read(root),
+			(double)(clock_ns(CLOCK_MONOTONIC) - start) / 1e6);
 	if (opts.json_path)
 		ret = write_json(&opts, root, &topo, &report, argc, argv);
 	if (!ret && audit_fails_at(&report, opts.fail_on))
