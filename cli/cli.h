@@ -34,12 +34,12 @@ struct option_group;
 int cmd_noise(int argc, char **argv);
 extern const struct option_command noise_command;
 int cmd_check(int argc, char **argv);
+extern const struct option_command check_command;
 int cmd_timer(int argc, char **argv);
 int cmd_irq(int argc, char **argv);
 
 /* Until check, timer and irq have their option tables. */
 #include "option_table.h"
-void cmd_check_usage(FILE *out);
 void cmd_timer_usage(FILE *out);
 void cmd_irq_usage(FILE *out);
 int option_output_path(const char *option, const char *path);

@@ -95,8 +95,8 @@ static const struct option_spec noise_option_specs[] = {
 	  .choices = explain_choices,
 	  .bare = "trace",
 	  .value_name = "HOW",
-	  .help = "attribute every gap to its cause: trace (tracepoints in a private tracefs "
-		  "instance, the default) or counters" },
+	  .help = "attribute every gap to its cause, from tracepoints in a private tracefs "
+		  "instance or from the interrupt counters" },
 	{ .long_name = "trace-dir",
 	  .kind = OPTION_OUTPUT_DIR,
 	  .where = NOISE(trace_dir),
@@ -130,7 +130,7 @@ static const struct option_spec noise_option_specs[] = {
 	  .choices = clocks,
 	  .noun = "clock",
 	  .value_name = "CLOCK",
-	  .help = "tsc (when constant and nonstop) or monotonic" },
+	  .help = "the clock read back to back; tsc needs a constant, nonstop TSC" },
 	{ .long_name = "verbose",
 	  .short_name = 'v',
 	  .kind = OPTION_COUNTER,

@@ -25,6 +25,8 @@
 
 #define HELP_TEXT "show this help"
 #define WIDTH 79
+/* option words longer than this have their help on the next line */
+#define MAX_WORDS_WIDTH 24
 /* options whose usage line lists them one by one, not as [OPTIONS] */
 #define FEW_OPTIONS 6
 
@@ -809,6 +811,21 @@ static void help_text(const struct option_spec *spec, const void *field, char *b
 		n += snprintf(buf + n, size - (size_t)n, __VA_ARGS__); \
 		join = "; ";                                           \
 	} while (0)
+	/* a choice with a placeholder (--fail-on LEVEL) spells out its words */
+	if (spec->kind == OPTION_CHOICE && spec->value_name) {
+		char *names = NULL;
+		size_t names_size = 0;
+		FILE *list = open_memstream(&names, &names_size);
+
+		if (list) {
+			print_choices(list, spec->choices, " or ");
+			fclose(list);
+			ADD("%s", names);
+		}
+		free(names);
+	}
+	if (spec->bare)
+		ADD("%s when left out", spec->bare);
 	default_of(spec, field, value, sizeof(value));
 	if (value[0])
 		ADD("default: %s", value);
@@ -850,30 +867,33 @@ static void print_chunks(FILE *out, const char *text, char separator, int column
 	fputc('\n', out);
 }
 
+/* The column of the help texts; longer option words put theirs on the next line. */
 static int words_width(const struct flat_table *flat)
 {
 	char words[160];
-	int width = (int)strlen("-h, --help");
+	int width = (int)strlen("-h, --help"), len;
 	unsigned int i;
 
 	for (i = 0; i < flat->count; i++) {
 		if (flat->entries[i].spec->flags & OPTION_HIDDEN)
 			continue;
 		option_words(flat->entries[i].spec, words, sizeof(words));
-		if ((int)strlen(words) > width)
-			width = (int)strlen(words);
+		len = (int)strlen(words);
+		if (len > width && len <= MAX_WORDS_WIDTH)
+			width = len;
 	}
-	return width > 28 ? 28 : width;
+	return width;
 }
 
 static void print_option_line(FILE *out, const char *words, const char *help, int width)
 {
-	int column = fprintf(out, "  %-*s  ", width, words);
+	int column;
 
-	/* a long option name: its help starts on the next line */
 	if ((int)strlen(words) > width) {
-		fprintf(out, "\n%*s", width + 4, "");
+		fprintf(out, "  %s\n%*s", words, width + 4, "");
 		column = width + 4;
+	} else {
+		column = fprintf(out, "  %-*s  ", width, words);
 	}
 	print_chunks(out, help, ' ', column, width + 4);
 }

@@ -417,6 +417,7 @@ static inline void exercise_command(const struct exercise *x)
 	struct exercise_values values;
 	struct captured seen;
 	unsigned int n, i, j, listed = 0;
+	const char *help_line;
 	int status;
 
 	n = exercise_flatten(x->command->options, specs, 0);
@@ -484,6 +485,10 @@ static inline void exercise_command(const struct exercise *x)
 	}
 	ck_assert_msg(help_lists(seen.out, "help", 0) || help_lists(seen.out, "help", 'h'),
 		      "--help is not listed");
+	for (help_line = seen.out; *help_line; help_line = strchr(help_line, '\n') + 1)
+		ck_assert_msg(strchr(help_line, '\n') - help_line <= 79,
+			      "a help line longer than 79: %.*s",
+			      (int)(strchr(help_line, '\n') - help_line), help_line);
 	/* a group's help lists the options of every subcommand */
 	if (!x->command->group)
 		ck_assert_msg(help_option_lines(seen.out) == listed + 1,
