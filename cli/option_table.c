@@ -51,6 +51,25 @@ static bool flat_has(const struct flat_table *flat, const struct option_spec *sp
 	return false;
 }
 
+/*
+ * A group's options, once each: subcommands may declare an option of the
+ * same name differently (irq restore reads the --journal apply writes).
+ */
+static void drop_same_names(struct flat_table *flat)
+{
+	unsigned int i, j, kept = 0;
+
+	for (i = 0; i < flat->count; i++) {
+		for (j = 0; j < kept; j++)
+			if (!strcmp(flat->entries[j].spec->long_name,
+				    flat->entries[i].spec->long_name))
+				break;
+		if (j == kept)
+			flat->entries[kept++] = flat->entries[i];
+	}
+	flat->count = kept;
+}
+
 /* Append @table's entries; an entry included twice is kept once. */
 static int flatten(struct flat_table *flat, const struct option_spec *table, size_t base)
 {
@@ -388,9 +407,30 @@ static int entry_of_short(const struct flat_table *flat, int letter)
 	return -1;
 }
 
+/* Whether another subcommand of @command's group has the option --@name. */
+static bool sibling_has(const struct option_command *command, const char *name, size_t len)
+{
+	const struct option_command *const *sub;
+	struct flat_table flat = { 0 };
+	bool found = false;
+	unsigned int i;
+
+	for (sub = command->group ? command->group->subcommands : NULL; sub && *sub && !found;
+	     sub++) {
+		flat.count = 0;
+		if (flatten(&flat, (*sub)->options, 0))
+			break;
+		for (i = 0; i < flat.count && !found; i++)
+			found = strlen(flat.entries[i].spec->long_name) == len &&
+				!strncmp(flat.entries[i].spec->long_name, name, len);
+	}
+	flat_release(&flat);
+	return found;
+}
+
 /* The usage error for a word getopt_long refused. */
-static int refused_word(const struct flat_table *flat, const struct option *longs, int c,
-			const char *word)
+static int refused_word(const struct option_command *command, const struct flat_table *flat,
+			const struct option *longs, int c, const char *word)
 {
 	const struct option *o;
 	unsigned int matches = 0;
@@ -416,6 +456,9 @@ static int refused_word(const struct flat_table *flat, const struct option *long
 		matches += !strncmp(o->name, word + 2, len);
 	if (matches > 1)
 		return usage_error("option '--%.*s' is ambiguous", (int)len, word + 2);
+	if (sibling_has(command, word + 2, len))
+		return usage_error("option '--%.*s' is not for 'latscope %s'", (int)len, word + 2,
+				   command->name);
 	return usage_error("unknown option '--%.*s'", (int)len, word + 2);
 }
 
@@ -515,7 +558,7 @@ static int parse_words(struct parse_state *st, int argc, char **argv)
 		if (c == -1)
 			break;
 		if (c == '?' || c == ':') {
-			ret = refused_word(&st->flat, longs, c,
+			ret = refused_word(st->command, &st->flat, longs, c,
 					   optind > 0 && optind <= argc ? argv[optind - 1] : "?");
 			goto out;
 		}
@@ -948,7 +991,7 @@ static void positional_word(const struct option_positional *p, char *buf, size_t
 }
 
 static void print_usage_line(FILE *out, const char *lead, const struct option_command *command,
-			     const struct flat_table *flat)
+			     const struct flat_table *flat, bool every_option)
 {
 	const struct option_positional *p;
 	char line[4096], word[160];
@@ -958,7 +1001,7 @@ static void print_usage_line(FILE *out, const char *lead, const struct option_co
 	for (i = 0; i < flat->count; i++)
 		visible += !(flat->entries[i].spec->flags & OPTION_HIDDEN);
 	line[0] = '\0';
-	if (visible > FEW_OPTIONS) {
+	if (visible > FEW_OPTIONS && !every_option) {
 		n += (size_t)snprintf(line + n, sizeof(line) - n, "%c[OPTIONS]", USAGE_SEPARATOR);
 	} else {
 		for (i = 0; i < flat->count && n < sizeof(line); i++) {
@@ -993,7 +1036,7 @@ void option_print_help(FILE *out, const struct option_command *command)
 	}
 	if (command->init)
 		command->init(defaults);
-	print_usage_line(out, "usage: ", command, &flat);
+	print_usage_line(out, "usage: ", command, &flat, false);
 	if (command->description)
 		fprintf(out, "\n%s\n", command->description);
 	fputc('\n', out);
@@ -1021,15 +1064,17 @@ void option_print_group_help(FILE *out, const struct option_group *group)
 		flat.count = 0;
 		if (flatten(&flat, (*sub)->options, 0) || flatten(&all, (*sub)->options, 0))
 			goto out;
+		/* which options go with which subcommand: every one is named */
 		print_usage_line(out, sub == group->subcommands ? "usage: " : "       ", *sub,
-				 &flat);
+				 &flat, true);
 	}
+	drop_same_names(&all);
 	if (group->description)
 		fprintf(out, "\n%s\n", group->description);
 	fputc('\n', out);
 	for (sub = group->subcommands; *sub; sub++)
-		fprintf(out, "  %-9s%s\n", last_word((*sub)->name),
-			(*sub)->summary ? (*sub)->summary : "");
+		print_chunks(out, (*sub)->summary ? (*sub)->summary : "", ' ',
+			     fprintf(out, "  %-9s", last_word((*sub)->name)), 11);
 	fputc('\n', out);
 	/* the subcommands share one struct: the first one's defaults are everybody's */
 	if (group->subcommands[0]->init)

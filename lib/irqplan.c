@@ -24,6 +24,11 @@ void irqplan_policy_default(struct irqplan_policy *policy)
 	policy->max_irqs_per_cpu = 160;
 }
 
+void irqplan_policy_for_balance(struct irqplan_policy *policy)
+{
+	policy->overload_intervals = 3;
+}
+
 const char *irqplan_kind_name(enum irqplan_move_kind kind)
 {
 	switch (kind) {

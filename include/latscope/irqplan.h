@@ -60,6 +60,14 @@ struct irqplan_policy {
  */
 void irqplan_policy_default(struct irqplan_policy *policy);
 
+/**
+ * irqplan_policy_for_balance - a policy as the balance daemon applies it
+ * @policy: a policy whose dead band, dwell and budget are kept; an
+ *	    overload must now last 3 intervals before the daemon balances,
+ *	    so that one busy interval moves nothing
+ */
+void irqplan_policy_for_balance(struct irqplan_policy *policy);
+
 /* What the balance daemon remembers between intervals (irqhistory.c). */
 struct irq_history;
 
