@@ -36,15 +36,9 @@ extern const struct option_command noise_command;
 int cmd_check(int argc, char **argv);
 extern const struct option_command check_command;
 int cmd_timer(int argc, char **argv);
+extern const struct option_command timer_command;
 int cmd_irq(int argc, char **argv);
 extern const struct option_group irq_group;
-
-/* Until check, timer and irq have their option tables. */
-#include "option_table.h"
-void cmd_timer_usage(FILE *out);
-int option_output_path(const char *option, const char *path);
-struct option;
-int option_rejected(int argc, char **argv, const char *shortopts, const struct option *longopts);
 
 /*
  * Errors for the user: one line on stderr, "latscope <command>: <what>".

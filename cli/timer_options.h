@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#ifndef LATSCOPE_CLI_CMD_TIMER_H
-#define LATSCOPE_CLI_CMD_TIMER_H
+#ifndef LATSCOPE_CLI_TIMER_OPTIONS_H
+#define LATSCOPE_CLI_TIMER_OPTIONS_H
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 
-#include "latscope/cpuset.h"
 #include "explain_run.h"
+#include "latscope/cpuset.h"
+#include "latscope/rt.h"
 #include "latscope/timer.h"
 
 /* cyclictest's defaults and limits */
@@ -21,6 +21,34 @@
 #define TIMER_SAMPLE_RING 65536
 /* --explain: spike records a thread keeps (1% of 6.5 M wake-ups) */
 #define TIMER_EXPLAIN_SPIKE_CAPACITY 65536
+
+/* The machine timer_command's options are checked against (the parser's context). */
+struct timer_machine {
+	const struct cpuset *online; /* -a, --mainaffinity must name online CPUs */
+	const struct cpuset *allowed; /* the CPUs this process may run on */
+};
+
+/* What the words said, before cyclictest's rules lay the threads out. */
+struct timer_words {
+	bool threads_given;
+	unsigned int nr_threads; /* 0: bare -t, one per CPU */
+	bool affinity_given;
+	bool affinity_bare;
+	struct cpuset affinity;
+	bool smp;
+	bool priority_given;
+	bool policy_given;
+	enum rt_policy policy;
+	bool distance_given;
+	bool tracemark;
+	bool latency_given;
+	bool default_system;
+	unsigned int histogram_us;
+	bool relative;
+	bool posix_timers;
+	uint64_t duration_ns;
+	uint64_t loops;
+};
 
 /* Everything `latscope timer` was asked to do, checked. */
 struct timer_options {
@@ -51,7 +79,7 @@ struct timer_options {
 	enum explain_choice explain;
 	uint64_t explain_above_ns; /* 0: above the run's p99, adaptively */
 	const char *trace_dir;
-	bool help;
+	struct timer_words words;
 };
 
 /**
@@ -61,66 +89,14 @@ struct timer_options {
  * @online: the online CPUs (-a, --mainaffinity must name online CPUs)
  * @allowed: the CPUs this process may run on (bare -a, -t, -S use them)
  * @opts: receives the options; release with timer_options_release()
+ * @status: receives the exit status when false is returned
  *
- * Prints a usage error naming the bad option and value.
- * Returns 0 or EXIT_USAGE.
+ * As option_parse(): true to run; false after --help (status 0) or a
+ * usage error naming the bad option and value (129).
  */
-int timer_options_parse(int argc, char **argv, const struct cpuset *online,
-			const struct cpuset *allowed, struct timer_options *opts);
+bool timer_options_parse(int argc, char **argv, const struct cpuset *online,
+			 const struct cpuset *allowed, struct timer_options *opts, int *status);
 /* Free what timer_options_parse() allocated (the threads); safe to repeat. */
 void timer_options_release(struct timer_options *opts);
-
-/* One cyclictest status line, values already in the unit printed. */
-struct timer_line {
-	unsigned int thread;
-	int tid;
-	int priority;
-	uint64_t interval_us;
-	uint64_t cycles;
-	uint64_t min;
-	uint64_t act;
-	uint64_t avg;
-	uint64_t max;
-};
-
-/**
- * timer_line_from_live - a status line from a thread's live values
- * @line: receives the line
- * @thread: the thread's index
- * @live: its values in ns
- * @tid: its id
- * @config: its priority and interval
- * @unit_ns: 1000 for us, 1 for ns (-N)
- */
-void timer_line_from_live(struct timer_line *line, unsigned int thread,
-			  const struct timer_live *live, int tid,
-			  const struct timer_thread_params *config, uint64_t unit_ns);
-
-/* "T: 0 ( 3621) P:90 I:1000 C: ..." and a newline, as cyclictest prints it */
-void timer_render_line(FILE *out, const struct timer_line *line, bool nsecs);
-
-/**
- * timer_render_histogram - cyclictest's -h/-H dump: one line per bucket,
- * then # Total, # Min/Avg/Max Latencies, # Histogram Overflows and the
- * cycle numbers of the overflows
- * @out: where to write
- * @threads: the threads' results, each with a cyclictest histogram
- * @nr_threads: how many
- * @sum_column: -H: add a column summing all threads (with 2 threads or more)
- */
-void timer_render_histogram(FILE *out, const struct timer_stats *const *threads,
-			    unsigned int nr_threads, bool sum_column);
-
-/**
- * timer_render_summary - what cyclictest does not print: percentiles,
- * missed periods and the largest spikes, as '#' comment lines so that
- * scripts reading cyclictest's output skip them
- * @out: where to write
- * @threads: the threads' results
- * @nr_threads: how many
- * @origin_ns: the run's start (timer_origin_ns), spike times count from it
- */
-void timer_render_summary(FILE *out, const struct timer_stats *const *threads,
-			  unsigned int nr_threads, uint64_t origin_ns);
 
 #endif

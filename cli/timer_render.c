@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "cli.h"
-#include "cmd_timer.h"
+#include "timer_render.h"
 
 void timer_line_from_live(struct timer_line *line, unsigned int thread,
 			  const struct timer_live *live, int tid,

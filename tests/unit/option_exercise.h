@@ -431,6 +431,18 @@ static inline void exercise_command(const struct exercise *x)
 			ck_assert_msg(!spec->short_name || specs[j]->short_name != spec->short_name,
 				      "-%c twice", spec->short_name);
 		}
+		if (spec->flags & OPTION_HIDDEN) {
+			char word[96];
+
+			/* known only to be refused, by name */
+			snprintf(word, sizeof(word), "--%s", spec->long_name);
+			exercise_refuses(x, word, word);
+			if (spec->short_name) {
+				snprintf(word, sizeof(word), "-%c", spec->short_name);
+				exercise_refuses(x, word, word);
+			}
+			continue;
+		}
 		exercise_values_of(x, spec, &values);
 		for (j = 0; j < values.nr_valid; j++)
 			exercise_spellings(x, spec, values.valid[j], true);

@@ -67,6 +67,11 @@ static int check_label(const struct option_value *v)
 	return 0;
 }
 
+static int refuse(const struct option_value *v)
+{
+	return usage_error("option '%s' is not supported", v->spelled);
+}
+
 static const struct option_choice modes[] = { { "cpu", 1 },
 					      { "thread", 2 },
 					      { "all", 3 },
@@ -192,10 +197,10 @@ static const struct option_spec fake_specs[] = {
 	  .value_name = "ADDR:PORT",
 	  .help = "a custom value" },
 	{ .long_name = "smi",
-	  .kind = OPTION_FLAG,
-	  .flags = OPTION_HIDDEN,
-	  .where = FAKE(flag),
-	  .help = "a hidden option" },
+	  .kind = OPTION_CUSTOM,
+	  .flags = OPTION_HIDDEN | OPTION_OPTIONAL,
+	  .parse = refuse,
+	  .help = "another tool's, refused by name" },
 	OPTION_INCLUDE_AT(shared_specs, FAKE(shared)),
 	OPTION_TABLE_END,
 };
@@ -394,7 +399,7 @@ START_TEST(refused_words_are_named)
 	exercise_refuses(&x, "--integer=0", "--integer '0' is out of range (1-99)");
 	exercise_refuses(&x, "--dead-band 0.5", "--dead-band '0.5' is out of range (1-1000)");
 	exercise_refuses(&x, "--interval 2h", "--interval '2h' is out of range");
-	exercise_refuses(&x, "--smi=1", "option '--smi' takes no value");
+	exercise_refuses(&x, "--smi=1", "option '--smi' is not supported");
 	/* abbreviations that are not ambiguous are taken, as getopt_long does */
 	exercise_accepts(&x, "--conf 0.6 --inter 5");
 }
