@@ -103,7 +103,11 @@ int input_dir_check(const char *option, const char *dir)
 
 int output_json_write(const char *option, const char *path, json_t *doc)
 {
-	int ret = result_write(doc, path);
+	int ret;
+
+	/* a short write sets no errno: an old one (isatty's ENOTTY) must not be the reason */
+	errno = 0;
+	ret = result_write(doc, path);
 
 	if (ret)
 		return runtime_error("cannot write %s '%s': %s", option, path, strerror(-ret));
