@@ -9,6 +9,7 @@
 #include "irq_balance.h"
 #include "irq_report.h"
 #include "latscope/array.h"
+#include "latscope/irq_history.h"
 #include "latscope/log.h"
 #include "latscope/parse.h"
 

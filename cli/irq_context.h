@@ -8,6 +8,7 @@
 #include "latscope/clock.h"
 #include "latscope/irq.h"
 #include "latscope/irq_apply.h"
+#include "latscope/irq_journal.h"
 #include "latscope/irqplan.h"
 #include "latscope/sysroot.h"
 #include "latscope/topology.h"

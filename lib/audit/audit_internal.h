@@ -66,7 +66,7 @@ struct audit_rule {
 	void (*check)(struct audit_context *ctx, struct audit_finding *f);
 };
 
-/* The rule tables, one per area (audit_<area>.c). */
+/* The rule tables, one per area (audit_rules_<area>.c). */
 #define AUDIT_RULE_TABLE(area)                                 \
 	extern const struct audit_rule audit_##area##_rules[]; \
 	extern const size_t audit_##area##_rule_count

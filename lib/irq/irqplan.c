@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "latscope/array.h"
+#include "latscope/irq_history.h"
 #include "latscope/irqplan.h"
 #include "latscope/log.h"
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "latscope/irq_apply.h"
+#include "latscope/irq_journal.h"
 #include "irq_fixture.h"
 
 /* Everything a test needs to plan and apply on a fixture copy. */
