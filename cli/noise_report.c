@@ -173,13 +173,6 @@ static void cell_throttled(const struct noise_run *run, const struct noise_cpu *
 
 static void print_table(FILE *out, const struct noise_run *run)
 {
-	static const struct {
-		const char *label;
-		double percent;
-	} percentiles[] = {
-		{ "p50 (us):", 50 },	 { "p90 (us):", 90 },	    { "p99 (us):", 99 },
-		{ "p99.9 (us):", 99.9 }, { "p99.99 (us):", 99.99 }, { "p99.999 (us):", 99.999 },
-	};
 	char label[64], threshold[32];
 	unsigned int i;
 	size_t p;
@@ -197,8 +190,10 @@ static void print_table(FILE *out, const struct noise_run *run)
 	row(out, run, "Max (us):", cell_max, NULL);
 	row(out, run, "Count:", cell_count, NULL);
 	row(out, run, "Test time (s):", cell_time, NULL);
-	for (p = 0; p < sizeof(percentiles) / sizeof(percentiles[0]); p++)
-		row(out, run, percentiles[p].label, cell_percentile, &percentiles[p].percent);
+	for (p = 0; p < HIST_NR_REPORTED; p++) {
+		snprintf(label, sizeof(label), "p%g (us):", hist_reported_percentiles[p]);
+		row(out, run, label, cell_percentile, &hist_reported_percentiles[p]);
+	}
 	snprintf(label, sizeof(label), "Gaps >= %s:",
 		 format_duration(run->params.threshold_ns, threshold, sizeof(threshold)));
 	row(out, run, label, cell_gaps, NULL);
