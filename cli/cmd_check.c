@@ -7,6 +7,7 @@
 #include "latscope/audit.h"
 #include "latscope/clock.h"
 #include "latscope/result.h"
+#include "machine.h"
 #include "option_table.h"
 #include "output_path.h"
 
@@ -251,15 +252,9 @@ int cmd_check(int argc, char **argv)
 		goto out;
 	cli_set_verbosity(opts.verbose);
 	opts.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
-	root = sysroot_new(opts.root_dir);
-	if (!root) {
-		status = runtime_error("out of memory");
+	status = machine_open(opts.root_dir, &root, &topo);
+	if (status)
 		goto out;
-	}
-	if (topology_load(root, &topo)) {
-		status = EXIT_ERROR;
-		goto out;
-	}
 	status = validate_rt_cpus(&opts, &topo);
 	if (status)
 		goto out;

@@ -51,7 +51,7 @@ static const struct option_spec irq_plan_specs[] = {
 	OPTION_TABLE_END,
 };
 
-/* apply and balance write the journal first */
+/* apply and balance write the journal first, restore removes it: one rule for its path */
 static const struct option_spec irq_journal_specs[] = {
 	{ .long_name = "journal",
 	  .kind = OPTION_OUTPUT_FILE,
@@ -117,16 +117,10 @@ static const struct option_spec irq_balance_specs[] = {
 	OPTION_TABLE_END,
 };
 
-/* restore reads the journal: a missing one is nothing to restore, not a usage error */
+/* restore reads the journal and removes it */
 static const struct option_spec irq_restore_specs[] = {
 	OPTION_INCLUDE_TABLE(irq_common_specs),
-	{ .long_name = "journal",
-	  .kind = OPTION_TEXT,
-	  .where = IRQ(journal_path),
-	  .value_name = "FILE",
-	  .help = "the affinities before the moves: apply and balance write it, restore "
-		  "reads it",
-	  .default_text = IRQ_JOURNAL_PATH " under the root" },
+	OPTION_INCLUDE_TABLE(irq_journal_specs),
 	OPTION_TABLE_END,
 };
 

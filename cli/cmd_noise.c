@@ -13,6 +13,7 @@
 #include "latscope/parse.h"
 #include "latscope/result.h"
 #include "latscope/topology.h"
+#include "machine.h"
 #include "noise_explain.h"
 #include "noise_report.h"
 #include "option_table.h"
@@ -385,15 +386,9 @@ int cmd_noise(int argc, char **argv)
 	if (!option_parse(&noise_command, argc, argv, &o, NULL, &status))
 		goto out;
 	cli_set_verbosity(o.verbose);
-	root = sysroot_new(NULL);
-	if (!root) {
-		status = runtime_error("out of memory");
+	status = machine_open(NULL, &root, &topo);
+	if (status)
 		goto out;
-	}
-	if (topology_load(root, &topo)) {
-		status = EXIT_ERROR;
-		goto out;
-	}
 	status = check_against_machine(&o, &topo);
 	if (status)
 		goto out;

@@ -44,25 +44,6 @@ static long long load_integer(const void *field, size_t size, bool is_signed)
 	}
 }
 
-/*
- * A group's options, once each: subcommands may declare an option of the
- * same name differently (irq restore reads the --journal apply writes).
- */
-static void drop_same_names(struct option_flat *flat)
-{
-	unsigned int i, j, kept = 0;
-
-	for (i = 0; i < flat->count; i++) {
-		for (j = 0; j < kept; j++)
-			if (!strcmp(flat->entries[j].spec->long_name,
-				    flat->entries[i].spec->long_name))
-				break;
-		if (j == kept)
-			flat->entries[kept++] = flat->entries[i];
-	}
-	flat->count = kept;
-}
-
 static const char *value_name(const struct option_spec *spec, char *buf, size_t size)
 {
 	static const char *const names[] = {
@@ -429,7 +410,6 @@ void option_print_group_help(FILE *out, const struct option_group *group)
 		print_usage_line(out, sub == group->subcommands ? "usage: " : "       ", *sub,
 				 &flat, true);
 	}
-	drop_same_names(&all);
 	if (group->description)
 		fprintf(out, "\n%s\n", group->description);
 	fputc('\n', out);

@@ -303,7 +303,11 @@ struct option_command {
 	const struct option_group *group; /* a subcommand's: --help shows the group */
 };
 
-/* A command made of subcommands, each with its own table (irq). */
+/*
+ * A command made of subcommands, each with its own table (irq). Options
+ * several subcommands take are one entry, in a table they all include:
+ * the group's help lists every entry once.
+ */
 struct option_group {
 	const char *name; /* "irq" */
 	const char *description;

@@ -9,21 +9,8 @@
 #include "cli.h"
 #include "latscope/log.h"
 #include "latscope/result.h"
+#include "machine.h"
 #include "timer_session.h"
-
-static int allowed_cpus(const struct cpuset *online, struct cpuset *allowed)
-{
-	cpu_set_t mask;
-	int cpu;
-
-	if (sched_getaffinity(0, sizeof(mask), &mask))
-		return -errno;
-	cpuset_clear(allowed);
-	cpuset_for_each(cpu, online)
-		if (cpu < CPU_SETSIZE && CPU_ISSET(cpu, &mask))
-			cpuset_add(allowed, (unsigned int)cpu);
-	return 0;
-}
 
 /* Everything the machine had before we came: PM QoS, locked memory. */
 void timer_session_restore(struct timer_session *s)
@@ -44,34 +31,19 @@ void timer_session_free(struct timer_session *s)
 	free(s->shown_max);
 	free(s->next_sample);
 	timer_options_release(&s->opts);
-	if (s->topo_loaded)
-		topology_release(&s->topo);
+	topology_release(&s->topo);
 	sysroot_free(s->root);
 }
 
 bool timer_session_prepare(struct timer_session *s, int argc, char **argv, int *status)
 {
-	int ret;
-
 	s->pm_qos.fd = -1;
 	s->out = stdout;
-	s->root = sysroot_new(NULL);
-	if (!s->root) {
-		*status = runtime_error("cannot open the system root: %s", strerror(ENOMEM));
+	*status = machine_open(NULL, &s->root, &s->topo);
+	if (!*status)
+		*status = machine_allowed_cpus(&s->topo.online, &s->allowed);
+	if (*status)
 		return false;
-	}
-	ret = topology_load(s->root, &s->topo);
-	if (ret) {
-		*status = runtime_error("cannot read the cpu topology: %s", strerror(-ret));
-		return false;
-	}
-	s->topo_loaded = true;
-	ret = allowed_cpus(&s->topo.online, &s->allowed);
-	if (ret) {
-		*status = runtime_error("cannot read this process's cpu affinity: %s",
-					strerror(-ret));
-		return false;
-	}
 	if (!timer_options_parse(argc, argv, &s->topo.online, &s->allowed, &s->opts, status))
 		return false;
 	s->opts.params.root = s->root;

@@ -20,7 +20,6 @@ struct timer_session {
 	struct timer_options opts;
 	struct sysroot *root;
 	struct topology topo;
-	bool topo_loaded;
 	struct cpuset allowed;
 	struct timer_run *run;
 	struct rt_dma_latency pm_qos;
