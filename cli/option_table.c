@@ -579,6 +579,8 @@ void option_release(const struct option_command *command, void *options)
 	const struct option_positional *p;
 	struct option_list *list;
 
+	if (command->release)
+		command->release(options);
 	release_table(command->options, options);
 	for (p = command->positionals; p && p->name; p++) {
 		if (p->max == 1)

@@ -299,6 +299,8 @@ struct option_command {
 	 * word is parsed. Returns 0, or an exit status after printing.
 	 */
 	int (*finish)(void *options, void *context);
+	/* free what init() or finish() allocated; option_release() calls it */
+	void (*release)(void *options);
 	const char *footer; /* after the options: units, exit status, man page */
 	const struct option_group *group; /* a subcommand's: --help shows the group */
 };
@@ -337,7 +339,10 @@ struct option_group {
 bool option_parse(const struct option_command *command, int argc, char **argv, void *options,
 		  void *context, int *status);
 
-/* Free the lists option_parse() filled; safe to repeat, and on a zeroed struct. */
+/*
+ * Free what option_parse() filled (the lists) and what the command's
+ * release() frees; safe to repeat, and on a zeroed struct.
+ */
 void option_release(const struct option_command *command, void *options);
 
 /**

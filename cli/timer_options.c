@@ -489,6 +489,16 @@ static int timer_finish(void *options, void *context)
 	return ret;
 }
 
+/* the threads finish() laid out */
+static void timer_release(void *options)
+{
+	struct timer_options *opts = options;
+
+	free(opts->threads);
+	opts->threads = NULL;
+	opts->params.threads = NULL;
+}
+
 const struct option_command timer_command = {
 	.name = "timer",
 	.description =
@@ -499,6 +509,7 @@ const struct option_command timer_command = {
 	.size = sizeof(struct timer_options),
 	.init = timer_defaults,
 	.finish = timer_finish,
+	.release = timer_release,
 	.footer = "exit status: 0 ok, 1 error, 2 -b hit or --fail-above exceeded, 129 usage error\n"
 		  "see latscope-timer(1), DIFFERENCES FROM CYCLICTEST",
 };
@@ -516,8 +527,5 @@ bool timer_options_parse(int argc, char **argv, const struct cpuset *online,
 
 void timer_options_release(struct timer_options *opts)
 {
-	free(opts->threads);
-	opts->threads = NULL;
-	opts->params.threads = NULL;
 	option_release(&timer_command, opts);
 }

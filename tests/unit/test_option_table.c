@@ -250,14 +250,16 @@ static const struct exercise fake_exercise = {
 	.hints = fake_hints,
 };
 
+/* The options point into the words: they live as long as the test. */
 static bool parse(const char *line, struct fake *o, int *status)
 {
-	char text[1024], *argv[64], *word, *save = NULL;
+	static char text[1024];
+	char *argv[64], *word, *save = NULL;
 	int argc = 0;
 
 	snprintf(text, sizeof(text), "fake %s", line);
 	for (word = strtok_r(text, " ", &save); word; word = strtok_r(NULL, " ", &save))
-		argv[argc++] = strdup(word);
+		argv[argc++] = word;
 	argv[argc] = NULL;
 	return option_parse(&fake_command, argc, argv, o, NULL, status);
 }
