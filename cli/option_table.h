@@ -38,7 +38,7 @@
  *		  .help = "name a result file in the page" },
  *		{ .long_name = "verbose", .short_name = 'v', .kind = OPTION_COUNTER,
  *		  .where = REPORT(verbose), .help = "say more (twice: debug)" },
- *		OPTION_END,
+ *		OPTION_TABLE_END,
  *	};
  *	static const struct option_positional report_positionals[] = {
  *		{ .name = "FILE", .kind = OPTION_INPUT_FILE, .min = 1, .max = OPTION_MANY,
