@@ -28,7 +28,7 @@ struct command {
 	int (*run)(int argc, char **argv);
 };
 
-/* The commands, one cmd_<name>.c each, with their option tables. */
+/* The commands, one cmd_<name>.c each, and their option tables (timer's is in timer_options.c). */
 struct option_command;
 struct option_group;
 int cmd_noise(int argc, char **argv);
