@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef LATSCOPE_WINDOW_RING_H
+#define LATSCOPE_WINDOW_RING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "latscope/monitor_cpu.h"
+
+/*
+ * The closed windows of one CPU, oldest first, for at least `capacity`
+ * windows (35 days of 5-minute windows by default). Windows are only
+ * appended and read in order, so they are kept as variable-length integers
+ * in blocks (each window's index and count as the change from the previous
+ * one): about 8 bytes a window instead of 40, which keeps a 256-CPU monitor
+ * with 35 days of windows small. The oldest block goes when the ring is full.
+ */
+struct window_ring;
+
+/**
+ * window_ring_new - an empty ring
+ * @capacity: the fewest windows kept once that many were appended
+ * Returns a ring to free with window_ring_free(), or NULL.
+ */
+struct window_ring *window_ring_new(size_t capacity);
+void window_ring_free(struct window_ring *ring);
+
+/* Append a window. Returns 0 or -ENOMEM (the ring is unchanged). */
+int window_ring_append(struct window_ring *ring, const struct monitor_window *window);
+
+/* Windows kept. */
+size_t window_ring_count(const struct window_ring *ring);
+
+/* Bytes held, for the memory figures. */
+size_t window_ring_bytes(const struct window_ring *ring);
+
+/* A reading position, oldest window first; valid while the ring is unchanged. */
+struct window_ring_cursor {
+	const struct window_ring *ring;
+	size_t block, offset, in_block;
+	struct monitor_window previous;
+};
+
+void window_ring_begin(const struct window_ring *ring, struct window_ring_cursor *cursor);
+
+/* Returns true and fills @window with the next window, false at the end. */
+bool window_ring_next(struct window_ring_cursor *cursor, struct monitor_window *window);
+
+#endif
