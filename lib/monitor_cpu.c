@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include <math.h>
 #include <sched.h>
 #include <string.h>
 
@@ -214,6 +215,23 @@ void monitor_cpu_read(const struct monitor_cpu *c, struct monitor_cpu_reading *r
 		if (++tries > 100)
 			sched_yield();
 	}
+}
+
+uint64_t monitor_cpu_reading_percentile(const struct monitor_cpu_reading *r, double percent)
+{
+	uint64_t rank;
+
+	if (!r->count)
+		return 0;
+	rank = (uint64_t)ceil(percent / 100.0 * (double)r->count);
+	if (percent >= 100.0)
+		return r->max_ns;
+	if (!rank)
+		rank = 1;
+	if (rank <= r->zero_count)
+		return native_slot_high[0] / 2 < r->max_ns ? native_slot_high[0] / 2 : r->max_ns;
+	/* the same sample among those above the zero bucket */
+	return native_value_at_rank(r->counts, r->first, r->nr, rank - r->zero_count, 0, r->max_ns);
 }
 
 void monitor_cpu_restore(struct monitor_cpu *c, const struct monitor_cpu_reading *r)

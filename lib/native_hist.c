@@ -15,19 +15,12 @@ double native_slot_upper_seconds(unsigned int slot)
 	return exp2((double)native_slot_index(slot) / NATIVE_PER_OCTAVE);
 }
 
-uint64_t native_percentile(const uint64_t *counts, unsigned int first, unsigned int nr,
-			   uint64_t total, double percent, uint64_t min_ns, uint64_t max_ns)
+uint64_t native_value_at_rank(const uint64_t *counts, unsigned int first, unsigned int nr,
+			     uint64_t rank, uint64_t min_ns, uint64_t max_ns)
 {
-	uint64_t rank, seen = 0, value, low, high;
+	uint64_t seen = 0, value, low, high;
 	unsigned int i;
 
-	if (!total)
-		return 0;
-	if (percent >= 100.0)
-		return max_ns;
-	rank = (uint64_t)ceil(percent / 100.0 * (double)total);
-	if (rank < 1)
-		rank = 1;
 	for (i = 0; i < nr; i++) {
 		seen += counts[i];
 		if (seen >= rank)
@@ -37,12 +30,25 @@ uint64_t native_percentile(const uint64_t *counts, unsigned int first, unsigned 
 		return max_ns;
 	low = native_slot_low(first + i);
 	high = native_slot_high[first + i];
-	value = low + (high - low) / 2;
+	value = low <= high ? low + (high - low) / 2 : high;
 	if (value < min_ns)
 		value = min_ns;
 	if (value > max_ns)
 		value = max_ns;
 	return value;
+}
+
+uint64_t native_percentile(const uint64_t *counts, unsigned int first, unsigned int nr,
+			   uint64_t total, double percent, uint64_t min_ns, uint64_t max_ns)
+{
+	uint64_t rank;
+
+	if (!total)
+		return 0;
+	if (percent >= 100.0)
+		return max_ns;
+	rank = (uint64_t)ceil(percent / 100.0 * (double)total);
+	return native_value_at_rank(counts, first, nr, rank ? rank : 1, min_ns, max_ns);
 }
 
 /* Empty buckets between two spans: fewer than this stay inside a span. */

@@ -120,6 +120,12 @@ struct monitor_cpu_reading {
 void monitor_cpu_read(const struct monitor_cpu *c, struct monitor_cpu_reading *reading);
 
 /**
+ * monitor_cpu_reading_percentile - a percentile of a reading, the zero
+ * bucket included, as native_percentile() reads it
+ */
+uint64_t monitor_cpu_reading_percentile(const struct monitor_cpu_reading *reading, double percent);
+
+/**
  * monitor_cpu_restore - start from counts kept in a state file, before the
  * thread starts: counters continue where they were
  */
