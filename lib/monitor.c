@@ -50,7 +50,12 @@ struct monitor {
 	struct lane *lanes;
 	struct monitor_cpu **states; /* lane -> state, for explain */
 	double start_time; /* Unix time this run began */
+	json_t *run_doc; /* result_new() of this run: its start_time and command line */
 	json_t *began; /* the state's first begin time, kept across restarts */
+	/* the audit's last word, kept when its thread ends */
+	json_t *final_audit;
+	struct metrics_rule *final_failed;
+	unsigned int nr_final_failed;
 	unsigned long restarts;
 	json_t *host;
 	/* running parts */
@@ -236,6 +241,9 @@ struct monitor *monitor_new(const struct monitor_params *params, const struct to
 		goto fail_memory;
 	m->host = result_host_facts(m->params.root, topo);
 	m->start_time = (double)clock_ns(CLOCK_REALTIME) / 1e9;
+	m->run_doc = result_new("monitor", m->params.argc, m->params.argv);
+	if (!m->run_doc)
+		goto fail_memory;
 	return m;
 fail_memory:
 	log_error("out of memory for %u cpus", m->nr_lanes);
@@ -417,10 +425,11 @@ static json_t *params_json(const struct monitor *m)
 
 static json_t *state_header(struct monitor *m)
 {
-	json_t *doc = result_new("monitor", m->params.argc, m->params.argv), *state;
+	json_t *doc = json_deep_copy(m->run_doc), *state;
 
 	if (!doc)
 		return NULL;
+	/* a new state begins with this run */
 	if (!m->began)
 		m->began = json_incref(json_object_get(doc, "start_time"));
 	state = json_pack("{sOsosI}", "began", m->began, "checkpoint_time", iso_now(), "restarts",
@@ -428,7 +437,10 @@ static json_t *state_header(struct monitor *m)
 	json_object_set(doc, "host", m->host ? m->host : json_null());
 	json_object_set_new(doc, "params", params_json(m));
 	json_object_set_new(doc, "state", state);
-	json_object_set_new(doc, "audit", m->audit ? monitor_audit_json(m->audit) : json_null());
+	json_object_set_new(doc, "audit",
+			    m->audit	   ? monitor_audit_json(m->audit) :
+			    m->final_audit ? json_incref(m->final_audit) :
+					     json_null());
 	return doc;
 }
 
@@ -812,6 +824,14 @@ struct metrics *monitor_collect(void *monitor)
 		collect_cpu(m, lane, &reading, kept, &metrics->cpus[lane]);
 	if (m->audit && monitor_audit_failed(m->audit, &metrics->failed, &metrics->nr_failed))
 		metrics->nr_failed = 0;
+	if (!m->audit && m->nr_final_failed) {
+		metrics->failed = malloc(m->nr_final_failed * sizeof(*metrics->failed));
+		if (metrics->failed) {
+			metrics->nr_failed = m->nr_final_failed;
+			memcpy(metrics->failed, m->final_failed,
+			       m->nr_final_failed * sizeof(*metrics->failed));
+		}
+	}
 out:
 	free(reading.counts);
 	free(kept);
@@ -839,8 +859,13 @@ int monitor_stop(struct monitor *m)
 	if (m->stopped)
 		return m->error;
 	m->stopped = true;
-	monitor_audit_free(m->audit);
-	m->audit = NULL;
+	if (m->audit) {
+		m->final_audit = monitor_audit_json(m->audit);
+		if (monitor_audit_failed(m->audit, &m->final_failed, &m->nr_final_failed))
+			m->nr_final_failed = 0;
+		monitor_audit_free(m->audit);
+		m->audit = NULL;
+	}
 	stop_housekeeping(m);
 	if (m->run)
 		ret = timer_stop(m->run);
@@ -909,6 +934,9 @@ void monitor_free(struct monitor *m)
 	}
 	json_decref(m->began);
 	json_decref(m->host);
+	json_decref(m->run_doc);
+	json_decref(m->final_audit);
+	free(m->final_failed);
 	free(m->lanes);
 	free(m->states);
 	free(m->threads);

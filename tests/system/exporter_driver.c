@@ -5,12 +5,21 @@
  *
  *   exporter-driver [--listen ADDR] [--web-config FILE] [--port-file FILE]
  *                   [--p99-file FILE] --synthetic CPUS [--causes N]
+ *   exporter-driver [...] --monitor [--cpus LIST] [--interval NS] [--priority N]
+ *                   [--window NS] [--explain] [--explain-above NS] [--audit-every NS]
+ *                   [--state FILE] [--checkpoint NS] [--textfile DIR] [--measure S]
+ *                   [--no-start [--online LIST]]
  *
  * --synthetic serves a fixed snapshot of CPUS CPUs whose latencies follow
  * a log-normal law (the counts of every native slot computed, each sample
  * taken at its slot's middle, so classic and native buckets agree).
- * --p99-file writes the snapshot's own p99 per CPU as JSON. It runs until
- * SIGTERM or SIGINT.
+ * --monitor runs the monitor's engine as `latscope monitor` will: it
+ * measures until SIGTERM (then stops in order and checkpoints), or for
+ * --measure S seconds and then serves what it measured, frozen, until
+ * SIGTERM; --no-start serves a state without measuring (--online pretends
+ * those CPUs are online, to serve a generated 256-CPU state here).
+ * --p99-file writes the exporter's own p99 per CPU as JSON: at start for
+ * --synthetic, when measuring ends for --monitor.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -25,6 +34,9 @@
 #include "latscope/exporter_http.h"
 #include "latscope/log.h"
 #include "latscope/metrics.h"
+#include "latscope/monitor.h"
+#include "latscope/sysroot.h"
+#include "latscope/topology.h"
 #include "latscope/web_config.h"
 
 static volatile sig_atomic_t stop;
@@ -157,13 +169,115 @@ static int write_p99(const char *path, const struct metrics *m)
 	for (i = 0; i < m->nr_cpus; i++) {
 		const struct metrics_cpu *c = &m->cpus[i];
 
+		struct monitor_cpu_reading r = { .count = c->count,
+						  .max_ns = c->max_ns,
+						  .zero_count = c->native.zero_count,
+						  .first = c->native.first,
+						  .nr = c->native.nr,
+						  .counts = c->native.counts };
+
 		fprintf(f, "%s\"%u\": %llu", i ? ", " : "", c->cpu,
-			(unsigned long long)native_percentile(c->native.counts, c->native.first,
-							      c->native.nr, c->count, 99, 0,
-							      c->max_ns));
+			(unsigned long long)monitor_cpu_reading_percentile(&r, 99));
 	}
 	fprintf(f, "}\n");
 	return fclose(f) ? -errno : 0;
+}
+
+static void to_stderr_info(enum log_level level, const char *message)
+{
+	if (level <= LOG_INFO)
+		fprintf(stderr, "exporter-driver: %s\n", message);
+}
+
+static uint64_t number(const char *text)
+{
+	return strtoull(text, NULL, 10);
+}
+
+struct monitor_options {
+	struct monitor_params params;
+	bool no_start;
+	const char *online;
+	unsigned int measure_s;
+};
+
+/* The monitor's engine, as `latscope monitor` runs it. */
+static int run_monitor(struct monitor_options *o, struct exporter_http_options *http,
+		       const char *port_file, const char *p99_file)
+{
+	struct sysroot *root = sysroot_new(NULL);
+	enum state_outcome outcome;
+	struct exporter_http *server;
+	struct topology topo;
+	struct monitor *m;
+	sigset_t stop_signals, wait_mask;
+	uint64_t deadline = 0;
+	int ret = 0;
+
+	if (!root || topology_load(root, &topo))
+		return 1;
+	if (o->online && cpuset_parse_list(o->online, &topo.online))
+		return 129;
+	o->params.root = root;
+	m = monitor_new(&o->params, &topo);
+	if (!m)
+		return 1;
+	if (monitor_load_state(m, &outcome))
+		return 1;
+	fprintf(stderr, "exporter-driver: state %s\n",
+		outcome == STATE_CONTINUED ? "continued" :
+		outcome == STATE_MISMATCH  ? "mismatch" :
+		outcome == STATE_CORRUPT   ? "corrupt" :
+					     "absent");
+	http->collect = monitor_collect;
+	http->context = m;
+	http->cpus = monitor_housekeeping_cpus(m);
+	/* the port first: in use, nothing is measured */
+	server = exporter_http_open(http);
+	if (!server)
+		return 1;
+	if (port_file) {
+		FILE *f = fopen(port_file, "w");
+
+		fprintf(f, "%u\n", exporter_http_port(server));
+		fclose(f);
+	}
+	sigemptyset(&stop_signals);
+	sigaddset(&stop_signals, SIGINT);
+	sigaddset(&stop_signals, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &stop_signals, &wait_mask);
+	if (!o->no_start && monitor_start(m))
+		return 1;
+	if (exporter_http_start(server))
+		return 1;
+	monitor_notify_ready("measuring");
+	if (o->measure_s)
+		deadline = (uint64_t)time(NULL) + o->measure_s;
+	while (!stop && !o->no_start) {
+		if (monitor_wait(m, 200, &wait_mask)) {
+			ret = 1;
+			break;
+		}
+		if (deadline && (uint64_t)time(NULL) >= deadline)
+			break;
+	}
+	monitor_notify_stopping();
+	if (!o->no_start && monitor_stop(m))
+		ret = 1;
+	if (p99_file) {
+		struct metrics *frozen = monitor_collect(m);
+
+		write_p99(p99_file, frozen);
+		metrics_free(frozen);
+	}
+	/* measured for --measure: serve the frozen state until told to stop */
+	while (!stop && (deadline || o->no_start))
+		sigsuspend(&wait_mask);
+	exporter_http_free(server);
+	monitor_free(m);
+	topology_release(&topo);
+	sysroot_free(root);
+	return ret;
 }
 
 int main(int argc, char **argv)
@@ -175,8 +289,24 @@ int main(int argc, char **argv)
 		{ "p99-file", required_argument, NULL, '9' },
 		{ "synthetic", required_argument, NULL, 's' },
 		{ "causes", required_argument, NULL, 'c' },
+		{ "monitor", no_argument, NULL, 'M' },
+		{ "cpus", required_argument, NULL, 'C' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "priority", required_argument, NULL, 'p' },
+		{ "window", required_argument, NULL, 'W' },
+		{ "explain", no_argument, NULL, 'e' },
+		{ "explain-above", required_argument, NULL, 'E' },
+		{ "audit-every", required_argument, NULL, 'a' },
+		{ "state", required_argument, NULL, 'S' },
+		{ "checkpoint", required_argument, NULL, 'k' },
+		{ "textfile", required_argument, NULL, 't' },
+		{ "measure", required_argument, NULL, 'm' },
+		{ "no-start", no_argument, NULL, 'n' },
+		{ "online", required_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct monitor_options monitor = { 0 };
+	bool monitor_mode = false;
 	const char *listen = NULL, *web_path = NULL, *port_file = NULL, *p99_file = NULL;
 	struct exporter_http_options http = { 0 };
 	struct web_config *web = NULL;
@@ -185,6 +315,9 @@ int main(int argc, char **argv)
 	struct sigaction action = { 0 };
 	int opt;
 
+	monitor_params_default(&monitor.params);
+	monitor.params.argc = argc - 1;
+	monitor.params.argv = argv + 1;
 	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
 		switch (opt) {
 		case 'l':
@@ -205,17 +338,70 @@ int main(int argc, char **argv)
 		case 'c':
 			nr_causes = (unsigned int)strtoul(optarg, NULL, 10);
 			break;
+		case 'M':
+			monitor_mode = true;
+			break;
+		case 'C':
+			if (cpuset_parse_list(optarg, &monitor.params.cpus))
+				return 129;
+			break;
+		case 'i':
+			monitor.params.interval_ns = number(optarg);
+			break;
+		case 'p':
+			monitor.params.priority = (int)number(optarg);
+			break;
+		case 'W':
+			monitor.params.window_ns = number(optarg);
+			break;
+		case 'e':
+			monitor.params.explain = true;
+			break;
+		case 'E':
+			monitor.params.explain_above_ns = number(optarg);
+			break;
+		case 'a':
+			monitor.params.audit_every_ns = number(optarg);
+			break;
+		case 'S':
+			monitor.params.state_path = optarg;
+			break;
+		case 'k':
+			monitor.params.checkpoint_ns = number(optarg);
+			break;
+		case 't':
+			monitor.params.textfile_dir = optarg;
+			break;
+		case 'm':
+			monitor.measure_s = (unsigned int)number(optarg);
+			break;
+		case 'n':
+			monitor.no_start = true;
+			break;
+		case 'o':
+			monitor.online = optarg;
+			break;
 		default:
 			return 129;
 		}
 	}
-	if (!nr_cpus) {
-		fprintf(stderr, "exporter-driver: --synthetic CPUS is needed\n");
+	if (!nr_cpus && !monitor_mode) {
+		fprintf(stderr, "exporter-driver: --synthetic CPUS or --monitor is needed\n");
 		return 129;
 	}
-	log_set_hook(to_stderr);
+	log_set_hook(monitor_mode ? to_stderr_info : to_stderr);
 	if (web_path && web_config_load(web_path, &web))
 		return 129;
+	action.sa_handler = on_signal;
+	sigaction(SIGTERM, &action, NULL);
+	sigaction(SIGINT, &action, NULL);
+	if (monitor_mode) {
+		http.listen = listen;
+		http.web = web;
+		opt = run_monitor(&monitor, &http, port_file, p99_file);
+		web_config_free(web);
+		return opt;
+	}
 	template = metrics_new(nr_cpus);
 	template->version = "0.1.0";
 	template->start_time = (double)time(NULL);
@@ -238,9 +424,6 @@ int main(int argc, char **argv)
 		fprintf(f, "%u\n", exporter_http_port(server));
 		fclose(f);
 	}
-	action.sa_handler = on_signal;
-	sigaction(SIGTERM, &action, NULL);
-	sigaction(SIGINT, &action, NULL);
 	if (exporter_http_start(server))
 		return 1;
 	while (!stop)
