@@ -5,6 +5,13 @@
  * compiled by protoc-c). It is the only format with native histograms: the
  * latency histogram carries its classic buckets and, beside them, schema 7
  * buckets as spans and deltas.
+ *
+ * A family of a 256-CPU monitor holds thousands of messages. Rather than
+ * building them all, each family is written metric by metric: protobuf-c
+ * packs the family's header (name, help, type, no metric), then each metric
+ * alone, appended as field 4 (a repeated message is the concatenation of
+ * its tagged, length-delimited elements), so one metric's messages exist
+ * at a time.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -24,28 +31,69 @@ typedef Io__Prometheus__Client__Histogram Histogram;
 typedef Io__Prometheus__Client__Bucket Bucket;
 typedef Io__Prometheus__Client__BucketSpan BucketSpan;
 
+/* MetricFamily.metric: field 4, length-delimited (wire type 2) */
+#define METRIC_FIELD_TAG ((4 << 3) | 2)
 #define MAX_LABELS 3
 
-/* Every message of one family, allocated together and freed together. */
-struct family_build {
-	Family family;
-	unsigned int nr, capacity;
-	Metric *metrics;
-	Metric **metric_pointers;
-	LabelPair *labels; /* MAX_LABELS per metric */
-	LabelPair **label_pointers;
-	Gauge *gauges;
-	Counter *counters;
-	char (*cpu_names)[16];
-};
-
-struct output {
+struct buffer {
 	uint8_t *data;
 	size_t size, capacity;
 	int error;
 };
 
-static int family_init(struct family_build *b, enum family_id id, unsigned int capacity)
+static uint8_t *reserve(struct buffer *b, size_t more)
+{
+	size_t need = b->size + more, capacity;
+	uint8_t *grown;
+
+	if (b->error)
+		return NULL;
+	if (need > b->capacity) {
+		capacity = b->capacity ? b->capacity : 16384;
+		while (capacity < need)
+			capacity *= 2;
+		grown = realloc(b->data, capacity);
+		if (!grown) {
+			b->error = -ENOMEM;
+			return NULL;
+		}
+		b->data = grown;
+		b->capacity = capacity;
+	}
+	return b->data + b->size;
+}
+
+static void put_varint(struct buffer *b, uint64_t value)
+{
+	uint8_t *p = reserve(b, 10);
+
+	if (!p)
+		return;
+	while (value >= 0x80) {
+		*p++ = (uint8_t)(value | 0x80);
+		value >>= 7;
+	}
+	*p++ = (uint8_t)value;
+	b->size = (size_t)(p - b->data);
+}
+
+static void put_message(struct buffer *b, const ProtobufCMessage *message)
+{
+	size_t size = protobuf_c_message_get_packed_size(message);
+	uint8_t *p = reserve(b, size);
+
+	if (p)
+		b->size += protobuf_c_message_pack(message, p);
+}
+
+/* One family being written: its body grows metric by metric. */
+struct family_writer {
+	struct buffer *out, *body;
+	unsigned int nr_metrics;
+};
+
+static void family_begin(struct family_writer *w, struct buffer *out, struct buffer *body,
+			 enum family_id id)
 {
 	static const Io__Prometheus__Client__MetricType types[] = {
 		[FAMILY_COUNTER] = IO__PROMETHEUS__CLIENT__METRIC_TYPE__COUNTER,
@@ -54,125 +102,93 @@ static int family_init(struct family_build *b, enum family_id id, unsigned int c
 		[FAMILY_INFO] = IO__PROMETHEUS__CLIENT__METRIC_TYPE__GAUGE,
 	};
 	const struct family *f = &exporter_families[id];
-	unsigned int n = capacity ? capacity : 1;
+	Family header;
 
-	memset(b, 0, sizeof(*b));
-	io__prometheus__client__metric_family__init(&b->family);
-	b->family.name = (char *)f->name;
-	b->family.help = (char *)f->help;
-	b->family.has_type = 1;
-	b->family.type = types[f->type];
-	b->capacity = capacity;
-	b->metrics = calloc(n, sizeof(*b->metrics));
-	b->metric_pointers = calloc(n, sizeof(*b->metric_pointers));
-	b->labels = calloc((size_t)n * MAX_LABELS, sizeof(*b->labels));
-	b->label_pointers = calloc((size_t)n * MAX_LABELS, sizeof(*b->label_pointers));
-	b->gauges = calloc(n, sizeof(*b->gauges));
-	b->counters = calloc(n, sizeof(*b->counters));
-	b->cpu_names = calloc(n, sizeof(*b->cpu_names));
-	if (!b->metrics || !b->metric_pointers || !b->labels || !b->label_pointers || !b->gauges ||
-	    !b->counters || !b->cpu_names)
-		return -ENOMEM;
-	return 0;
+	w->out = out;
+	w->body = body;
+	w->nr_metrics = 0;
+	body->size = 0;
+	io__prometheus__client__metric_family__init(&header);
+	header.name = (char *)f->name;
+	header.help = (char *)f->help;
+	header.has_type = 1;
+	header.type = types[f->type];
+	put_message(body, &header.base);
 }
 
-static void family_release(struct family_build *b)
+static void family_add(struct family_writer *w, const Metric *metric)
 {
-	free(b->metrics);
-	free(b->metric_pointers);
-	free(b->labels);
-	free(b->label_pointers);
-	free(b->gauges);
-	free(b->counters);
-	free(b->cpu_names);
+	put_varint(w->body, METRIC_FIELD_TAG);
+	put_varint(w->body, protobuf_c_message_get_packed_size(&metric->base));
+	put_message(w->body, &metric->base);
+	w->nr_metrics++;
 }
 
-/* The next metric of the family, with its cpu label (cpu < 0: none). */
-static Metric *family_add(struct family_build *b, int cpu)
+/* The family goes out only with a metric: an empty one says nothing. */
+static void family_end(struct family_writer *w)
 {
-	Metric *m = &b->metrics[b->nr];
+	uint8_t *p;
 
-	io__prometheus__client__metric__init(m);
-	m->label = &b->label_pointers[(size_t)b->nr * MAX_LABELS];
-	b->metric_pointers[b->nr] = m;
-	b->nr++;
-	b->family.n_metric = b->nr;
-	b->family.metric = b->metric_pointers;
-	if (cpu >= 0) {
-		LabelPair *l = &b->labels[(size_t)(b->nr - 1) * MAX_LABELS];
-
-		snprintf(b->cpu_names[b->nr - 1], sizeof(b->cpu_names[0]), "%d", cpu);
-		io__prometheus__client__label_pair__init(l);
-		l->name = "cpu";
-		l->value = b->cpu_names[b->nr - 1];
-		m->label[m->n_label++] = l;
+	if (w->body->error)
+		w->out->error = w->body->error;
+	if (!w->nr_metrics || w->out->error)
+		return;
+	put_varint(w->out, w->body->size);
+	p = reserve(w->out, w->body->size);
+	if (p) {
+		memcpy(p, w->body->data, w->body->size);
+		w->out->size += w->body->size;
 	}
-	return m;
 }
 
-static void add_label(struct family_build *b, Metric *m, const char *name, const char *value)
+/* A metric with up to three labels, on the caller's stack. */
+struct metric_build {
+	Metric metric;
+	LabelPair labels[MAX_LABELS];
+	LabelPair *label_pointers[MAX_LABELS];
+	char cpu[16];
+	Gauge gauge;
+	Counter counter;
+};
+
+static Metric *metric_init(struct metric_build *b, int cpu)
 {
-	LabelPair *l = &b->labels[(size_t)(m - b->metrics) * MAX_LABELS + m->n_label];
+	io__prometheus__client__metric__init(&b->metric);
+	b->metric.label = b->label_pointers;
+	if (cpu >= 0) {
+		snprintf(b->cpu, sizeof(b->cpu), "%d", cpu);
+		io__prometheus__client__label_pair__init(&b->labels[0]);
+		b->labels[0].name = "cpu";
+		b->labels[0].value = b->cpu;
+		b->label_pointers[b->metric.n_label++] = &b->labels[0];
+	}
+	return &b->metric;
+}
+
+static void add_label(struct metric_build *b, const char *name, const char *value)
+{
+	LabelPair *l = &b->labels[b->metric.n_label];
 
 	io__prometheus__client__label_pair__init(l);
 	l->name = (char *)name;
 	l->value = (char *)value;
-	m->label[m->n_label++] = l;
+	b->label_pointers[b->metric.n_label++] = l;
 }
 
-static void set_gauge(struct family_build *b, Metric *m, double value)
+static void set_gauge(struct metric_build *b, double value)
 {
-	Gauge *g = &b->gauges[m - b->metrics];
-
-	io__prometheus__client__gauge__init(g);
-	g->has_value = 1;
-	g->value = value;
-	m->gauge = g;
+	io__prometheus__client__gauge__init(&b->gauge);
+	b->gauge.has_value = 1;
+	b->gauge.value = value;
+	b->metric.gauge = &b->gauge;
 }
 
-static void set_counter(struct family_build *b, Metric *m, double value)
+static void set_counter(struct metric_build *b, double value)
 {
-	Counter *c = &b->counters[m - b->metrics];
-
-	io__prometheus__client__counter__init(c);
-	c->has_value = 1;
-	c->value = value;
-	m->counter = c;
-}
-
-static void put_varint(struct output *out, uint64_t value)
-{
-	while (value >= 0x80) {
-		out->data[out->size++] = (uint8_t)(value | 0x80);
-		value >>= 7;
-	}
-	out->data[out->size++] = (uint8_t)value;
-}
-
-/* Append the family as a length-delimited message. */
-static void emit(struct output *out, const struct family_build *b)
-{
-	size_t size = protobuf_c_message_get_packed_size(&b->family.base), need;
-
-	if (out->error)
-		return;
-	need = out->size + size + 10;
-	if (need > out->capacity) {
-		size_t capacity = out->capacity ? out->capacity : 65536;
-		uint8_t *grown;
-
-		while (capacity < need)
-			capacity *= 2;
-		grown = realloc(out->data, capacity);
-		if (!grown) {
-			out->error = -ENOMEM;
-			return;
-		}
-		out->data = grown;
-		out->capacity = capacity;
-	}
-	put_varint(out, size);
-	out->size += protobuf_c_message_pack(&b->family.base, out->data + out->size);
+	io__prometheus__client__counter__init(&b->counter);
+	b->counter.has_value = 1;
+	b->counter.value = value;
+	b->metric.counter = &b->counter;
 }
 
 static double seconds(uint64_t ns)
@@ -180,102 +196,91 @@ static double seconds(uint64_t ns)
 	return (double)ns / 1e9;
 }
 
-/* The latency histograms: classic buckets and native buckets in one message. */
-static int emit_histograms(struct output *out, const struct metrics *m)
+/* Room for one CPU's native spans and deltas, sized for the largest CPU. */
+struct native_scratch {
+	struct native_span *spans;
+	int64_t *deltas;
+	BucketSpan *messages;
+	BucketSpan **pointers;
+};
+
+static int scratch_init(struct native_scratch *s, const struct metrics *m)
 {
-	struct family_build b;
-	Histogram *h = calloc(m->nr_cpus + 1, sizeof(*h));
-	Bucket *buckets =
-		calloc((size_t)(m->nr_cpus + 1) * METRICS_CLASSIC_BOUNDS, sizeof(*buckets));
-	Bucket **bucket_pointers =
-		calloc((size_t)(m->nr_cpus + 1) * METRICS_CLASSIC_BOUNDS, sizeof(*bucket_pointers));
-	size_t nr_native = 0;
-	unsigned int i, k;
-	int ret = family_init(&b, FAMILY_LATENCY, m->nr_cpus);
-	BucketSpan *spans = NULL, **span_pointers = NULL;
-	struct native_span *native_spans = NULL;
-	int64_t *deltas = NULL;
+	unsigned int i, most = 1;
 
 	for (i = 0; i < m->nr_cpus; i++)
-		nr_native += m->cpus[i].native.nr + 1;
-	spans = calloc(nr_native, sizeof(*spans));
-	span_pointers = calloc(nr_native, sizeof(*span_pointers));
-	native_spans = calloc(nr_native, sizeof(*native_spans));
-	deltas = calloc(nr_native, sizeof(*deltas));
-	if (ret || !h || !buckets || !bucket_pointers || !spans || !span_pointers ||
-	    !native_spans || !deltas) {
-		ret = -ENOMEM;
-		goto out;
+		if (m->cpus[i].native.nr + 1 > most)
+			most = m->cpus[i].native.nr + 1;
+	s->spans = calloc(most, sizeof(*s->spans));
+	s->deltas = calloc(most, sizeof(*s->deltas));
+	s->messages = calloc(most, sizeof(*s->messages));
+	s->pointers = calloc(most, sizeof(*s->pointers));
+	return s->spans && s->deltas && s->messages && s->pointers ? 0 : -ENOMEM;
+}
+
+static void scratch_release(struct native_scratch *s)
+{
+	free(s->spans);
+	free(s->deltas);
+	free(s->messages);
+	free(s->pointers);
+}
+
+/* One CPU's latency histogram: classic buckets and native buckets in one message. */
+static void add_histogram(struct family_writer *w, const struct metrics_cpu *c,
+			  struct native_scratch *s)
+{
+	Bucket buckets[METRICS_CLASSIC_BOUNDS], *bucket_pointers[METRICS_CLASSIC_BOUNDS];
+	struct metric_build b;
+	Histogram h;
+	uint64_t cumulative = 0;
+	unsigned int k, nr_spans, nr_deltas;
+
+	metric_init(&b, (int)c->cpu);
+	io__prometheus__client__histogram__init(&h);
+	for (k = 0; k <= METRICS_CLASSIC_BOUNDS; k++)
+		cumulative += c->classic[k];
+	h.has_sample_count = 1;
+	h.sample_count = cumulative;
+	h.has_sample_sum = 1;
+	h.sample_sum = seconds(c->sum_ns);
+	h.bucket = bucket_pointers;
+	cumulative = 0;
+	for (k = 0; k < METRICS_CLASSIC_BOUNDS; k++) {
+		io__prometheus__client__bucket__init(&buckets[k]);
+		cumulative += c->classic[k];
+		buckets[k].has_cumulative_count = 1;
+		buckets[k].cumulative_count = cumulative;
+		buckets[k].has_upper_bound = 1;
+		buckets[k].upper_bound = seconds(metrics_classic_bound_ns[k]);
+		bucket_pointers[h.n_bucket++] = &buckets[k];
 	}
-	nr_native = 0;
-	for (i = 0; i < m->nr_cpus; i++) {
-		const struct metrics_cpu *c = &m->cpus[i];
-		Histogram *hist = &h[i];
-		Metric *metric = family_add(&b, (int)c->cpu);
-		uint64_t cumulative = 0;
-		unsigned int nr_spans, nr_deltas;
-
-		io__prometheus__client__histogram__init(hist);
-		for (k = 0; k <= METRICS_CLASSIC_BOUNDS; k++)
-			cumulative += c->classic[k];
-		hist->has_sample_count = 1;
-		hist->sample_count = cumulative;
-		hist->has_sample_sum = 1;
-		hist->sample_sum = seconds(c->sum_ns);
-		hist->bucket = &bucket_pointers[(size_t)i * METRICS_CLASSIC_BOUNDS];
-		cumulative = 0;
-		for (k = 0; k < METRICS_CLASSIC_BOUNDS; k++) {
-			Bucket *bucket = &buckets[(size_t)i * METRICS_CLASSIC_BOUNDS + k];
-
-			io__prometheus__client__bucket__init(bucket);
-			cumulative += c->classic[k];
-			bucket->has_cumulative_count = 1;
-			bucket->cumulative_count = cumulative;
-			bucket->has_upper_bound = 1;
-			bucket->upper_bound = seconds(metrics_classic_bound_ns[k]);
-			hist->bucket[hist->n_bucket++] = bucket;
-		}
-		hist->has_schema = 1;
-		hist->schema = NATIVE_SCHEMA;
-		hist->has_zero_threshold = 1;
-		hist->zero_threshold = native_zero_threshold();
-		hist->has_zero_count = 1;
-		hist->zero_count = c->native.zero_count;
-		nr_spans = native_encode_spans(&c->native, &native_spans[nr_native],
-					       &deltas[nr_native], &nr_deltas);
-		hist->positive_span = &span_pointers[nr_native];
-		for (k = 0; k < nr_spans; k++) {
-			BucketSpan *span = &spans[nr_native + k];
-
-			io__prometheus__client__bucket_span__init(span);
-			span->has_offset = 1;
-			span->offset = native_spans[nr_native + k].offset;
-			span->has_length = 1;
-			span->length = native_spans[nr_native + k].length;
-			hist->positive_span[hist->n_positive_span++] = span;
-		}
-		if (!nr_spans) {
-			/* no sample yet: a no-op span marks it as a native histogram */
-			io__prometheus__client__bucket_span__init(&spans[nr_native]);
-			spans[nr_native].has_offset = spans[nr_native].has_length = 1;
-			hist->positive_span[hist->n_positive_span++] = &spans[nr_native];
-		}
-		hist->n_positive_delta = nr_deltas;
-		hist->positive_delta = &deltas[nr_native];
-		nr_native += c->native.nr + 1;
-		metric->histogram = hist;
+	h.has_schema = 1;
+	h.schema = NATIVE_SCHEMA;
+	h.has_zero_threshold = 1;
+	h.zero_threshold = native_zero_threshold();
+	h.has_zero_count = 1;
+	h.zero_count = c->native.zero_count;
+	nr_spans = native_encode_spans(&c->native, s->spans, s->deltas, &nr_deltas);
+	if (!nr_spans) {
+		/* no sample yet: a no-op span marks it as a native histogram */
+		s->spans[0].offset = 0;
+		s->spans[0].length = 0;
+		nr_spans = 1;
 	}
-	emit(out, &b);
-out:
-	family_release(&b);
-	free(h);
-	free(buckets);
-	free(bucket_pointers);
-	free(spans);
-	free(span_pointers);
-	free(native_spans);
-	free(deltas);
-	return ret ? ret : out->error;
+	h.positive_span = s->pointers;
+	for (k = 0; k < nr_spans; k++) {
+		io__prometheus__client__bucket_span__init(&s->messages[k]);
+		s->messages[k].has_offset = 1;
+		s->messages[k].offset = s->spans[k].offset;
+		s->messages[k].has_length = 1;
+		s->messages[k].length = s->spans[k].length;
+		h.positive_span[h.n_positive_span++] = &s->messages[k];
+	}
+	h.n_positive_delta = nr_deltas;
+	h.positive_delta = s->deltas;
+	b.metric.histogram = &h;
+	family_add(w, &b.metric);
 }
 
 enum per_cpu_value {
@@ -285,124 +290,103 @@ enum per_cpu_value {
 	LOST,
 };
 
-static int emit_per_cpu(struct output *out, const struct metrics *m, enum family_id id,
-			enum per_cpu_value which)
+static void emit_per_cpu(struct buffer *out, struct buffer *body, const struct metrics *m,
+			 enum family_id id, enum per_cpu_value which)
 {
-	struct family_build b;
+	struct family_writer w;
+	struct metric_build b;
 	unsigned int i;
-	int ret = family_init(&b, id, m->nr_cpus);
 
-	for (i = 0; !ret && i < m->nr_cpus; i++) {
+	family_begin(&w, out, body, id);
+	for (i = 0; i < m->nr_cpus; i++) {
 		const struct metrics_cpu *c = &m->cpus[i];
-		Metric *metric;
 
 		if ((which == WINDOW_MAX && !c->has_window) || (which == LOST && !c->explained))
 			continue;
-		metric = family_add(&b, (int)c->cpu);
+		metric_init(&b, (int)c->cpu);
 		if (which == WINDOW_MAX)
-			set_gauge(&b, metric, seconds(c->window_max_ns));
+			set_gauge(&b, seconds(c->window_max_ns));
 		else if (which == MAX_SINCE)
-			set_gauge(&b, metric, seconds(c->max_ns));
+			set_gauge(&b, seconds(c->max_ns));
 		else if (which == MISSED)
-			set_counter(&b, metric, (double)c->missed);
+			set_counter(&b, (double)c->missed);
 		else
-			set_counter(&b, metric, (double)c->lost_events);
+			set_counter(&b, (double)c->lost_events);
+		family_add(&w, &b.metric);
 	}
-	if (!ret && b.nr)
-		emit(out, &b);
-	family_release(&b);
-	return ret ? ret : out->error;
+	family_end(&w);
 }
 
-static int emit_causes(struct output *out, const struct metrics *m, bool seconds_wanted)
+static void emit_causes(struct buffer *out, struct buffer *body, const struct metrics *m,
+			bool seconds_wanted)
 {
-	struct family_build b;
-	unsigned int i, k, n = 0;
-	int ret;
+	struct family_writer w;
+	struct metric_build b;
+	unsigned int i, k;
 
-	for (i = 0; i < m->nr_cpus; i++)
-		n += m->cpus[i].nr_causes;
-	ret = family_init(&b, seconds_wanted ? FAMILY_SPIKE_SECONDS : FAMILY_SPIKES, n);
-	for (i = 0; !ret && i < m->nr_cpus; i++) {
+	family_begin(&w, out, body, seconds_wanted ? FAMILY_SPIKE_SECONDS : FAMILY_SPIKES);
+	for (i = 0; i < m->nr_cpus; i++) {
 		const struct metrics_cpu *c = &m->cpus[i];
 
 		for (k = 0; k < c->nr_causes; k++) {
-			Metric *metric = family_add(&b, (int)c->cpu);
-
-			add_label(&b, metric, "kind", c->causes[k].kind);
-			add_label(&b, metric, "cause", c->causes[k].name);
-			set_counter(&b, metric,
-				    seconds_wanted ? seconds(c->causes[k].ns) :
-						     (double)c->causes[k].spikes);
+			metric_init(&b, (int)c->cpu);
+			add_label(&b, "kind", c->causes[k].kind);
+			add_label(&b, "cause", c->causes[k].name);
+			set_counter(&b, seconds_wanted ? seconds(c->causes[k].ns) :
+							 (double)c->causes[k].spikes);
+			family_add(&w, &b.metric);
 		}
 	}
-	if (!ret && b.nr)
-		emit(out, &b);
-	family_release(&b);
-	return ret ? ret : out->error;
+	family_end(&w);
 }
 
-static int emit_interrupts(struct output *out, const struct metrics *m)
+static void emit_interrupts(struct buffer *out, struct buffer *body, const struct metrics *m)
 {
-	struct family_build b;
-	unsigned int i, k, n = 0;
-	int ret;
+	struct family_writer w;
+	struct metric_build b;
+	unsigned int i, k;
 
-	for (i = 0; i < m->nr_cpus; i++)
-		n += m->cpus[i].nr_interrupts;
-	ret = family_init(&b, FAMILY_INTERRUPTS, n);
-	for (i = 0; !ret && i < m->nr_cpus; i++) {
+	family_begin(&w, out, body, FAMILY_INTERRUPTS);
+	for (i = 0; i < m->nr_cpus; i++) {
 		const struct metrics_cpu *c = &m->cpus[i];
 
 		for (k = 0; k < c->nr_interrupts; k++) {
-			Metric *metric = family_add(&b, (int)c->cpu);
-
-			add_label(&b, metric, "irq", c->interrupts[k].irq);
-			add_label(&b, metric, "name", c->interrupts[k].name);
-			set_counter(&b, metric, (double)c->interrupts[k].count);
+			metric_init(&b, (int)c->cpu);
+			add_label(&b, "irq", c->interrupts[k].irq);
+			add_label(&b, "name", c->interrupts[k].name);
+			set_counter(&b, (double)c->interrupts[k].count);
+			family_add(&w, &b.metric);
 		}
 	}
-	if (!ret && b.nr)
-		emit(out, &b);
-	family_release(&b);
-	return ret ? ret : out->error;
+	family_end(&w);
 }
 
-static int emit_globals(struct output *out, const struct metrics *m)
+static void emit_globals(struct buffer *out, struct buffer *body, const struct metrics *m)
 {
-	struct family_build b;
+	struct family_writer w;
+	struct metric_build b;
 	unsigned int i;
-	int ret;
 
-	ret = family_init(&b, FAMILY_CHECK_FAILED, m->nr_failed);
-	for (i = 0; !ret && i < m->nr_failed; i++) {
-		Metric *metric = family_add(&b, -1);
-
-		add_label(&b, metric, "rule", m->failed[i].id);
-		add_label(&b, metric, "severity", m->failed[i].severity);
-		set_gauge(&b, metric, 1);
+	family_begin(&w, out, body, FAMILY_CHECK_FAILED);
+	for (i = 0; i < m->nr_failed; i++) {
+		metric_init(&b, -1);
+		add_label(&b, "rule", m->failed[i].id);
+		add_label(&b, "severity", m->failed[i].severity);
+		set_gauge(&b, 1);
+		family_add(&w, &b.metric);
 	}
-	if (!ret && b.nr)
-		emit(out, &b);
-	family_release(&b);
-	if (!ret)
-		ret = family_init(&b, FAMILY_BUILD_INFO, 1);
-	if (!ret) {
-		Metric *metric = family_add(&b, -1);
-
-		add_label(&b, metric, "version", m->version ? m->version : "");
-		set_gauge(&b, metric, 1);
-		emit(out, &b);
-	}
-	family_release(&b);
-	if (!ret)
-		ret = family_init(&b, FAMILY_START_TIME, 1);
-	if (!ret) {
-		set_gauge(&b, family_add(&b, -1), m->start_time);
-		emit(out, &b);
-	}
-	family_release(&b);
-	return ret ? ret : out->error;
+	family_end(&w);
+	family_begin(&w, out, body, FAMILY_BUILD_INFO);
+	metric_init(&b, -1);
+	add_label(&b, "version", m->version ? m->version : "");
+	set_gauge(&b, 1);
+	family_add(&w, &b.metric);
+	family_end(&w);
+	family_begin(&w, out, body, FAMILY_START_TIME);
+	metric_init(&b, -1);
+	set_gauge(&b, m->start_time);
+	family_add(&w, &b.metric);
+	family_end(&w);
 }
 
 static bool any_explained(const struct metrics *m)
@@ -417,27 +401,31 @@ static bool any_explained(const struct metrics *m)
 
 int exporter_render_protobuf(const struct metrics *metrics, char **body, size_t *size)
 {
-	struct output out = { 0 };
-	int ret;
+	struct buffer out = { 0 }, family = { 0 };
+	struct native_scratch scratch;
+	struct family_writer w;
+	unsigned int i;
+	int ret = scratch_init(&scratch, metrics);
 
-	ret = emit_histograms(&out, metrics);
-	if (!ret)
-		ret = emit_per_cpu(&out, metrics, FAMILY_WINDOW_MAX, WINDOW_MAX);
-	if (!ret)
-		ret = emit_per_cpu(&out, metrics, FAMILY_MAX, MAX_SINCE);
-	if (!ret)
-		ret = emit_per_cpu(&out, metrics, FAMILY_MISSED, MISSED);
-	if (!ret && any_explained(metrics)) {
-		ret = emit_causes(&out, metrics, false);
-		if (!ret)
-			ret = emit_causes(&out, metrics, true);
-		if (!ret)
-			ret = emit_per_cpu(&out, metrics, FAMILY_LOST, LOST);
+	if (!ret) {
+		family_begin(&w, &out, &family, FAMILY_LATENCY);
+		for (i = 0; i < metrics->nr_cpus; i++)
+			add_histogram(&w, &metrics->cpus[i], &scratch);
+		family_end(&w);
+		emit_per_cpu(&out, &family, metrics, FAMILY_WINDOW_MAX, WINDOW_MAX);
+		emit_per_cpu(&out, &family, metrics, FAMILY_MAX, MAX_SINCE);
+		emit_per_cpu(&out, &family, metrics, FAMILY_MISSED, MISSED);
+		if (any_explained(metrics)) {
+			emit_causes(&out, &family, metrics, false);
+			emit_causes(&out, &family, metrics, true);
+			emit_per_cpu(&out, &family, metrics, FAMILY_LOST, LOST);
+		}
+		emit_interrupts(&out, &family, metrics);
+		emit_globals(&out, &family, metrics);
+		ret = out.error ? out.error : family.error;
 	}
-	if (!ret)
-		ret = emit_interrupts(&out, metrics);
-	if (!ret)
-		ret = emit_globals(&out, metrics);
+	scratch_release(&scratch);
+	free(family.data);
 	if (ret) {
 		free(out.data);
 		return ret;

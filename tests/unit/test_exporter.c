@@ -133,8 +133,17 @@ static void check_golden(bool openmetrics, const char *golden)
 		fclose(f);
 	}
 	want = read_file(golden, &want_size);
-	ck_assert_msg(size == want_size && !memcmp(body, want, size),
-		      "%s differs from the rendering:\n%.*s", golden, (int)size, body);
+	if (size != want_size || memcmp(body, want, size)) {
+		size_t at = 0, line = 1, start = 0;
+
+		while (at < size && at < want_size && body[at] == want[at])
+			if (body[at++] == '\n') {
+				line++;
+				start = at;
+			}
+		ck_abort_msg("%s: line %zu differs: got \"%.*s\"", golden, line,
+			     (int)strcspn(body + start, "\n"), body + start);
+	}
 	free(want);
 	free(body);
 	metrics_free(m);
