@@ -26,12 +26,18 @@ struct state_writer {
 
 static void put(struct state_writer *w, const char *text)
 {
-	fputs(text, w->f);
+	fputs_unlocked(text, w->f);
 }
 
+/* Millions of numbers at 256 CPUs: digits by hand, the stream unlocked (one writer). */
 static void put_u64(struct state_writer *w, uint64_t value)
 {
-	fprintf(w->f, "%" PRIu64, value);
+	char text[24], *p = text + sizeof(text);
+
+	do
+		*--p = (char)('0' + value % 10);
+	while (value /= 10);
+	fwrite_unlocked(p, 1, (size_t)(text + sizeof(text) - p), w->f);
 }
 
 static void put_key(struct state_writer *w, const char *key, bool first)
@@ -203,7 +209,8 @@ static void put_window_column(struct state_writer *w, const struct window_ring *
 		}
 		if (column == COLUMN_BLOCK_MAX && (win.partial || !win.count))
 			continue;
-		put(w, first ? "" : ",");
+		if (!first)
+			putc_unlocked(',', w->f);
 		put_u64(w, value);
 		first = false;
 	}

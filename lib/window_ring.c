@@ -7,8 +7,18 @@
 #include "latscope/window_ring.h"
 
 #define BLOCK_WINDOWS 256
-/* the most one window takes: five varints of up to 10 bytes */
-#define WINDOW_MAX_BYTES 50
+/* the most one window takes: a flag byte and five varints of up to 10 bytes */
+#define WINDOW_MAX_BYTES 51
+
+/*
+ * A window is a flag byte, then only what is not as usual, then its max:
+ * most windows follow the previous one (the next index, as many samples,
+ * the same p99 slot) and miss nothing, and take 4 bytes.
+ */
+#define SAME_INDEX_STEP 0x01 /* index = previous + 1 */
+#define SAME_COUNT 0x02
+#define SAME_P99 0x04
+#define NOTHING_MISSED 0x08 /* missed 0 and not partial */
 
 struct block {
 	uint8_t *bytes;
@@ -127,8 +137,8 @@ static struct block *start_block(struct window_ring *ring)
 int window_ring_append(struct window_ring *ring, const struct monitor_window *w)
 {
 	struct block *b = newest(ring);
-	const struct monitor_window zero = { 0 };
-	uint8_t *p, *grown;
+	const struct monitor_window zero = { 0 }, *prev;
+	uint8_t *p, *grown, *flags;
 
 	if (!b || b->nr == BLOCK_WINDOWS)
 		b = start_block(ring);
@@ -141,11 +151,26 @@ int window_ring_append(struct window_ring *ring, const struct monitor_window *w)
 	b->bytes = grown;
 	p = b->bytes + b->used;
 	/* a block's first window is relative to zero: blocks decode alone */
-	p = put_varint(p, zigzag(w->index, b->nr ? b->last.index : zero.index));
-	p = put_varint(p, zigzag(w->count, b->nr ? b->last.count : zero.count));
+	prev = b->nr ? &b->last : &zero;
+	flags = p++;
+	*flags = 0;
+	if (w->index == prev->index + 1)
+		*flags |= SAME_INDEX_STEP;
+	else
+		p = put_varint(p, zigzag(w->index, prev->index));
+	if (w->count == prev->count)
+		*flags |= SAME_COUNT;
+	else
+		p = put_varint(p, zigzag(w->count, prev->count));
+	if (w->p99_slot == prev->p99_slot)
+		*flags |= SAME_P99;
+	else
+		p = put_varint(p, zigzag(w->p99_slot, prev->p99_slot));
+	if (!w->missed && !w->partial)
+		*flags |= NOTHING_MISSED;
+	else
+		p = put_varint(p, w->missed << 1 | (w->partial ? 1 : 0));
 	p = put_varint(p, w->max_ns);
-	p = put_varint(p, w->p99_slot);
-	p = put_varint(p, w->missed << 1 | (w->partial ? 1 : 0));
 	b->used = (unsigned int)(p - b->bytes);
 	b->last = *w;
 	b->nr++;
@@ -179,6 +204,7 @@ bool window_ring_next(struct window_ring_cursor *cur, struct monitor_window *w)
 	const struct block *b;
 	const uint8_t *p;
 	uint64_t value;
+	uint8_t flags;
 
 	while (cur->block < ring->nr_blocks) {
 		b = &ring->blocks[(ring->first + cur->block) % ring->max_blocks];
@@ -191,16 +217,34 @@ bool window_ring_next(struct window_ring_cursor *cur, struct monitor_window *w)
 	if (cur->block >= ring->nr_blocks)
 		return false;
 	p = b->bytes + cur->offset;
-	p = get_varint(p, &value);
-	w->index = unzigzag(cur->previous.index, value);
-	p = get_varint(p, &value);
-	w->count = unzigzag(cur->previous.count, value);
+	flags = *p++;
+	if (flags & SAME_INDEX_STEP) {
+		w->index = cur->previous.index + 1;
+	} else {
+		p = get_varint(p, &value);
+		w->index = unzigzag(cur->previous.index, value);
+	}
+	if (flags & SAME_COUNT) {
+		w->count = cur->previous.count;
+	} else {
+		p = get_varint(p, &value);
+		w->count = unzigzag(cur->previous.count, value);
+	}
+	if (flags & SAME_P99) {
+		w->p99_slot = cur->previous.p99_slot;
+	} else {
+		p = get_varint(p, &value);
+		w->p99_slot = (uint32_t)unzigzag(cur->previous.p99_slot, value);
+	}
+	if (flags & NOTHING_MISSED) {
+		w->missed = 0;
+		w->partial = false;
+	} else {
+		p = get_varint(p, &value);
+		w->missed = value >> 1;
+		w->partial = value & 1;
+	}
 	p = get_varint(p, &w->max_ns);
-	p = get_varint(p, &value);
-	w->p99_slot = (uint32_t)value;
-	p = get_varint(p, &value);
-	w->missed = value >> 1;
-	w->partial = value & 1;
 	cur->offset = (size_t)(p - b->bytes);
 	cur->in_block++;
 	cur->previous = *w;

@@ -28,7 +28,7 @@
  * before the next expiry.
  */
 #define MONITOR_CLOSED_QUEUE 16
-#define MONITOR_SPIKE_RING 256
+#define MONITOR_SPIKE_RING 128
 
 /* One closed window. */
 struct monitor_window {
