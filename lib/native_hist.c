@@ -16,7 +16,7 @@ double native_slot_upper_seconds(unsigned int slot)
 }
 
 uint64_t native_value_at_rank(const uint64_t *counts, unsigned int first, unsigned int nr,
-			     uint64_t rank, uint64_t min_ns, uint64_t max_ns)
+			      uint64_t rank, uint64_t min_ns, uint64_t max_ns)
 {
 	uint64_t seen = 0, value, low, high;
 	unsigned int i;

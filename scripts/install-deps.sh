@@ -11,7 +11,7 @@ TEST="check python3 util-linux mount procps"
 # its tests run a real Prometheus and promtool and make certificates with openssl
 BUILD="$BUILD libmicrohttpd-dev libgnutls28-dev libprotobuf-c-dev protobuf-c-compiler
 libyaml-dev libcrypt-dev libsystemd-dev"
-TEST="$TEST prometheus openssl curl"
+TEST="$TEST prometheus openssl"
 # peers the benchmarks compare against; optional at run time
 BENCH="rt-tests hyperfine time"
 

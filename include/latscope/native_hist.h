@@ -93,7 +93,7 @@ uint64_t native_percentile(const uint64_t *counts, unsigned int first, unsigned 
 
 /* The value of rank @rank (1-based) read as native_percentile() reads it. */
 uint64_t native_value_at_rank(const uint64_t *counts, unsigned int first, unsigned int nr,
-			     uint64_t rank, uint64_t min_ns, uint64_t max_ns);
+			      uint64_t rank, uint64_t min_ns, uint64_t max_ns);
 
 /*
  * A native histogram as the exporters take it: the zero bucket's count and

@@ -113,8 +113,7 @@ static void fill_cpu(struct metrics_cpu *c, unsigned int cpu, uint64_t samples,
 	snprintf(c->interrupts[0].name, sizeof(c->interrupts[0].name), "Local timer interrupts");
 	c->interrupts[0].count = 1000000 + cpu;
 	snprintf(c->interrupts[1].irq, sizeof(c->interrupts[1].irq), "RES");
-	snprintf(c->interrupts[1].name, sizeof(c->interrupts[1].name),
-		 "Rescheduling interrupts");
+	snprintf(c->interrupts[1].name, sizeof(c->interrupts[1].name), "Rescheduling interrupts");
 	c->interrupts[1].count = 1000 + cpu;
 }
 
@@ -170,11 +169,11 @@ static int write_p99(const char *path, const struct metrics *m)
 		const struct metrics_cpu *c = &m->cpus[i];
 
 		struct monitor_cpu_reading r = { .count = c->count,
-						  .max_ns = c->max_ns,
-						  .zero_count = c->native.zero_count,
-						  .first = c->native.first,
-						  .nr = c->native.nr,
-						  .counts = c->native.counts };
+						 .max_ns = c->max_ns,
+						 .zero_count = c->native.zero_count,
+						 .first = c->native.first,
+						 .nr = c->native.nr,
+						 .counts = c->native.counts };
 
 		fprintf(f, "%s\"%u\": %llu", i ? ", " : "", c->cpu,
 			(unsigned long long)monitor_cpu_reading_percentile(&r, 99));
@@ -264,6 +263,13 @@ static int run_monitor(struct monitor_options *o, struct exporter_http_options *
 	monitor_notify_stopping();
 	if (!o->no_start && monitor_stop(m))
 		ret = 1;
+	/* a served state is written back on the way out, as a checkpoint */
+	if (o->no_start) {
+		while (!stop)
+			sigsuspend(&wait_mask);
+		if (monitor_checkpoint(m))
+			ret = 1;
+	}
 	if (p99_file) {
 		struct metrics *frozen = monitor_collect(m);
 
