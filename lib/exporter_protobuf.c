@@ -389,16 +389,6 @@ static void emit_globals(struct buffer *out, struct buffer *body, const struct m
 	family_end(&w);
 }
 
-static bool any_explained(const struct metrics *m)
-{
-	unsigned int i;
-
-	for (i = 0; i < m->nr_cpus; i++)
-		if (m->cpus[i].explained)
-			return true;
-	return false;
-}
-
 int exporter_render_protobuf(const struct metrics *metrics, char **body, size_t *size)
 {
 	struct buffer out = { 0 }, family = { 0 };
@@ -415,7 +405,7 @@ int exporter_render_protobuf(const struct metrics *metrics, char **body, size_t 
 		emit_per_cpu(&out, &family, metrics, FAMILY_WINDOW_MAX, WINDOW_MAX);
 		emit_per_cpu(&out, &family, metrics, FAMILY_MAX, MAX_SINCE);
 		emit_per_cpu(&out, &family, metrics, FAMILY_MISSED, MISSED);
-		if (any_explained(metrics)) {
+		if (metrics_any_explained(metrics)) {
 			emit_causes(&out, &family, metrics, false);
 			emit_causes(&out, &family, metrics, true);
 			emit_per_cpu(&out, &family, metrics, FAMILY_LOST, LOST);

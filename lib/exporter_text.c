@@ -175,16 +175,6 @@ static void put_histogram(struct writer *w, const struct metrics_cpu *c)
 	fputc('\n', w->out);
 }
 
-static bool any_explained(const struct metrics *m)
-{
-	unsigned int i;
-
-	for (i = 0; i < m->nr_cpus; i++)
-		if (m->cpus[i].explained)
-			return true;
-	return false;
-}
-
 static void put_causes(struct writer *w, const struct metrics *m, const struct family *f,
 		       bool seconds)
 {
@@ -270,7 +260,7 @@ static void put_all(struct writer *w, const struct metrics *m)
 	put_per_cpu(w, m, F(FAMILY_WINDOW_MAX));
 	put_per_cpu(w, m, F(FAMILY_MAX));
 	put_per_cpu(w, m, F(FAMILY_MISSED));
-	if (any_explained(m)) {
+	if (metrics_any_explained(m)) {
 		put_causes(w, m, F(FAMILY_SPIKES), false);
 		put_causes(w, m, F(FAMILY_SPIKE_SECONDS), true);
 		put_per_cpu(w, m, F(FAMILY_LOST));

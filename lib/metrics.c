@@ -31,6 +31,16 @@ struct metrics *metrics_new(unsigned int nr_cpus)
 	return metrics;
 }
 
+bool metrics_any_explained(const struct metrics *metrics)
+{
+	unsigned int i;
+
+	for (i = 0; i < metrics->nr_cpus; i++)
+		if (metrics->cpus[i].explained)
+			return true;
+	return false;
+}
+
 void metrics_free(struct metrics *metrics)
 {
 	unsigned int i;

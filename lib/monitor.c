@@ -397,20 +397,6 @@ int monitor_load_state(struct monitor *m, enum state_outcome *outcome)
 	return state_keep_aside(m->state_path, "corrupt");
 }
 
-static json_t *iso_now(void)
-{
-	struct timespec now;
-	struct tm tm;
-	char text[80];
-
-	clock_gettime(CLOCK_REALTIME, &now);
-	gmtime_r(&now.tv_sec, &tm);
-	snprintf(text, sizeof(text), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900,
-		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-		 now.tv_nsec / 1000000);
-	return json_string(text);
-}
-
 static json_t *params_json(const struct monitor *m)
 {
 	const struct monitor_params *p = &m->params;
@@ -432,7 +418,8 @@ static json_t *state_header(struct monitor *m)
 	/* a new state begins with this run */
 	if (!m->began)
 		m->began = json_incref(json_object_get(doc, "start_time"));
-	state = json_pack("{sOsosI}", "began", m->began, "checkpoint_time", iso_now(), "restarts",
+	state = json_pack("{sOsosI}", "began", m->began, "checkpoint_time",
+			  state_time(clock_ns(CLOCK_REALTIME)), "restarts",
 			  (json_int_t)m->restarts);
 	json_object_set(doc, "host", m->host ? m->host : json_null());
 	json_object_set_new(doc, "params", params_json(m));

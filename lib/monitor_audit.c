@@ -10,6 +10,7 @@
 #include "latscope/clock.h"
 #include "latscope/log.h"
 #include "latscope/monitor_audit.h"
+#include "latscope/monitor_state.h"
 #include "latscope/rt.h"
 #include "latscope/topology.h"
 
@@ -30,18 +31,6 @@ struct monitor_audit {
 	struct metrics_rule *failed;
 	unsigned int nr_failed;
 };
-
-static json_t *iso_time(void)
-{
-	struct timespec now;
-	struct tm tm;
-	char text[40];
-
-	clock_gettime(CLOCK_REALTIME, &now);
-	gmtime_r(&now.tv_sec, &tm);
-	strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	return json_string(text);
-}
 
 /* One run: the failing rules for the metrics, and the state's summary. */
 static void try_once(struct monitor_audit *a)
@@ -89,7 +78,7 @@ static void try_once(struct monitor_audit *a)
 						      audit_severity_name(f->severity), "title",
 						      f->title, "detail", f->detail));
 	}
-	json_object_set_new(doc, "time", iso_time());
+	json_object_set_new(doc, "time", state_time(clock_ns(CLOCK_REALTIME)));
 	json_object_set_new(doc, "rt_cpus",
 			    json_string(cpuset_format_list(&report.rt_cpus, cpus, sizeof(cpus))));
 	json_object_set_new(doc, "failed", list);

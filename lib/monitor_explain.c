@@ -226,6 +226,20 @@ void monitor_explain_set_thresholds(struct monitor_explain *x, struct monitor_cp
 	free(r.counts);
 }
 
+/* Trace events lost on each lane, earlier runs' included. */
+static void count_lost_events(struct monitor_explain *x)
+{
+	struct explain_totals totals;
+	unsigned int lane;
+
+	pthread_mutex_lock(&x->lock);
+	for (lane = 0; lane < x->nr_lanes; lane++) {
+		explain_cpu_totals(explain_session_lane(x->session, lane), &totals);
+		x->lanes[lane].kept.lost_events = x->lanes[lane].lost_before + totals.lost_events;
+	}
+	pthread_mutex_unlock(&x->lock);
+}
+
 int monitor_explain_pump(struct monitor_explain *x, struct monitor_cpu *const *cpus,
 			 const pid_t *tids, const uint64_t *horizons, int64_t realtime_offset_ns)
 {
@@ -261,32 +275,17 @@ int monitor_explain_pump(struct monitor_explain *x, struct monitor_cpu *const *c
 	}
 	ret = explain_session_pump(x->session, horizons);
 	explain_session_forget_causes(x->session);
-	pthread_mutex_lock(&x->lock);
-	for (lane = 0; lane < x->nr_lanes; lane++) {
-		struct explain_totals totals;
-
-		explain_cpu_totals(explain_session_lane(x->session, lane), &totals);
-		x->lanes[lane].kept.lost_events = x->lanes[lane].lost_before + totals.lost_events;
-	}
-	pthread_mutex_unlock(&x->lock);
+	count_lost_events(x);
 	return ret;
 }
 
 int monitor_explain_finish(struct monitor_explain *x, uint64_t end_ns)
 {
-	unsigned int lane;
 	int ret;
 
 	explain_session_stop_tracing(x->session);
 	ret = explain_session_finish(x->session, end_ns, end_ns);
-	pthread_mutex_lock(&x->lock);
-	for (lane = 0; lane < x->nr_lanes; lane++) {
-		struct explain_totals totals;
-
-		explain_cpu_totals(explain_session_lane(x->session, lane), &totals);
-		x->lanes[lane].kept.lost_events = x->lanes[lane].lost_before + totals.lost_events;
-	}
-	pthread_mutex_unlock(&x->lock);
+	count_lost_events(x);
 	return ret;
 }
 

@@ -237,17 +237,25 @@ static void put_windows(struct state_writer *w, const struct state_cpu *cpu)
 	put(w, "}");
 }
 
-static void put_time(struct state_writer *w, uint64_t ns)
+json_t *state_time(uint64_t realtime_ns)
 {
-	time_t seconds = (time_t)(ns / 1000000000ULL);
-	char text[48];
+	time_t seconds = (time_t)(realtime_ns / 1000000000ULL);
+	char text[80];
 	struct tm tm;
 
 	gmtime_r(&seconds, &tm);
 	snprintf(text, sizeof(text), "%04d-%02d-%02dT%02d:%02d:%02d.%06uZ", tm.tm_year + 1900,
 		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-		 (unsigned int)(ns % 1000000000ULL / 1000));
-	put_string(w, text);
+		 (unsigned int)(realtime_ns % 1000000000ULL / 1000));
+	return json_string(text);
+}
+
+static void put_time(struct state_writer *w, uint64_t ns)
+{
+	json_t *text = state_time(ns);
+
+	put_json(w, text);
+	json_decref(text);
 }
 
 static void put_cause_reference(struct state_writer *w, const struct metrics_cause *cause)

@@ -95,6 +95,9 @@ struct metrics {
  */
 struct metrics *metrics_new(unsigned int nr_cpus);
 
+/* true when --explain ran on some CPU: the cause families are written */
+bool metrics_any_explained(const struct metrics *metrics);
+
 /* Free a snapshot and every array its CPUs own; NULL is ignored. */
 void metrics_free(struct metrics *metrics);
 

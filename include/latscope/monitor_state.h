@@ -104,6 +104,13 @@ int state_cpu_parse(json_t *object, struct monitor_cpu_reading *reading,
 		    struct monitor_explained *explained, char *why, size_t size);
 
 /**
+ * state_time - a CLOCK_REALTIME time in ns as the state writes times
+ * ("2026-01-31T12:00:00.123456Z", UTC, microseconds)
+ * Returns a new JSON string.
+ */
+json_t *state_time(uint64_t realtime_ns);
+
+/**
  * state_keep_aside - rename @path to @path.@suffix (replacing an older one)
  * Returns 0 or a negative errno code (logged).
  */

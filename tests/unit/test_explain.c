@@ -351,6 +351,15 @@ static void see_window(void *context, const struct explain_cpu *e,
 	seen->nr++;
 }
 
+/* The timer fires at t + 2 in a window from t to end; "hog" runs meanwhile. */
+static void timer_fires_under_a_hog(uint64_t t, uint64_t end)
+{
+	window(t, end);
+	vector(t + 2, true, VECTOR_LOCAL_TIMER);
+	waking(t + 3, OWN);
+	vector(t + 5, false, VECTOR_LOCAL_TIMER);
+}
+
 /* A monitor sees each window as it closes and keeps the engine bounded. */
 START_TEST(window_hook_and_forgotten_causes)
 {
@@ -359,10 +368,7 @@ START_TEST(window_hook_and_forgotten_causes)
 
 	explain_cpu_set_window_hook(engine, see_window, &seen);
 	sw(900, 555, "hog", 120);
-	window(1000, 1200);
-	vector(1002, true, VECTOR_LOCAL_TIMER);
-	waking(1003, OWN);
-	vector(1005, false, VECTOR_LOCAL_TIMER);
+	timer_fires_under_a_hog(1000, 1200);
 	/* the window is open: its contributions refer to the causes */
 	ck_assert_int_eq(explain_cpu_forget_causes(engine), -EBUSY);
 	sw(1150, OWN, "cyclic", 9);
@@ -387,20 +393,14 @@ START_TEST(forgetting_causes_between_windows)
 	engine = explain_cpu_new(1, EXPLAIN_TIMER, names, 0);
 	explain_cpu_set_window_hook(engine, see_window, &seen);
 	sw(900, 555, "hog", 120);
-	window(1000, 1200);
-	vector(1002, true, VECTOR_LOCAL_TIMER);
-	waking(1003, OWN);
-	vector(1005, false, VECTOR_LOCAL_TIMER);
+	timer_fires_under_a_hog(1000, 1200);
 	sw(1150, OWN, "cyclic", 9);
 	sw(1250, 555, "hog", 120);
 	ck_assert_int_eq(explain_cpu_forget_causes(engine), 0);
 	explain_cpu_causes(engine, &n);
 	ck_assert_uint_eq(n, 0);
 	/* the next window is charged as before, causes made anew */
-	window(2000, 2100);
-	vector(2002, true, VECTOR_LOCAL_TIMER);
-	waking(2003, OWN);
-	vector(2005, false, VECTOR_LOCAL_TIMER);
+	timer_fires_under_a_hog(2000, 2100);
 	sw(2050, OWN, "cyclic", 9);
 	sw(2150, 555, "hog", 120);
 	ck_assert_uint_eq(seen.nr, 2);
