@@ -5,7 +5,9 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "latscope/log.h"
@@ -765,6 +767,35 @@ START_TEST(audit_reports_the_failing_rules)
 }
 END_TEST
 
+START_TEST(systemd_hears_ready_and_stopping)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	char message[256];
+	ssize_t n;
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	ck_assert_int_ge(fd, 0);
+	/* without $NOTIFY_SOCKET: nothing, and no error */
+	unsetenv("NOTIFY_SOCKET");
+	ck_assert_int_eq(monitor_notify_ready("measuring"), 0);
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "/tmp/latscope-notify-%d", (int)getpid());
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
+	setenv("NOTIFY_SOCKET", addr.sun_path, 1);
+	ck_assert_int_eq(monitor_notify_ready("measuring cpus 2-3"), 0);
+	n = recv(fd, message, sizeof(message) - 1, 0);
+	ck_assert_int_gt(n, 0);
+	message[n] = '\0';
+	ck_assert_str_eq(message, "READY=1\nSTATUS=measuring cpus 2-3");
+	ck_assert_int_eq(monitor_notify_stopping(), 0);
+	n = recv(fd, message, sizeof(message) - 1, 0);
+	message[n > 0 ? n : 0] = '\0';
+	ck_assert_str_eq(message, "STOPPING=1");
+	unsetenv("NOTIFY_SOCKET");
+	close(fd);
+	unlink(addr.sun_path);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *suite = suite_create("monitor");
@@ -788,6 +819,7 @@ int main(void)
 	tcase_add_test(state, monitor_continues_a_matching_state);
 	tcase_add_test(state, monitor_keeps_other_states_aside);
 	tcase_add_test(state, audit_reports_the_failing_rules);
+	tcase_add_test(state, systemd_hears_ready_and_stopping);
 	suite_add_tcase(suite, cpu);
 	suite_add_tcase(suite, ring);
 	suite_add_tcase(suite, state);
