@@ -529,6 +529,7 @@ int timer_start(struct timer_run **runp, const struct timer_params *params)
 		worker->setup = setup_thread;
 		worker->run = measure;
 		worker->data = run;
+		worker->stack_bytes = params->stack_bytes;
 	}
 	ret = worker_group_start(&run->group, run->workers, n);
 	if (ret) {

@@ -90,6 +90,8 @@ struct timer_params {
 	void (*on_sample)(void *context, unsigned int thread, const struct timer_spike *sample,
 			  uint64_t skipped);
 	void *on_sample_context;
+	/* each thread's stack, locked under mlockall; 0: the workers' default */
+	size_t stack_bytes;
 };
 
 /* A sample kept for later: all times absolute, on TIMER_CLOCK. */
