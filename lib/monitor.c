@@ -25,6 +25,11 @@
 #define THRESHOLD_EVERY_NS (1ULL * 1000000000ULL)
 #define INTERRUPTS_EVERY_NS (5ULL * 1000000000ULL)
 #define CLOCK_OFFSET_EVERY_NS (60ULL * 1000000000ULL)
+/*
+ * A measuring thread's stack: clock_nanosleep, the accounting and, rarely,
+ * a log line. Locked under mlockall, so 256 threads hold 16 MiB, not 128.
+ */
+#define MEASURING_STACK_BYTES (64 * 1024)
 /* a window's native counts are 32-bit: windows may not hold more samples */
 #define MAX_SAMPLES_PER_WINDOW 0xffffffffULL
 
@@ -719,6 +724,7 @@ int monitor_start(struct monitor *m)
 	timer.root = m->params.root;
 	timer.on_sample = measured;
 	timer.on_sample_context = m;
+	timer.stack_bytes = MEASURING_STACK_BYTES;
 	ret = timer_start(&m->run, &timer);
 	if (ret)
 		goto fail;
