@@ -7,7 +7,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <arpa/inet.h>
+
 #include "latscope/exporter.h"
+#include "latscope/exporter_http.h"
 #include "metric_family.pb-c.h"
 #include "unit.h"
 
@@ -525,6 +528,34 @@ START_TEST(native_percentile_reads_the_middle)
 }
 END_TEST
 
+START_TEST(listen_addresses_parse)
+{
+	struct sockaddr_storage addr;
+	socklen_t len;
+
+	ck_assert_int_eq(exporter_listen_parse(EXPORTER_DEFAULT_LISTEN, &addr, &len), 0);
+	ck_assert(exporter_address_is_loopback(&addr));
+	ck_assert_int_eq(ntohs(((struct sockaddr_in *)&addr)->sin_port), 9737);
+	ck_assert_int_eq(exporter_listen_parse("[::1]:19001", &addr, &len), 0);
+	ck_assert_int_eq(addr.ss_family, AF_INET6);
+	ck_assert(exporter_address_is_loopback(&addr));
+	ck_assert_int_eq(exporter_listen_parse("127.5.6.7:0", &addr, &len), 0);
+	ck_assert(exporter_address_is_loopback(&addr));
+	/* every address, only when asked for */
+	ck_assert_int_eq(exporter_listen_parse(":9737", &addr, &len), 0);
+	ck_assert(!exporter_address_is_loopback(&addr));
+	ck_assert_int_eq(exporter_listen_parse("0.0.0.0:9737", &addr, &len), 0);
+	ck_assert(!exporter_address_is_loopback(&addr));
+	ck_assert_int_eq(exporter_listen_parse("127.0.0.1", &addr, &len), -EINVAL);
+	ck_assert_int_eq(exporter_listen_parse("127.0.0.1:65536", &addr, &len), -EINVAL);
+	ck_assert_int_eq(exporter_listen_parse("127.0.0.1:-1", &addr, &len), -EINVAL);
+	ck_assert_int_eq(exporter_listen_parse("127.0.0.1:9x", &addr, &len), -EINVAL);
+	ck_assert_int_eq(exporter_listen_parse("::1:9737", &addr, &len), -EINVAL);
+	ck_assert_int_eq(exporter_listen_parse("[::1]9737", &addr, &len), -EINVAL);
+	ck_assert_int_eq(exporter_listen_parse("", &addr, &len), -EINVAL);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *suite = suite_create("exporter");
@@ -539,6 +570,7 @@ int main(void)
 	tcase_add_test(text, accept_headers_pick_the_format);
 	tcase_add_test(text, labels_stay_valid_utf8);
 	tcase_add_test(text, textfile_is_written_whole);
+	tcase_add_test(text, listen_addresses_parse);
 	tcase_add_test(proto, native_histogram_decodes_back);
 	tcase_add_test(proto, a_histogram_without_samples_is_still_native);
 	tcase_add_test(proto, spans_skip_long_gaps_and_keep_short_ones);
