@@ -70,6 +70,7 @@ struct monitor {
 	struct monitor_audit *audit;
 	pthread_t housekeeper;
 	bool housekeeping_started;
+	pthread_mutex_t state_lock; /* the window rings and the state file */
 	pthread_mutex_t lock; /* stop flag and its condition */
 	pthread_cond_t wake;
 	bool stop;
@@ -212,6 +213,7 @@ struct monitor *monitor_new(const struct monitor_params *params, const struct to
 	m->params = *params;
 	pthread_mutex_init(&m->lock, NULL);
 	pthread_mutex_init(&m->irq_lock, NULL);
+	pthread_mutex_init(&m->state_lock, NULL);
 	pthread_cond_init(&m->wake, NULL);
 	m->cpus_given = !cpuset_empty(&m->params.cpus);
 	if (!m->cpus_given)
@@ -436,7 +438,7 @@ static json_t *state_header(struct monitor *m)
 	return doc;
 }
 
-int monitor_checkpoint(struct monitor *m)
+static int write_checkpoint(struct monitor *m)
 {
 	struct monitor_cpu_reading reading;
 	struct state_writer *writer;
@@ -476,6 +478,17 @@ int monitor_checkpoint(struct monitor *m)
 	ret = state_writer_close(writer) ?: ret;
 	free(reading.counts);
 	free(kept);
+	return ret;
+}
+
+int monitor_checkpoint(struct monitor *m)
+{
+	int ret;
+
+	/* one writer of the file at a time, and the rings hold still meanwhile */
+	pthread_mutex_lock(&m->state_lock);
+	ret = write_checkpoint(m);
+	pthread_mutex_unlock(&m->state_lock);
 	return ret;
 }
 
@@ -578,11 +591,13 @@ static void take_windows(struct monitor *m)
 	struct monitor_window w;
 	unsigned int lane;
 
+	pthread_mutex_lock(&m->state_lock);
 	for (lane = 0; lane < m->nr_lanes; lane++)
 		while (monitor_cpu_take_window(m->lanes[lane].state, &w))
 			if (window_ring_append(m->lanes[lane].windows, &w))
 				log_warning("cpu %u: out of memory for its windows",
 					    m->lanes[lane].cpu);
+	pthread_mutex_unlock(&m->state_lock);
 }
 
 static void pump_explain(struct monitor *m, bool final)
@@ -938,5 +953,6 @@ void monitor_free(struct monitor *m)
 	pthread_cond_destroy(&m->wake);
 	pthread_mutex_destroy(&m->lock);
 	pthread_mutex_destroy(&m->irq_lock);
+	pthread_mutex_destroy(&m->state_lock);
 	free(m);
 }

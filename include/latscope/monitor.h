@@ -27,10 +27,17 @@
  *	monitor_params_default(&p); ...options...;
  *	m = monitor_new(&p, &topo);            checks, allocates; nothing runs
  *	monitor_load_state(m, &outcome);       continue, or keep the old aside
+ *	http = exporter_http_open(...)         the port, before any measurement
+ *	rt_lock_memory(), PM QoS ...           the command's kernel settings
  *	monitor_start(m);                      tracing, threads
- *	...serve monitor_collect() (exporter_http), wait for a signal...
+ *	exporter_http_start(http);             serves monitor_collect()
+ *	monitor_notify_ready(...);
+ *	...wait for a signal, --duration, or monitor_wait() saying a thread failed...
+ *	monitor_notify_stopping();
  *	monitor_stop(m);                       threads end, tracing removed,
  *	                                       windows closed, last checkpoint
+ *	exporter_http_free(http);              no scrape after this
+ *	...restore the command's kernel settings...
  *	monitor_free(m);
  */
 #define MONITOR_DEFAULT_INTERVAL_NS 1000000ULL /* 1 ms */
