@@ -283,8 +283,15 @@ static enum MHD_Result answer(void *context, struct MHD_Connection *connection, 
 	(void)version;
 	(void)upload_data;
 	(void)upload_data_size;
-	(void)request;
-	/* the answer comes at once: a request body is never read */
+	/*
+	 * A GET or HEAD is answered once its request is read whole, which keeps
+	 * the connection open for the next scrape; anything else is answered
+	 * at once, its body never read, and the connection closed.
+	 */
+	if ((get || head) && !*request) {
+		*request = server; /* any non-NULL mark: the request was seen */
+		return MHD_YES;
+	}
 	if (!certificate_accepted(server, connection))
 		return queue_empty(connection, MHD_HTTP_FORBIDDEN, NULL);
 	if (!authorized(server, connection)) {
