@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
+#include "latscope/atomic_file.h"
 #include "latscope/exporter.h"
 #include "latscope/log.h"
 #include "exporter_families.h"
@@ -160,54 +158,42 @@ int exporter_render(const struct metrics *metrics, enum exporter_format format, 
 
 #define TEXTFILE_NAME "latscope.prom"
 
+static int textfile_path(const char *dir, char *path, size_t size)
+{
+	return snprintf(path, size, "%s/%s", dir, TEXTFILE_NAME) >= (int)size ? -ENAMETOOLONG : 0;
+}
+
 int exporter_check_textfile_dir(const char *dir)
 {
-	char probe[4096];
-	int fd;
+	struct atomic_file probe;
+	char path[4096];
+	int ret = textfile_path(dir, path, sizeof(path));
 
-	if (snprintf(probe, sizeof(probe), "%s/.%s.probe.%d", dir, TEXTFILE_NAME, (int)getpid()) >=
-	    (int)sizeof(probe))
-		return -ENAMETOOLONG;
-	fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	unlink(probe);
-	return 0;
+	if (!ret)
+		ret = atomic_file_open(&probe, path);
+	if (!ret)
+		atomic_file_abandon(&probe);
+	return ret;
 }
 
 int exporter_write_textfile(const struct metrics *metrics, const char *dir)
 {
-	char path[4096], temp[4096], *body;
+	struct atomic_file file;
+	char path[4096], *body;
 	size_t size;
-	ssize_t n;
-	int fd, ret;
+	int ret;
 
-	/* the collector reads only *.prom: a dot file is never half read */
-	if (snprintf(path, sizeof(path), "%s/%s", dir, TEXTFILE_NAME) >= (int)sizeof(path) ||
-	    snprintf(temp, sizeof(temp), "%s/.%s.%d", dir, TEXTFILE_NAME, (int)getpid()) >=
-		    (int)sizeof(temp))
-		return -ENAMETOOLONG;
-	ret = exporter_render_text(metrics, false, &body, &size);
+	/* the collector reads only *.prom: the temporary name is never read */
+	ret = textfile_path(dir, path, sizeof(path));
+	if (!ret)
+		ret = exporter_render_text(metrics, false, &body, &size);
 	if (ret)
 		return ret;
-	fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		ret = -errno;
-		goto out;
+	ret = atomic_file_open(&file, path);
+	if (!ret) {
+		fwrite(body, 1, size, file.stream);
+		ret = atomic_file_commit(&file);
 	}
-	n = write(fd, body, size);
-	if (n != (ssize_t)size) {
-		ret = n < 0 ? -errno : -EIO;
-		close(fd);
-		unlink(temp);
-		goto out;
-	}
-	if (close(fd) || rename(temp, path)) {
-		ret = -errno;
-		unlink(temp);
-	}
-out:
 	if (ret)
 		log_error("cannot write %s: %s", path, strerror(-ret));
 	free(body);

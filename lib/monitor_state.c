@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "latscope/atomic_file.h"
 #include "latscope/log.h"
 #include "latscope/monitor_state.h"
 #include "latscope/result.h"
@@ -18,8 +19,8 @@
 #define WRITE_BUFFER (256 * 1024)
 
 struct state_writer {
-	char path[4096], temp[4200];
-	FILE *f;
+	struct atomic_file file;
+	FILE *f; /* file.stream */
 	int error;
 	bool any_cpu;
 };
@@ -73,20 +74,17 @@ struct state_writer *state_writer_open(const char *path, json_t *header)
 	const char *key;
 	json_t *value;
 	bool first = true;
-	int fd;
+	int ret;
 
 	if (!w)
 		return NULL;
-	snprintf(w->path, sizeof(w->path), "%s", path);
-	snprintf(w->temp, sizeof(w->temp), "%s.tmp.%d", path, (int)getpid());
-	fd = open(w->temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0 || !(w->f = fdopen(fd, "w"))) {
-		log_error("cannot write the state %s: %s", w->temp, strerror(errno));
-		if (fd >= 0)
-			close(fd);
+	ret = atomic_file_open(&w->file, path);
+	if (ret) {
+		log_error("cannot write the state %s: %s", path, strerror(-ret));
 		free(w);
 		return NULL;
 	}
+	w->f = w->file.stream;
 	setvbuf(w->f, NULL, _IOFBF, WRITE_BUFFER);
 	put(w, "{");
 	json_object_foreach(header, key, value)
@@ -338,22 +336,21 @@ static void sync_directory(const char *path)
 
 int state_writer_close(struct state_writer *w)
 {
+	char path[4096];
 	int ret;
 
+	snprintf(path, sizeof(path), "%s", w->file.path);
 	put(w, "]}\n");
 	ret = flush_error(w);
-	if (!ret && fsync(fileno(w->f)))
-		ret = -errno;
-	if (fclose(w->f) && !ret)
-		ret = -errno;
-	if (!ret && rename(w->temp, w->path))
-		ret = -errno;
 	if (ret) {
-		log_error("cannot write the state %s: %s", w->path, strerror(-ret));
-		unlink(w->temp);
+		atomic_file_abandon(&w->file);
 	} else {
-		sync_directory(w->path);
+		ret = atomic_file_commit(&w->file);
+		if (!ret)
+			sync_directory(path);
 	}
+	if (ret)
+		log_error("cannot write the state %s: %s", path, strerror(-ret));
 	free(w);
 	return ret;
 }

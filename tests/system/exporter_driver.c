@@ -48,7 +48,7 @@ static void on_signal(int signo)
 
 static void to_stderr(enum log_level level, const char *message)
 {
-	if (level <= LOG_WARNING)
+	if (level <= LATSCOPE_LOG_WARNING)
 		fprintf(stderr, "exporter-driver: %s\n", message);
 }
 
@@ -184,7 +184,7 @@ static int write_p99(const char *path, const struct metrics *m)
 
 static void to_stderr_info(enum log_level level, const char *message)
 {
-	if (level <= LOG_INFO)
+	if (level <= LATSCOPE_LOG_INFO)
 		fprintf(stderr, "exporter-driver: %s\n", message);
 }
 

@@ -587,7 +587,7 @@ static char last_warning[1024];
 
 static void keep_warning(enum log_level level, const char *message)
 {
-	if (level <= LOG_WARNING)
+	if (level <= LATSCOPE_LOG_WARNING)
 		snprintf(last_warning, sizeof(last_warning), "%s", message);
 }
 
