@@ -9,6 +9,7 @@ run: deps build
 
 test: deps build
 	meson test -C $(BUILD) --print-errorlogs
+	./scripts/check-package.sh
 
 deps:
 	./scripts/install-deps.sh

@@ -12,6 +12,9 @@ TEST="check python3 util-linux mount procps"
 BUILD="$BUILD libmicrohttpd-dev libgnutls28-dev libprotobuf-c-dev protobuf-c-compiler
 libyaml-dev libcrypt-dev libsystemd-dev"
 TEST="$TEST prometheus openssl"
+# the Debian package and its check (scripts/check-package.sh): build, lintian,
+# man -w, systemd-analyze verify and security, the installed bash completion
+TEST="$TEST build-essential debhelper dpkg-dev lintian man-db systemd bash-completion"
 # peers the benchmarks compare against; optional at run time
 BENCH="rt-tests hyperfine time"
 
@@ -41,6 +44,18 @@ else
 	SUDO=
 fi
 export DEBIAN_FRONTEND=noninteractive
+# Nothing installed here may start a service (prometheus would, and systemd
+# is installed for systemd-analyze only): where systemd is not the init and
+# no policy-rc.d decides, one that refuses every start (101) is in place
+# while apt runs.
+if [ ! -d /run/systemd/system ] && [ ! -e /usr/sbin/policy-rc.d ]; then
+	printf '#!/bin/sh\n# install-deps.sh: start nothing while it installs\nexit 101\n' |
+		$SUDO tee /usr/sbin/policy-rc.d >/dev/null
+	$SUDO chmod 755 /usr/sbin/policy-rc.d
+	trap '$SUDO rm -f /usr/sbin/policy-rc.d' EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+fi
 # shellcheck disable=SC2086
 $SUDO apt-get install -y --no-install-recommends $missing >/dev/null ||
 	{ $SUDO apt-get update >/dev/null && $SUDO apt-get install -y --no-install-recommends $missing >/dev/null; }
