@@ -137,16 +137,16 @@ say "installed $(basename "$deb")"
 [ "$(latscope --version)" = "latscope $version" ] || fail "latscope --version: $(latscope --version)"
 say "latscope --version: ok"
 
-# every page of doc/ is installed and man finds it
-for page in doc/*.1; do
-	name=$(basename "$page" .1)
+# man finds every page the package installed, and doc/ has no page it lacks
+pages=$(dpkg -L latscope | sed -n 's|^/usr/share/man/man1/\(.*\)\.1\.gz$|\1|p' | sort)
+for name in $pages; do
 	found=$(man -w "$name" 2>/dev/null) || fail "man -w $name finds nothing"
-	case $found in
-	/usr/share/man/man1/"$name".1.gz) ;;
-	*) fail "man -w $name is $found, not the package's page" ;;
-	esac
+	[ "$found" = "/usr/share/man/man1/$name.1.gz" ] || fail "man -w $name is $found, not the package's page"
 done
-say "man -w: $(for page in doc/*.1; do basename "$page" .1; done | tr '\n' ' ')"
+for page in doc/*.1; do
+	echo "$pages" | grep -qx "$(basename "$page" .1)" || fail "$page is not in the package (doc/meson.build)"
+done
+say "man -w: $(echo "$pages" | tr '\n' ' ')"
 [ -f doc/latscope-doctor.1 ] || say "latscope-doctor(1) is not in doc/ yet: not checked"
 
 units=$(dpkg -L latscope | grep '\.service$')
