@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "latscope/textbuf.h"
+
+void textbuf_init(struct textbuf *b)
+{
+	b->data = NULL;
+	b->len = 0;
+	b->cap = 0;
+	b->error = 0;
+}
+
+void textbuf_release(struct textbuf *b)
+{
+	free(b->data);
+	textbuf_init(b);
+}
+
+void textbuf_reset(struct textbuf *b)
+{
+	b->len = 0;
+	if (b->data)
+		b->data[0] = '\0';
+}
+
+static int reserve(struct textbuf *b, size_t more)
+{
+	size_t need, cap;
+	char *grown;
+
+	if (b->error)
+		return b->error;
+	if (more > SIZE_MAX - b->len - 1)
+		return b->error = -ENOMEM;
+	need = b->len + more + 1;
+	if (need <= b->cap)
+		return 0;
+	cap = b->cap ? b->cap : 4096;
+	while (cap < need)
+		cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+	grown = realloc(b->data, cap);
+	if (!grown)
+		return b->error = -ENOMEM;
+	b->data = grown;
+	b->cap = cap;
+	return 0;
+}
+
+void textbuf_append(struct textbuf *b, const char *text, size_t n)
+{
+	if (reserve(b, n))
+		return;
+	memcpy(b->data + b->len, text, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+void textbuf_puts(struct textbuf *b, const char *text)
+{
+	textbuf_append(b, text, strlen(text));
+}
+
+void textbuf_vprintf(struct textbuf *b, const char *fmt, va_list ap)
+{
+	va_list copy;
+	int n;
+
+	if (b->error)
+		return;
+	va_copy(copy, ap);
+	n = vsnprintf(b->data ? b->data + b->len : NULL, b->data ? b->cap - b->len : 0, fmt, copy);
+	va_end(copy);
+	if (n < 0) {
+		b->error = -EINVAL;
+		return;
+	}
+	if (b->data && (size_t)n < b->cap - b->len) {
+		b->len += (size_t)n;
+		return;
+	}
+	if (reserve(b, (size_t)n))
+		return;
+	vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
+	b->len += (size_t)n;
+}
+
+void textbuf_printf(struct textbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	textbuf_vprintf(b, fmt, ap);
+	va_end(ap);
+}
+
+void textbuf_number(struct textbuf *b, double value, int decimals)
+{
+	static const long long scale[] = { 1, 10, 100, 1000, 10000, 100000, 1000000 };
+	char text[48], *p = text + sizeof(text);
+	unsigned long long whole, fraction;
+	bool negative = false;
+	long long scaled;
+	int digits;
+
+	if (decimals < 0)
+		decimals = 0;
+	if (decimals > 6)
+		decimals = 6;
+	if (!isfinite(value) || fabs(value) >= 9e15 / (double)scale[decimals]) {
+		/* beyond what fits in the fixed-point form: plain integer */
+		textbuf_printf(b, "%.0f", isfinite(value) ? value : 0.0);
+		return;
+	}
+	scaled = llround(value * (double)scale[decimals]);
+	if (scaled < 0) {
+		negative = true;
+		scaled = -scaled;
+	}
+	whole = (unsigned long long)scaled / (unsigned long long)scale[decimals];
+	fraction = (unsigned long long)scaled % (unsigned long long)scale[decimals];
+	*--p = '\0';
+	digits = decimals;
+	while (digits > 0 && fraction % 10 == 0) {
+		fraction /= 10;
+		digits--;
+	}
+	if (digits) {
+		while (digits--) {
+			*--p = (char)('0' + fraction % 10);
+			fraction /= 10;
+		}
+		*--p = '.';
+	}
+	do {
+		*--p = (char)('0' + whole % 10);
+		whole /= 10;
+	} while (whole);
+	if (negative && (p[0] != '0' || p[1] != '\0'))
+		*--p = '-';
+	textbuf_puts(b, p);
+}
+
+/* length of the valid UTF-8 sequence at @s (at most @n bytes), 0 if invalid */
+static size_t utf8_sequence(const unsigned char *s, size_t n)
+{
+	unsigned int c = s[0], need, code, i;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		need = 1, code = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		need = 2, code = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		need = 3, code = c & 0x07;
+	else
+		return 0;
+	if (n < need + 1)
+		return 0;
+	for (i = 1; i <= need; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		code = (code << 6) | (s[i] & 0x3f);
+	}
+	/* overlong forms, surrogates, beyond U+10FFFF, and U+FFFE/U+FFFF */
+	if ((need == 2 && code < 0x800) || (need == 3 && code < 0x10000) || code > 0x10ffff ||
+	    (code >= 0xd800 && code <= 0xdfff) || code == 0xfffe || code == 0xffff)
+		return 0;
+	return need + 1;
+}
+
+void textbuf_escape_n(struct textbuf *b, const char *text, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	size_t i = 0, start = 0, len;
+
+	if (!text)
+		return;
+	while (i < n) {
+		const char *with = NULL;
+
+		switch (s[i]) {
+		case '&':
+			with = "&amp;";
+			break;
+		case '<':
+			with = "&lt;";
+			break;
+		case '>':
+			with = "&gt;";
+			break;
+		case '"':
+			with = "&quot;";
+			break;
+		case '\'':
+			with = "&#39;";
+			break;
+		case '\t':
+		case '\n':
+		case '\r':
+			break;
+		default:
+			if (s[i] < 0x20 || s[i] == 0x7f) {
+				with = "";
+				break;
+			}
+			len = utf8_sequence(s + i, n - i);
+			if (!len) {
+				with = "\xef\xbf\xbd";
+				break;
+			}
+			i += len;
+			continue;
+		}
+		if (with) {
+			textbuf_append(b, text + start, i - start);
+			textbuf_puts(b, with);
+			start = i + 1;
+		}
+		i++;
+	}
+	textbuf_append(b, text + start, n - start);
+}
+
+void textbuf_escape(struct textbuf *b, const char *text)
+{
+	if (text)
+		textbuf_escape_n(b, text, strlen(text));
+}
+
+int textbuf_error(const struct textbuf *b)
+{
+	return b->error;
+}
+
+const char *textbuf_text(const struct textbuf *b)
+{
+	return b->data ? b->data : "";
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, data, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		data += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int write_in_place(const struct textbuf *b, const char *path)
+{
+	int fd, ret;
+
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	ret = write_all(fd, b->data, b->len);
+	if (close(fd) && !ret)
+		ret = -errno;
+	return ret;
+}
+
+int textbuf_write_file(const struct textbuf *b, const char *path, unsigned int mode)
+{
+	char target[PATH_MAX], temp[PATH_MAX];
+	const char *slash;
+	struct stat st;
+	int fd, ret, n;
+
+	if (b->error)
+		return b->error;
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode))
+			return -EISDIR;
+		return write_in_place(b, path);
+	}
+	/* a symbolic link is written through: its target is what gets replaced */
+	if (!realpath(path, target)) {
+		if (errno != ENOENT)
+			return -errno;
+		if (strlen(path) >= sizeof(target))
+			return -ENAMETOOLONG;
+		strcpy(target, path);
+	}
+	/* a short temporary name, so a long target name still fits NAME_MAX */
+	slash = strrchr(target, '/');
+	if (slash)
+		n = snprintf(temp, sizeof(temp), "%.*s/.latscope-XXXXXX", (int)(slash - target),
+			     target);
+	else
+		n = snprintf(temp, sizeof(temp), ".latscope-XXXXXX");
+	if (n < 0 || (size_t)n >= sizeof(temp))
+		return -ENAMETOOLONG;
+	fd = mkostemp(temp, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = write_all(fd, b->data, b->len);
+	if (!ret && fchmod(fd, (mode_t)mode))
+		ret = -errno;
+	if (!ret && fsync(fd))
+		ret = -errno;
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (!ret && rename(temp, target))
+		ret = -errno;
+	if (ret)
+		unlink(temp);
+	return ret;
+}
