@@ -660,7 +660,8 @@ static int measurement_section(const struct report *r, unsigned int i, struct te
 	textbuf_puts(out, "<h3>Tail</h3>\n");
 	ret = emit_kind(r, i, FIGURE_EXCEEDANCE, out,
 			"How likely a value exceeds x: the tail the max alone hides. Dots mark "
-			"p99, p99.9, p99.99 (where the run has samples beyond them) and the max.");
+			"p99, p99.9, p99.99 (where the run has samples beyond them) and the max; "
+			"dashed: values beyond the histogram, of which only the count is known.");
 	if (ret)
 		return ret;
 	if (count_figures(r, i, FIGURE_EVENTS) || count_figures(r, i, FIGURE_WINDOWS))

@@ -220,100 +220,52 @@ static int linear_steps(const struct run_histogram *h, double step, size_t nr, s
 	return 0;
 }
 
-struct wide_bucket {
-	double low;
-	double high;
-	double height;
-};
-
-static int compare_doubles(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
- * Log bins, @nr between @low and @high. A bucket narrower than about a bin
- * goes whole into the bin of its middle; a wider one (1 us buckets of the
- * peers at small values) is drawn over its own range at its density per
- * bin, rather than piled into one bin as if its samples sat there. With
- * @normalize the heights are shares of the histogram's samples.
+ * Log bins, @nr between @low and @high, as "samples per bin": each bucket's
+ * count spread over the bins its range covers, in proportion to the log
+ * width it has in each. A bucket narrower than a bin lands whole in one bin
+ * (or splits between two), and a wide one (the peers' 1 us buckets at small
+ * values) is drawn over its range rather than piled at its middle. Bucket
+ * counts are conserved. With @normalize the heights are shares of the samples.
  */
 static int log_steps(const struct run_histogram *h, double low, double high, size_t nr,
 		     bool normalize, struct steps *s)
 {
-	double width = (log10(high) - log10(low)) / (double)nr, *counts, *cuts;
-	struct wide_bucket *wide;
-	size_t nr_wide = 0, nr_cuts = 0, i, j, w;
-	int ret = -ENOMEM;
+	double width = (log10(high) - log10(low)) / (double)nr, base = log10(low);
+	size_t i, j;
 
-	counts = calloc(nr, sizeof(*counts));
-	wide = calloc(h->nr_buckets ? h->nr_buckets : 1, sizeof(*wide));
-	cuts = malloc((nr + 1 + 2 * (size_t)h->nr_buckets) * sizeof(*cuts));
-	if (!counts || !wide || !cuts)
-		goto out;
+	s->n = nr;
+	s->edges = malloc((nr + 1) * sizeof(*s->edges));
+	s->heights = calloc(nr, sizeof(*s->heights));
+	if (!s->edges || !s->heights)
+		return -ENOMEM;
+	for (i = 0; i <= nr; i++)
+		s->edges[i] = pow(10, base + width * (double)i);
 	for (i = 0; h->present && i < h->nr_buckets; i++) {
 		const struct run_bucket *b = &h->buckets[i];
-		double top = (double)b->high_ns + 1, bottom = (double)b->low_ns, span;
-		double mid = ((double)b->low_ns + (double)b->high_ns) / 2;
-		long bin;
+		double top = (double)b->high_ns + 1, bottom, from, to, span;
+		long first, last, k;
 
 		/* a bucket from 0 is drawn over its top decade: a log axis has no 0 */
-		bottom = fmax(fmax(bottom, top / 10), low);
-		span = log10(top) - log10(bottom);
-		if (span > 1.5 * width && top > low) {
-			wide[nr_wide++] = (struct wide_bucket){ bottom, fmin(top, high),
-								(double)b->count * width / span };
-			continue;
-		}
-		bin = (long)floor((log10(fmax(mid, low)) - log10(low)) / width);
-		counts[bin < 0 ? 0 : bin >= (long)nr ? (long)nr - 1 : bin] += (double)b->count;
-	}
-	for (i = 0; i <= nr; i++)
-		cuts[nr_cuts++] = pow(10, log10(low) + width * (double)i);
-	for (w = 0; w < nr_wide; w++) {
-		cuts[nr_cuts++] = wide[w].low;
-		cuts[nr_cuts++] = wide[w].high;
-	}
-	qsort(cuts, nr_cuts, sizeof(*cuts), compare_doubles);
-	s->edges = malloc(nr_cuts * sizeof(*s->edges));
-	s->heights = malloc(nr_cuts * sizeof(*s->heights));
-	if (!s->edges || !s->heights)
-		goto out;
-	s->n = 0;
-	s->edges[0] = cuts[0];
-	for (i = 0, j = 0; i + 1 < nr_cuts; i++) {
-		double a = cuts[i], b = cuts[i + 1], mid = sqrt(a * b), height;
-		long bin;
+		bottom = fmax(fmax((double)b->low_ns, top / 10), low);
+		if (top <= bottom)
+			top = bottom * 1.0001;
+		from = (log10(bottom) - base) / width;
+		to = (log10(top) - base) / width;
+		span = to - from;
+		first = (long)floor(from);
+		last = (long)floor(to - 1e-12);
+		for (k = first; k <= last; k++) {
+			double part = (fmin(to, (double)k + 1) - fmax(from, (double)k)) / span;
+			long bin = k < 0 ? 0 : k >= (long)nr ? (long)nr - 1 : k;
 
-		if (b <= a * (1 + 1e-12))
-			continue;
-		height = -1;
-		for (w = 0; w < nr_wide; w++)
-			if (mid >= wide[w].low && mid < wide[w].high)
-				height = wide[w].height;
-		if (height < 0) {
-			bin = (long)floor((log10(mid) - log10(low)) / width);
-			height = counts[bin < 0 ? 0 : bin >= (long)nr ? (long)nr - 1 : bin];
+			s->heights[bin] += (double)b->count * part;
 		}
-		if (normalize && h->total)
-			height /= (double)h->total;
-		/* one step per run of equal heights */
-		if (s->n && s->heights[s->n - 1] == height) {
-			s->edges[s->n] = b;
-			continue;
-		}
-		s->heights[s->n] = height;
-		s->edges[++s->n] = b;
-		j++;
 	}
-	ret = 0;
-out:
-	free(counts);
-	free(wide);
-	free(cuts);
-	return ret;
+	if (normalize && h->total)
+		for (j = 0; j < nr; j++)
+			s->heights[j] /= (double)h->total;
+	return 0;
 }
 
 /* lines under the x axis: values a histogram holds beyond its buckets */
@@ -430,8 +382,11 @@ static int draw_histogram(const struct report *r, const struct figure *f, struct
 	spec.x_exact = !log_x;
 	spec.y_type = PLOT_LOG;
 	spec.y_quantity = PLOT_COUNT;
-	/* below 1, as OSADL's 0.8: a bin of one sample stands above the axis */
-	spec.y_min = 0.5;
+	/*
+	 * Below 1, as OSADL's 0.8: a bin of one sample stands above the axis;
+	 * on log x a sample may be split between two bins, so lower still.
+	 */
+	spec.y_min = log_x ? 0.25 : 0.5;
 	spec.y_max = pow(10, ceil(log10(fmax(top, 1) * 1.5)));
 	spec.y_exact = true;
 	spec.standalone = standalone;
@@ -485,7 +440,7 @@ out:
 static void exceedance_curve(struct plot *p, const struct run_histogram *h, double max,
 			     const struct plot_style *style)
 {
-	double *x, *y, above, level = 1, start;
+	double *x, *y, above, level = 1;
 	size_t n = 0, i;
 
 	if (!h->present || !h->total || !h->nr_buckets)
@@ -498,8 +453,7 @@ static void exceedance_curve(struct plot *p, const struct run_histogram *h, doub
 		return;
 	}
 	above = (double)h->total;
-	start = fmax((double)h->buckets[0].low_ns, p->x.min);
-	x[n] = start;
+	x[n] = fmax((double)h->buckets[0].low_ns, p->x.min);
 	y[n++] = 1;
 	for (i = 0; i < h->nr_buckets; i++) {
 		double edge = (double)h->buckets[i].high_ns + 1, next;
@@ -517,12 +471,23 @@ static void exceedance_curve(struct plot *p, const struct run_histogram *h, doub
 		y[n++] = next;
 		level = next;
 	}
-	/* the last samples: at least one reaches the max */
-	if (isfinite(max) && max > x[n - 1]) {
-		x[n] = max;
-		y[n++] = level;
+	if (above > 0 && isfinite(max) && max > x[n - 1]) {
+		/* values beyond the histogram: only their count is known, dashed */
+		struct plot_style dashed = *style;
+		double tail_x[3] = { x[n - 1], max, max };
+		double tail_y[3] = { level, level, 1.0 / (double)h->total };
+
+		plot_line(p, x, y, n, style);
+		dashed.dash = "4 3";
+		plot_line(p, tail_x, tail_y, 3, &dashed);
+	} else {
+		/* the last samples: at least one reaches the max */
+		if (isfinite(max) && max > x[n - 1]) {
+			x[n] = max;
+			y[n++] = level;
+		}
+		plot_line(p, x, y, n, style);
 	}
-	plot_line(p, x, y, n, style);
 	free(x);
 	free(y);
 }

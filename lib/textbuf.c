@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "latscope/textbuf.h"
+#include "latscope/utf8.h"
 
 void textbuf_init(struct textbuf *b)
 {
@@ -150,39 +151,11 @@ void textbuf_number(struct textbuf *b, double value, int decimals)
 	textbuf_puts(b, p);
 }
 
-/* length of the valid UTF-8 sequence at @s (at most @n bytes), 0 if invalid */
-static size_t utf8_sequence(const unsigned char *s, size_t n)
-{
-	unsigned int c = s[0], need, code, i;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		need = 1, code = c & 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		need = 2, code = c & 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		need = 3, code = c & 0x07;
-	else
-		return 0;
-	if (n < need + 1)
-		return 0;
-	for (i = 1; i <= need; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		code = (code << 6) | (s[i] & 0x3f);
-	}
-	/* overlong forms, surrogates, beyond U+10FFFF, and U+FFFE/U+FFFF */
-	if ((need == 2 && code < 0x800) || (need == 3 && code < 0x10000) || code > 0x10ffff ||
-	    (code >= 0xd800 && code <= 0xdfff) || code == 0xfffe || code == 0xffff)
-		return 0;
-	return need + 1;
-}
-
 void textbuf_escape_n(struct textbuf *b, const char *text, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)text;
 	size_t i = 0, start = 0, len;
+	uint32_t code;
 
 	if (!text)
 		return;
@@ -214,8 +187,9 @@ void textbuf_escape_n(struct textbuf *b, const char *text, size_t n)
 				with = "";
 				break;
 			}
-			len = utf8_sequence(s + i, n - i);
-			if (!len) {
+			len = utf8_sequence(s + i, n - i, &code);
+			/* XML 1.0 has no U+FFFE and U+FFFF */
+			if (!len || code == 0xfffe || code == 0xffff) {
 				with = "\xef\xbf\xbd";
 				break;
 			}
