@@ -7,6 +7,9 @@ set -eu
 BUILD="meson ninja-build pkg-config gcc libc6-dev libtracefs-dev libtraceevent-dev
 libjansson-dev libnuma-dev zlib1g-dev"
 TEST="check python3 util-linux mount procps"
+# report: xmllint checks the SVG, headless chromium renders the page, gnuplot
+# runs the scripts report writes
+TEST="$TEST libxml2-utils chromium gnuplot-nox"
 # peers the benchmarks compare against; optional at run time
 BENCH="rt-tests hyperfine time"
 
