@@ -36,6 +36,14 @@ const char *plot_colour(unsigned int index)
 	return palette[index % PLOT_COLOURS];
 }
 
+void plot_series_style(unsigned int index, double width, struct plot_style *style)
+{
+	style->colour = palette[index % (PLOT_COLOURS - 1)];
+	style->width = width;
+	style->dash = index >= PLOT_COLOURS - 1 ? "5 3" : NULL;
+	style->opacity = 0;
+}
+
 /* the smallest positive value a log scale shows */
 #define LOG_FLOOR 1e-300
 

@@ -245,7 +245,7 @@ static const char css[] =
 	".scroll{overflow-x:auto;-webkit-overflow-scrolling:touch}"
 	"code,.cmd{font-family:ui-monospace,\"DejaVu Sans Mono\",monospace;font-size:12.5px;"
 	"overflow-wrap:anywhere}"
-	"figure{margin:.8em 0 1.4em}"
+	"figure{margin:.8em 0 1.4em;min-width:0}"
 	"figure svg{display:block;width:100%;height:auto;max-width:760px}"
 	"figcaption{font-size:13px;color:#555;margin-top:.3em;max-width:760px}"
 	".grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(440px,1fr));gap:8px 24px}"
@@ -269,8 +269,10 @@ static const char css[] =
 	".muted{color:#666;font-size:13px}"
 	"footer{margin-top:3em;font-size:12px;color:#777}"
 	"@media (max-width:640px){body{padding:12px 12px 32px;font-size:14px}"
-	"figure .scroll svg{min-width:440px}.grid{grid-template-columns:1fr}"
-	".finding dl{grid-template-columns:1fr}}"
+	"figure .scroll svg{min-width:440px}.grid{grid-template-columns:minmax(0,1fr)}"
+	".finding dl{grid-template-columns:1fr}"
+	"table.inputs thead{display:none}table.inputs tr{display:block;padding:.4em 0;"
+	"border-bottom:1px solid #eceef1}table.inputs td{display:block;border:0;padding:1px 0}}"
 	"@media print{body{max-width:none;padding:0;font-size:11pt}"
 	"h2{break-after:avoid}figure,table,.summary{break-inside:avoid}"
 	".scroll{overflow:visible}}";
@@ -1039,7 +1041,8 @@ static void inputs_table(const struct report *r, struct textbuf *out)
 	char a[64], b[64];
 	unsigned int i;
 
-	textbuf_puts(out, "<h2>Inputs</h2><div class=\"scroll\"><table><thead><tr><th></th>"
+	textbuf_puts(out, "<h2>Inputs</h2><div class=\"scroll\"><table class=\"inputs\"><thead>"
+			  "<tr><th></th>"
 			  "<th>what</th><th>command line</th><th>started</th><th>ran</th>"
 			  "<th>host</th></tr></thead><tbody>\n");
 	for (i = 0; i < r->nr_inputs; i++) {
@@ -1209,10 +1212,57 @@ static void top_cause(const struct run_series *s, struct textbuf *out)
 	}
 }
 
+/* per measuring input: how many of its samples exceeded the budget */
+static void budget_summary(const struct report *r, struct textbuf *out)
+{
+	char a[48], b[48], c[32];
+	unsigned int i, k, listed = 0, more = 0;
+
+	textbuf_printf(out, "Against the budget of %s: ",
+		       plot_format_duration((double)r->options.budget_ns, a, sizeof(a)));
+	for (i = 0; i < r->nr_inputs; i++) {
+		const struct run *run = r->inputs[i].run;
+		uint64_t above = 0, total = 0;
+		bool exact = true, any = false;
+
+		if (!run_is_measurement(run))
+			continue;
+		for (k = 0; k < run->nr_series; k++) {
+			bool e;
+
+			if (!run->series[k].histogram.present)
+				continue;
+			above += run_histogram_above(&run->series[k].histogram,
+						     r->options.budget_ns, &e);
+			exact &= e;
+			total += run->series[k].histogram.total;
+			any = true;
+		}
+		if (!any)
+			continue;
+		if (listed == 4) {
+			more++;
+			continue;
+		}
+		textbuf_printf(out, "%s%s%s of %s %s of “", listed ? "; " : "",
+			       exact ? "" : "at most ", count_text(above, a, sizeof(a)),
+			       count_text(total, b, sizeof(b)),
+			       run->series[0].measure == RUN_MEASURE_NOISE ? "loops" : "wake-ups");
+		textbuf_escape(out, r->inputs[i].label);
+		textbuf_printf(
+			out, "” (%s)",
+			percent_text(total ? (double)above / (double)total : 0.0, c, sizeof(c)));
+		listed++;
+	}
+	if (more)
+		textbuf_printf(out, "; and %u more input%s", more, more == 1 ? "" : "s");
+	textbuf_puts(out, " exceeded it. ");
+}
+
 static void summary(const struct report *r, struct textbuf *out)
 {
 	struct worst timer, noise;
-	char a[32], b[48], c[48];
+	char a[32];
 	unsigned int i;
 	bool said = false;
 
@@ -1241,36 +1291,8 @@ static void summary(const struct report *r, struct textbuf *out)
 		textbuf_puts(out, ". ");
 		said = true;
 	}
-	if (r->options.budget_ns && said) {
-		uint64_t above = 0, total = 0;
-		bool exact = true;
-
-		for (i = 0; i < r->nr_inputs; i++) {
-			const struct run *run = r->inputs[i].run;
-			unsigned int k;
-
-			if (!run_is_measurement(run))
-				continue;
-			for (k = 0; k < run->nr_series; k++) {
-				bool e;
-
-				if (!run->series[k].histogram.present)
-					continue;
-				above += run_histogram_above(&run->series[k].histogram,
-							     r->options.budget_ns, &e);
-				exact &= e;
-				total += run->series[k].histogram.total;
-			}
-		}
-		char d[32];
-
-		textbuf_printf(
-			out, "Against the budget of %s, %s%s of %s samples (%s) exceeded it. ",
-			plot_format_duration((double)r->options.budget_ns, a, sizeof(a)),
-			exact ? "" : "at most ", count_text(above, b, sizeof(b)),
-			count_text(total, c, sizeof(c)),
-			percent_text(total ? (double)above / (double)total : 0.0, d, sizeof(d)));
-	}
+	if (r->options.budget_ns && said)
+		budget_summary(r, out);
 	for (i = 0; i < r->nr_inputs; i++) {
 		const struct run *run = r->inputs[i].run;
 		const json_t *findings = json_object_get(run->json, "findings");

@@ -160,6 +160,22 @@ static void budget_marker(const struct report *r, struct plot *p, bool vertical)
 		plot_hmarker(p, (double)r->options.budget_ns, label, &budget_style);
 }
 
+/*
+ * The style of a series: by its place in the run, so that a CPU keeps its
+ * colour on every plot of an input; in a plot of its own when the run has
+ * more series than colours, plain blue.
+ */
+static void series_style(const struct report *r, const struct figure *f, unsigned int k,
+			 double width, struct plot_style *style)
+{
+	const struct run *run = r->inputs[f->input].run;
+
+	if (run->nr_series > REPORT_SERIES_PER_PLOT)
+		plot_series_style(f->count == 1 ? 0 : k, width, style);
+	else
+		plot_series_style(f->first + k, width, style);
+}
+
 static const char *series_name(const struct report_input *in, const struct run_series *s, char *buf,
 			       size_t size)
 {
@@ -400,14 +416,14 @@ static int draw_histogram(const struct report *r, const struct figure *f, struct
 	if (ret)
 		goto out;
 	for (k = 0; k < f->count; k++) {
-		struct plot_style style = { plot_colour(f->first + k), 1.5, NULL, 0 };
-		struct plot_style max_style = max_style_base;
+		struct plot_style style, max_style = max_style_base;
 		double max = report_series_max(&series[k]);
 
+		series_style(r, f, k, 1.5, &style);
 		if (!series[k].histogram.present)
 			continue;
 		plot_steps(&p, steps[k].edges, steps[k].heights, steps[k].n, &style);
-		max_style.colour = plot_colour(f->first + k);
+		max_style.colour = style.colour;
 		if (isfinite(max)) {
 			snprintf(legend, sizeof(legend), "max %s",
 				 plot_format_duration(max, value, sizeof(value)));
@@ -570,10 +586,11 @@ static int draw_exceedance(const struct report *r, const struct figure *f, struc
 	if (ret)
 		return ret;
 	for (k = 0; k < f->count; k++) {
-		struct plot_style style = { plot_colour(f->first + k), 1.75, NULL, 0 };
+		struct plot_style style;
 		const struct run_histogram *h = &series[k].histogram;
 		double max = report_series_max(&series[k]);
 
+		series_style(r, f, k, 1.75, &style);
 		if (!h->present)
 			continue;
 		exceedance_curve(&p, h, max, &style);
@@ -619,7 +636,7 @@ static int draw_events(const struct report *r, const struct figure *f, struct te
 {
 	const struct report_input *in = &r->inputs[f->input];
 	const struct run_series *s = &in->run->series[f->first];
-	struct plot_style style = { plot_colour(f->first), 0, NULL, 0.75 };
+	struct plot_style style;
 	struct plot_spec spec = { 0 };
 	struct plot_reducer reducer;
 	struct plot_point *points = NULL, worst = { NAN, NAN };
@@ -630,6 +647,9 @@ static int draw_events(const struct report *r, const struct figure *f, struct te
 	bool only_worst = !s->nr_events;
 	int ret;
 
+	series_style(r, f, 0, 0, &style);
+	style.dash = NULL;
+	style.opacity = 0.75;
 	for (i = 0; i < s->nr_events; i++) {
 		low = fmin(low, (double)s->events[i].ns);
 		high = fmax(high, (double)s->events[i].ns);
@@ -784,12 +804,13 @@ static int draw_windows(const struct report *r, const struct figure *f, struct t
 	if (ret)
 		return ret;
 	for (k = 0; k < f->count; k++) {
-		struct plot_style style = { plot_colour(f->first + k), 1.25, NULL, 0 };
+		struct plot_style style;
 		struct plot_reducer reducer;
 		struct plot_point *points;
 		double *x, *y;
 		size_t n;
 
+		series_style(r, f, k, 1.25, &style);
 		/* the maximum per pixel column: the window maxima of OSADL's long-term plot */
 		ret = plot_reducer_init(&reducer, &p.x, &p.y, 1, 0);
 		if (ret)
@@ -1361,7 +1382,9 @@ static int draw_overlay(const struct report *r, const struct figure *f, struct t
 	if (ret)
 		goto out;
 	for (k = 0; k < r->nr_inputs; k++) {
-		struct plot_style style = { plot_colour(r->inputs[k].colour), 1.6, NULL, 0 };
+		struct plot_style style;
+
+		plot_series_style(r->inputs[k].colour, 1.6, &style);
 
 		if (!taking[k])
 			continue;

@@ -200,7 +200,9 @@ static int plan_measurement(struct report *r, unsigned int i)
 	if (!order)
 		return -ENOMEM;
 	for (k = 0, n = 0; k < run->nr_series; k++)
-		if (run->series[k].nr_events || has_timed_spikes(&run->series[k]))
+		/* a monitor's windows show its time; a few spikes add nothing to them */
+		if (run->series[k].nr_events ||
+		    (has_timed_spikes(&run->series[k]) && !run->series[k].nr_windows))
 			order[n++] = k;
 	qsort_r(order, n, sizeof(*order), compare_max, run->series);
 	for (k = 0; k < n && k < REPORT_EVENT_PLOTS; k++) {

@@ -137,6 +137,18 @@ struct plot_style {
 	double opacity; /* 0 for opaque */
 };
 
+/**
+ * plot_series_style - the line of the @index-th series of a plot or page
+ * @index: which series (a CPU's place, an input's number)
+ * @width: the stroke width
+ * @style: receives the style
+ *
+ * The seven palette colours that read as lines on white, in order; from
+ * the eighth on, the same colours dashed (Okabe-Ito yellow is kept for
+ * filled areas).
+ */
+void plot_series_style(unsigned int index, double width, struct plot_style *style);
+
 /* one figure being written */
 struct plot {
 	struct textbuf *out;

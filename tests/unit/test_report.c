@@ -191,7 +191,9 @@ START_TEST(page_with_every_plot_kind)
 	ck_assert_ptr_nonnull(strstr(html, "<title>fixture page</title>"));
 	ck_assert_ptr_nonnull(strstr(html, "The worst timer wake-up latency was <b>8.91 ms</b>"));
 	ck_assert_ptr_nonnull(strstr(html, "The largest OS noise gap was <b>2.6 ms</b>"));
-	ck_assert_ptr_nonnull(strstr(html, "Against the budget of 100 us"));
+	ck_assert_ptr_nonnull(strstr(html, "Against the budget of 100 us: "));
+	ck_assert_ptr_nonnull(strstr(html, "at most 143 of 4\xe2\x80\x89"
+					   "979 wake-ups of “timer-explain-v2” (2.9%)"));
 	ck_assert_ptr_nonnull(strstr(html, "The audit “check” failed 2 rules"));
 	ck_assert_ptr_nonnull(strstr(html, "PREEMPT_RT kernel"));
 	ck_assert_ptr_nonnull(strstr(html, "Intel(R) Xeon(R) Processor"));
