@@ -109,9 +109,13 @@ struct run_series *import_add_series(struct run *run)
 
 static int64_t epoch_ns(struct tm *tm, long long offset_s, long long nanos)
 {
-	time_t t = timegm(tm);
+	time_t t;
 
-	if (t == (time_t)-1 && tm->tm_year != 69)
+	/* ns since 1970 in an int64 reach to 2262: a year beyond is no result's */
+	if (tm->tm_year < 70 || tm->tm_year > 2200 - 1900)
+		return RUN_NO_TIME;
+	t = timegm(tm);
+	if (t == (time_t)-1)
 		return RUN_NO_TIME;
 	return ((int64_t)t - offset_s) * 1000000000LL + nanos;
 }
@@ -256,10 +260,12 @@ void import_finish_series(struct run_series *s)
 		if (compare_events(&s->events[kept - 1], &s->events[i]))
 			s->events[kept++] = s->events[i];
 	s->nr_events = kept;
-	qsort(s->causes, s->nr_causes, sizeof(*s->causes), compare_causes);
+	if (s->nr_causes)
+		qsort(s->causes, s->nr_causes, sizeof(*s->causes), compare_causes);
 	for (j = 0; j < s->nr_worst; j++)
-		qsort(s->worst[j].split, s->worst[j].nr_split, sizeof(*s->worst[j].split),
-		      compare_parts);
+		if (s->worst[j].nr_split)
+			qsort(s->worst[j].split, s->worst[j].nr_split, sizeof(*s->worst[j].split),
+			      compare_parts);
 }
 
 static const char expected_formats[] =

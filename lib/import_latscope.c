@@ -201,7 +201,8 @@ static int read_histogram(struct reader *r, const json_t *value, struct run_hist
 		const int64_t *row = t.values + i * 3;
 		struct run_bucket *b = &h->buckets[h->nr_buckets];
 
-		if (row[0] < 0 || row[1] < row[0] || row[2] < 0)
+		if (row[0] < 0 || row[1] < row[0] || row[2] < 0 ||
+		    (uint64_t)row[1] > (UINT64_MAX - scale) / scale)
 			return import_fail(r->ctx, -EINVAL, "%s: histogram bucket %zu is invalid",
 					   who, i);
 		if (h->nr_buckets && (uint64_t)row[0] * scale <= b[-1].high_ns)

@@ -101,6 +101,38 @@ static int read_sysinfo(struct import_ctx *ctx, const json_t *root)
 	return failed ? -ENOMEM : 0;
 }
 
+/* the run of an rt-tests JSON result, with what its header says */
+static int start_peer_run(struct import_ctx *ctx, const json_t *root, enum run_format format,
+			  enum run_kind kind, const char *command)
+{
+	ctx->run = import_new_run(ctx->name, format, kind);
+	if (!ctx->run)
+		return -ENOMEM;
+	ctx->run->command = strdup(command);
+	if (!ctx->run->command)
+		return -ENOMEM;
+	return read_sysinfo(ctx, root);
+}
+
+/* the "thread" object: "0", "1", ... in order; each checked to be an object */
+static int peer_threads(struct import_ctx *ctx, const json_t *threads, const char *tool,
+			unsigned int *n)
+{
+	unsigned int i;
+	char key[16];
+
+	*n = (unsigned int)json_object_size(threads);
+	if (!*n)
+		return import_fail(ctx, -EINVAL, "no thread in this %s result", tool);
+	for (i = 0; i < *n; i++) {
+		snprintf(key, sizeof(key), "%u", i);
+		if (!json_is_object(json_object_get(threads, key)))
+			return import_fail(ctx, -EINVAL, "%s threads are not numbered 0 to %u",
+					   tool, *n - 1);
+	}
+	return 0;
+}
+
 struct peer_bucket {
 	double key; /* as written: a bucket index (cyclictest) or upper bound (oslat) */
 	uint64_t count;
@@ -131,8 +163,9 @@ static int read_peer_buckets(struct import_ctx *ctx, const json_t *hist, const c
 		return -ENOMEM;
 	json_object_foreach((json_t *)hist, key, v)
 	{
-		if (!import_decimal(key, &b[i].key) || b[i].key < 0 || !json_is_integer(v) ||
-		    json_integer_value(v) < 0) {
+		/* keys are us (or ns with -N): anything beyond an hour is not a latency */
+		if (!import_decimal(key, &b[i].key) || b[i].key < 0 || b[i].key > 3.6e12 ||
+		    !json_is_integer(v) || json_integer_value(v) < 0) {
 			free(b);
 			return import_fail(ctx, -EINVAL,
 					   "%s: histogram entry \"%s\" is not a "
@@ -141,7 +174,8 @@ static int read_peer_buckets(struct import_ctx *ctx, const json_t *hist, const c
 		}
 		b[i++].count = (uint64_t)json_integer_value(v);
 	}
-	qsort(b, i, sizeof(*b), compare_peer_buckets);
+	if (i)
+		qsort(b, i, sizeof(*b), compare_peer_buckets);
 	*out = b;
 	*nr = i;
 	return 0;
@@ -155,33 +189,51 @@ static const json_t *thread_entry(const json_t *threads, unsigned int i)
 	return json_object_get(threads, key);
 }
 
-static int read_cyclictest_thread(struct import_ctx *ctx, const json_t *t, unsigned int index,
-				  uint64_t unit_ns, double limit, bool limit_known)
+/*
+ * A series for thread @index of an rt-tests result, with its CPU (absent
+ * when the thread was not pinned) and a label: "thread 0 (cpu 1)" for
+ * cyclictest, "cpu 1" for oslat, which runs one thread per CPU.
+ */
+static struct run_series *peer_series(struct import_ctx *ctx, const json_t *t, unsigned int index,
+				      enum run_measure measure)
 {
 	struct run_series *s = import_add_series(ctx->run);
-	struct run_histogram *h;
-	struct peer_bucket *b;
-	size_t nr, i;
-	uint64_t in_range = 0;
+	const json_t *cpu = json_object_get(t, "cpu");
 	char label[64];
-	double max;
 	bool failed = false;
-	int ret;
 
 	if (!s)
-		return -ENOMEM;
-	s->measure = RUN_MEASURE_TIMER;
+		return NULL;
+	s->measure = measure;
 	s->thread = (int)index;
-	if (json_is_integer(json_object_get(t, "cpu")) &&
-	    json_integer_value(json_object_get(t, "cpu")) >= 0)
-		s->cpu = (int)json_integer_value(json_object_get(t, "cpu"));
-	if (s->cpu >= 0)
+	if (json_is_integer(cpu) && json_integer_value(cpu) >= 0 &&
+	    json_integer_value(cpu) < CPUSET_MAX_CPUS)
+		s->cpu = (int)json_integer_value(cpu);
+	if (s->cpu >= 0 && measure == RUN_MEASURE_NOISE)
+		snprintf(label, sizeof(label), "cpu %d", s->cpu);
+	else if (s->cpu >= 0)
 		snprintf(label, sizeof(label), "thread %u (cpu %d)", index, s->cpu);
 	else
 		snprintf(label, sizeof(label), "thread %u", index);
 	s->label = import_strdup(label, &failed);
-	if (failed)
+	return failed ? NULL : s;
+}
+
+static int read_cyclictest_thread(struct import_ctx *ctx, const json_t *t, unsigned int index,
+				  uint64_t unit_ns, double limit, bool limit_known)
+{
+	struct run_series *s = peer_series(ctx, t, index, RUN_MEASURE_TIMER);
+	struct run_histogram *h;
+	struct peer_bucket *b;
+	size_t nr, i;
+	uint64_t in_range = 0;
+	const char *label;
+	double max;
+	int ret;
+
+	if (!s)
 		return -ENOMEM;
+	label = s->label;
 	if (json_is_integer(json_object_get(t, "cycles")) &&
 	    json_integer_value(json_object_get(t, "cycles")) >= 0)
 		s->count = (uint64_t)json_integer_value(json_object_get(t, "cycles"));
@@ -207,11 +259,11 @@ static int read_cyclictest_thread(struct import_ctx *ctx, const json_t *t, unsig
 	}
 	for (i = 0; i < nr; i++) {
 		if (b[i].key != floor(b[i].key)) {
+			ret = import_fail(ctx, -EINVAL,
+					  "%s: histogram bucket %g is not a whole number", label,
+					  b[i].key);
 			free(b);
-			return import_fail(ctx, -EINVAL,
-					   "%s: histogram bucket %g is not a whole "
-					   "number",
-					   label, b[i].key);
+			return ret;
 		}
 		if (!b[i].count)
 			continue;
@@ -262,13 +314,7 @@ int import_cyclictest_json(struct import_ctx *ctx, struct jsondoc *doc)
 	bool limit_known;
 	int ret;
 
-	ctx->run = import_new_run(ctx->name, RUN_FORMAT_CYCLICTEST_JSON, RUN_CYCLICTEST);
-	if (!ctx->run)
-		return -ENOMEM;
-	ctx->run->command = strdup("cyclictest");
-	if (!ctx->run->command)
-		return -ENOMEM;
-	ret = read_sysinfo(ctx, root);
+	ret = start_peer_run(ctx, root, RUN_FORMAT_CYCLICTEST_JSON, RUN_CYCLICTEST, "cyclictest");
 	if (ret)
 		return ret;
 	/* -N: every number, bucket keys included, is in ns */
@@ -276,48 +322,27 @@ int import_cyclictest_json(struct import_ctx *ctx, struct jsondoc *doc)
 		unit_ns = 1;
 	limit_known = option_value(ctx->run->command_line, "-h", "--histogram", &limit) ||
 		      option_value(ctx->run->command_line, "-H", "--histofall", &limit);
-	n = (unsigned int)json_object_size(threads);
-	if (!n)
-		return import_fail(ctx, -EINVAL, "a cyclictest result with no thread");
-	for (i = 0; i < n; i++) {
-		const json_t *t = thread_entry(threads, i);
-
-		if (!json_is_object(t))
-			return import_fail(ctx, -EINVAL,
-					   "cyclictest threads are not numbered 0 to %u", n - 1);
-		ret = read_cyclictest_thread(ctx, t, i, unit_ns, limit, limit_known);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	ret = peer_threads(ctx, threads, "cyclictest", &n);
+	for (i = 0; i < n && !ret; i++)
+		ret = read_cyclictest_thread(ctx, thread_entry(threads, i), i, unit_ns, limit,
+					     limit_known);
+	return ret;
 }
 
 static int read_oslat_thread(struct import_ctx *ctx, const json_t *t, unsigned int index,
 			     double width_us, double last_bucket)
 {
-	struct run_series *s = import_add_series(ctx->run);
+	struct run_series *s = peer_series(ctx, t, index, RUN_MEASURE_NOISE);
 	struct run_histogram *h;
 	struct peer_bucket *b;
 	size_t nr, i;
 	double duration = number_of(t, "duration");
-	char label[64];
-	bool failed = false;
+	const char *label;
 	int ret;
 
 	if (!s)
 		return -ENOMEM;
-	s->measure = RUN_MEASURE_NOISE;
-	s->thread = (int)index;
-	if (json_is_integer(json_object_get(t, "cpu")) &&
-	    json_integer_value(json_object_get(t, "cpu")) >= 0)
-		s->cpu = (int)json_integer_value(json_object_get(t, "cpu"));
-	if (s->cpu >= 0)
-		snprintf(label, sizeof(label), "cpu %d", s->cpu);
-	else
-		snprintf(label, sizeof(label), "thread %u", index);
-	s->label = import_strdup(label, &failed);
-	if (failed)
-		return -ENOMEM;
+	label = s->label;
 	s->min_ns = us_to_ns(number_of(t, "min"), NS_PER_US);
 	s->max_ns = us_to_ns(number_of(t, "max"), NS_PER_US);
 	s->avg_ns = number_of(t, "avg") * (double)NS_PER_US;
@@ -336,6 +361,13 @@ static int read_oslat_thread(struct import_ctx *ctx, const json_t *t, unsigned i
 	h->present = true;
 	for (i = 0; i < nr; i++) {
 		double low = b[i].key - width_us;
+
+		/* oslat names a bucket by its upper bound: never 0 */
+		if (b[i].key <= 0) {
+			free(b);
+			return import_fail(ctx, -EINVAL, "%s: histogram bucket 0 is not oslat's",
+					   label);
+		}
 
 		if (low < 0)
 			low = 0;
@@ -376,13 +408,7 @@ int import_oslat_json(struct import_ctx *ctx, struct jsondoc *doc)
 	unsigned int i, n;
 	int ret;
 
-	ctx->run = import_new_run(ctx->name, RUN_FORMAT_OSLAT_JSON, RUN_OSLAT);
-	if (!ctx->run)
-		return -ENOMEM;
-	ctx->run->command = strdup("oslat");
-	if (!ctx->run->command)
-		return -ENOMEM;
-	ret = read_sysinfo(ctx, root);
+	ret = start_peer_run(ctx, root, RUN_FORMAT_OSLAT_JSON, RUN_OSLAT, "oslat");
 	if (ret)
 		return ret;
 	option_value(ctx->run->command_line, "-b", "--bucket-size", &buckets);
@@ -392,20 +418,11 @@ int import_oslat_json(struct import_ctx *ctx, struct jsondoc *doc)
 	if (option_value(ctx->run->command_line, "-B", "--bias", &bias) ||
 	    (ctx->run->command_line && strstr(ctx->run->command_line, " -B")))
 		import_note(ctx, "oslat ran with a bias (-B): bucket bounds include it");
-	n = (unsigned int)json_object_size(threads);
-	if (!n)
-		return import_fail(ctx, -EINVAL, "an oslat result with no thread");
-	for (i = 0; i < n; i++) {
-		const json_t *t = thread_entry(threads, i);
-
-		if (!json_is_object(t))
-			return import_fail(ctx, -EINVAL, "oslat threads are not numbered 0 to %u",
-					   n - 1);
-		ret = read_oslat_thread(ctx, t, i, width_ns / 1000.0, buckets * width_ns / 1000.0);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	ret = peer_threads(ctx, threads, "oslat", &n);
+	for (i = 0; i < n && !ret; i++)
+		ret = read_oslat_thread(ctx, thread_entry(threads, i), i, width_ns / 1000.0,
+					buckets * width_ns / 1000.0);
+	return ret;
 }
 
 /* cyclictest -h text ------------------------------------------------------ */

@@ -481,7 +481,8 @@ static bool scratch_put(struct lexer *lx, size_t at, const char *bytes, size_t n
 		lx->scratch = grown;
 		lx->scratch_cap = cap;
 	}
-	memcpy(lx->scratch + at, bytes, n);
+	if (n)
+		memcpy(lx->scratch + at, bytes, n);
 	return true;
 }
 
@@ -848,7 +849,8 @@ struct jsondoc *jsondoc_parse(const char *text, size_t len, char *error, size_t 
 	builder_release(b);
 	freelocale(b->c_locale);
 	free(b);
-	qsort(doc->packed, doc->nr_packed, sizeof(*doc->packed), compare_packed);
+	if (doc->nr_packed)
+		qsort(doc->packed, doc->nr_packed, sizeof(*doc->packed), compare_packed);
 	return doc;
 
 nomem:

@@ -434,6 +434,18 @@ static void number(struct plot *p, double v)
 	textbuf_number(p->out, v, 1);
 }
 
+/* the start of a <path> across the data area at pixel row @at (or column) */
+static void across(struct plot *p, double at, bool horizontal)
+{
+	textbuf_puts(p->out, "<path d=\"M");
+	number(p, horizontal ? p->left : at);
+	textbuf_puts(p->out, " ");
+	number(p, horizontal ? at : p->top);
+	textbuf_puts(p->out, horizontal ? "H" : "V");
+	number(p, horizontal ? p->right : p->bottom);
+	textbuf_puts(p->out, "\"");
+}
+
 static void style_attributes(struct plot *p, const struct plot_style *style, bool fill)
 {
 	const char *colour = style && style->colour ? style->colour : palette[0];
@@ -553,26 +565,14 @@ static void draw_axes(struct plot *p, const struct plot_spec *spec, struct plot_
 	for (i = 0; i < ny; i++) {
 		if (yt[i].minor || p->categorical)
 			continue;
-		at = plot_scale_map(&p->y, yt[i].value);
-		textbuf_puts(p->out, "<path d=\"M");
-		number(p, p->left);
-		textbuf_puts(p->out, " ");
-		number(p, at);
-		textbuf_puts(p->out, "H");
-		number(p, p->right);
-		textbuf_puts(p->out, "\"/>\n");
+		across(p, plot_scale_map(&p->y, yt[i].value), true);
+		textbuf_puts(p->out, "/>\n");
 	}
 	for (i = 0; i < nx; i++) {
 		if (xt[i].minor)
 			continue;
-		at = plot_scale_map(&p->x, xt[i].value);
-		textbuf_puts(p->out, "<path d=\"M");
-		number(p, at);
-		textbuf_puts(p->out, " ");
-		number(p, p->top);
-		textbuf_puts(p->out, "V");
-		number(p, p->bottom);
-		textbuf_puts(p->out, "\"/>\n");
+		across(p, plot_scale_map(&p->x, xt[i].value), false);
+		textbuf_puts(p->out, "/>\n");
 	}
 	textbuf_puts(p->out, "</g>\n<g stroke=\"#555555\" stroke-width=\"1\">\n<path d=\"");
 	for (i = 0; i < ny; i++) {
@@ -930,13 +930,7 @@ void plot_vmarker(struct plot *p, double x, const char *label, const struct plot
 {
 	double at = plot_scale_map(&p->x, x);
 
-	textbuf_puts(p->out, "<path d=\"M");
-	number(p, at);
-	textbuf_puts(p->out, " ");
-	number(p, p->top);
-	textbuf_puts(p->out, "V");
-	number(p, p->bottom);
-	textbuf_puts(p->out, "\"");
+	across(p, at, false);
 	style_attributes(p, style, false);
 	textbuf_puts(p->out, "/>\n");
 	if (label && *label) {
@@ -956,13 +950,7 @@ void plot_hmarker(struct plot *p, double y, const char *label, const struct plot
 	double at = plot_scale_map(&p->y, y);
 	char fill[48];
 
-	textbuf_puts(p->out, "<path d=\"M");
-	number(p, p->left);
-	textbuf_puts(p->out, " ");
-	number(p, at);
-	textbuf_puts(p->out, "H");
-	number(p, p->right);
-	textbuf_puts(p->out, "\"");
+	across(p, at, true);
 	style_attributes(p, style, false);
 	textbuf_puts(p->out, "/>\n");
 	if (label && *label) {

@@ -38,25 +38,18 @@ static bool input_is_usable(const struct run *run)
 	const char *why;
 	unsigned int k;
 
-	switch (run->kind) {
-	case RUN_NOISE:
-	case RUN_TIMER:
-	case RUN_MONITOR:
-	case RUN_CYCLICTEST:
-	case RUN_OSLAT:
-		if (!run->nr_series) {
-			log_error("%s: no CPU or thread was measured", run->path);
+	if (!run_kind_measures(run->kind))
+		return true;
+	if (!run->nr_series) {
+		log_error("%s: no CPU or thread was measured", run->path);
+		return false;
+	}
+	for (k = 0; k < run->nr_series; k++)
+		if (series_is_empty(&run->series[k], &why)) {
+			log_error("%s: %s: %s", run->path, run->series[k].label, why);
 			return false;
 		}
-		for (k = 0; k < run->nr_series; k++)
-			if (series_is_empty(&run->series[k], &why)) {
-				log_error("%s: %s: %s", run->path, run->series[k].label, why);
-				return false;
-			}
-		return true;
-	default:
-		return true;
-	}
+	return true;
 }
 
 static int add_input(struct report *r, struct run *run, const char *label, unsigned int *cap)
@@ -1212,6 +1205,24 @@ static void top_cause(const struct run_series *s, struct textbuf *out)
 	}
 }
 
+/* "The worst ... was X, on SERIES of “INPUT”; its worst spike was ..." */
+static bool worst_sentence(const struct worst *w, const char *what, struct textbuf *out)
+{
+	char a[32];
+
+	if (!w->series)
+		return false;
+	textbuf_printf(out, "%s was <b>%s</b>, on ", what,
+		       plot_format_duration(w->max, a, sizeof(a)));
+	textbuf_escape(out, w->series->label);
+	textbuf_puts(out, " of “");
+	textbuf_escape(out, w->input->label);
+	textbuf_puts(out, "”");
+	top_cause(w->series, out);
+	textbuf_puts(out, ". ");
+	return true;
+}
+
 /* per measuring input: how many of its samples exceeded the budget */
 static void budget_summary(const struct report *r, struct textbuf *out)
 {
@@ -1262,35 +1273,14 @@ static void budget_summary(const struct report *r, struct textbuf *out)
 static void summary(const struct report *r, struct textbuf *out)
 {
 	struct worst timer, noise;
-	char a[32];
 	unsigned int i;
 	bool said = false;
 
 	textbuf_puts(out, "<p class=\"summary\">");
 	find_worst(r, RUN_MEASURE_TIMER, &timer);
 	find_worst(r, RUN_MEASURE_NOISE, &noise);
-	if (timer.series) {
-		textbuf_printf(out, "The worst timer wake-up latency was <b>%s</b>, on ",
-			       plot_format_duration(timer.max, a, sizeof(a)));
-		textbuf_escape(out, timer.series->label);
-		textbuf_puts(out, " of “");
-		textbuf_escape(out, timer.input->label);
-		textbuf_puts(out, "”");
-		top_cause(timer.series, out);
-		textbuf_puts(out, ". ");
-		said = true;
-	}
-	if (noise.series) {
-		textbuf_printf(out, "The largest OS noise gap was <b>%s</b>, on ",
-			       plot_format_duration(noise.max, a, sizeof(a)));
-		textbuf_escape(out, noise.series->label);
-		textbuf_puts(out, " of “");
-		textbuf_escape(out, noise.input->label);
-		textbuf_puts(out, "”");
-		top_cause(noise.series, out);
-		textbuf_puts(out, ". ");
-		said = true;
-	}
+	said |= worst_sentence(&timer, "The worst timer wake-up latency", out);
+	said |= worst_sentence(&noise, "The largest OS noise gap", out);
 	if (r->options.budget_ns && said)
 		budget_summary(r, out);
 	for (i = 0; i < r->nr_inputs; i++) {

@@ -98,7 +98,9 @@ int report_merge_histograms(const struct run_series *series, unsigned int count,
 		if (!h->present)
 			continue;
 		merged->present = true;
-		memcpy(merged->buckets + n, h->buckets, h->nr_buckets * sizeof(*h->buckets));
+		if (h->nr_buckets)
+			memcpy(merged->buckets + n, h->buckets,
+			       h->nr_buckets * sizeof(*h->buckets));
 		n += h->nr_buckets;
 		merged->total += h->total;
 		merged->overflow += h->overflow;
@@ -107,7 +109,8 @@ int report_merge_histograms(const struct run_series *series, unsigned int count,
 		     h->overflow_from_ns < merged->overflow_from_ns))
 			merged->overflow_from_ns = h->overflow_from_ns;
 	}
-	qsort(merged->buckets, n, sizeof(*merged->buckets), compare_buckets);
+	if (n)
+		qsort(merged->buckets, n, sizeof(*merged->buckets), compare_buckets);
 	for (i = 1, kept = n ? 1 : 0; i < n; i++) {
 		struct run_bucket *last = &merged->buckets[kept - 1];
 
@@ -497,10 +500,12 @@ static void exceedance_curve(struct plot *p, const struct run_histogram *h, doub
 		dashed.dash = "4 3";
 		plot_line(p, tail_x, tail_y, 3, &dashed);
 	} else {
-		/* the last samples: at least one reaches the max */
+		/* the last samples: flat to the max, then down to the one that reached it */
 		if (isfinite(max) && max > x[n - 1]) {
 			x[n] = max;
 			y[n++] = level;
+			x[n] = max;
+			y[n++] = 1.0 / (double)h->total;
 		}
 		plot_line(p, x, y, n, style);
 	}
@@ -821,7 +826,8 @@ static int draw_windows(const struct report *r, const struct figure *f, struct t
 						 (double)series[k].windows[i].max_ns);
 		n = plot_reducer_points(&reducer, &points);
 		plot_reducer_release(&reducer);
-		qsort(points, n, sizeof(*points), compare_points);
+		if (n)
+			qsort(points, n, sizeof(*points), compare_points);
 		x = malloc((n ? n : 1) * sizeof(*x));
 		y = malloc((n ? n : 1) * sizeof(*y));
 		if (x && y) {
@@ -1179,7 +1185,8 @@ static size_t irq_rates(const struct run *run, struct cpu_rate **out)
 			json_is_true(json_object_get(e, "rt")) || set_has(rt, rates[kept].cpu, doc);
 		kept++;
 	}
-	qsort(rates, kept, sizeof(*rates), compare_rates);
+	if (kept)
+		qsort(rates, kept, sizeof(*rates), compare_rates);
 	*out = rates;
 	return kept;
 }

@@ -16,15 +16,21 @@
 /* gnuplot rows at most: 1 us bins up to 20 ms, coarser beyond */
 #define GNUPLOT_MAX_ROWS 20000
 
+/* the directory, made when missing (one level); a failure is said once */
 static int ensure_directory(const char *dir)
 {
 	struct stat st;
+	int ret;
 
 	if (!stat(dir, &st))
-		return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
-	if (errno != ENOENT)
-		return -errno;
-	return mkdir(dir, 0755) && errno != EEXIST ? -errno : 0;
+		ret = S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+	else if (errno != ENOENT)
+		ret = -errno;
+	else
+		ret = mkdir(dir, 0755) && errno != EEXIST ? -errno : 0;
+	if (ret)
+		log_error("%s: %s", dir, strerror(-ret));
+	return ret;
 }
 
 static int write_in(const char *dir, const char *name, const char *suffix,
@@ -48,10 +54,8 @@ int report_write_svg(struct report *r, const char *dir)
 	int ret;
 
 	ret = ensure_directory(dir);
-	if (ret) {
-		log_error("%s: %s", dir, strerror(-ret));
+	if (ret)
 		return ret;
-	}
 	textbuf_init(&svg);
 	for (i = 0; i < r->nr_figures && !ret; i++) {
 		textbuf_reset(&svg);
@@ -194,10 +198,8 @@ int report_write_gnuplot(struct report *r, const char *dir)
 	int ret;
 
 	ret = ensure_directory(dir);
-	if (ret) {
-		log_error("%s: %s", dir, strerror(-ret));
+	if (ret)
 		return ret;
-	}
 	for (i = 0; i < r->nr_inputs && !ret; i++)
 		if (run_is_measurement(r->inputs[i].run))
 			ret = gnuplot_input(r, i, dir);

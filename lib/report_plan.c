@@ -204,7 +204,8 @@ static int plan_measurement(struct report *r, unsigned int i)
 		if (run->series[k].nr_events ||
 		    (has_timed_spikes(&run->series[k]) && !run->series[k].nr_windows))
 			order[n++] = k;
-	qsort_r(order, n, sizeof(*order), compare_max, run->series);
+	if (n)
+		qsort_r(order, n, sizeof(*order), compare_max, run->series);
 	for (k = 0; k < n && k < REPORT_EVENT_PLOTS; k++) {
 		const struct run_series *s = &run->series[order[k]];
 		char slug[48];

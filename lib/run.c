@@ -152,18 +152,23 @@ enum run_cause_kind run_cause_kind_of(const char *name)
 	return RUN_CAUSE_OTHER;
 }
 
-bool run_is_measurement(const struct run *run)
+bool run_kind_measures(enum run_kind kind)
 {
-	switch (run->kind) {
+	switch (kind) {
 	case RUN_NOISE:
 	case RUN_TIMER:
 	case RUN_MONITOR:
 	case RUN_CYCLICTEST:
 	case RUN_OSLAT:
-		return run->nr_series > 0;
+		return true;
 	default:
 		return false;
 	}
+}
+
+bool run_is_measurement(const struct run *run)
+{
+	return run_kind_measures(run->kind) && run->nr_series > 0;
 }
 
 int run_histogram_quantile(const struct run_histogram *h, double fraction, uint64_t *ns)

@@ -59,7 +59,7 @@ static int reserve(struct textbuf *b, size_t more)
 
 void textbuf_append(struct textbuf *b, const char *text, size_t n)
 {
-	if (reserve(b, n))
+	if (!n || reserve(b, n))
 		return;
 	memcpy(b->data + b->len, text, n);
 	b->len += n;

@@ -280,7 +280,10 @@ const char *run_cause_kind_name(enum run_cause_kind kind);
 /* the kind for a kind name as latscope writes it ("timer_delay", "irq") */
 enum run_cause_kind run_cause_kind_of(const char *name);
 
-/* true when the run measured latency or noise (has series to plot) */
+/* true for the kinds that measure latency or noise (noise, timer, monitor, the peers) */
+bool run_kind_measures(enum run_kind kind);
+
+/* true when the run measured latency or noise and has series to plot */
 bool run_is_measurement(const struct run *run);
 
 /**

@@ -368,6 +368,87 @@ START_TEST(svg_and_gnuplot_files)
 }
 END_TEST
 
+static uint64_t next_random(uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
+}
+
+/*
+ * Damaged inputs: each fixture with bytes replaced, removed or cut. The
+ * import refuses or reads it; what it reads, the page draws. Nothing
+ * crashes (run under ASan/UBSan by the sanitizer build).
+ */
+START_TEST(damaged_inputs_never_crash)
+{
+	static const char *const files[] = {
+		FIXTURE("peers/cyclictest-t2-h400.json"), FIXTURE("peers/oslat-c1.json"),
+		FIXTURE("peers/cyclictest-t2-h400.txt"),  FIXTURE("report/irq-plan-v2.json"),
+		FIXTURE("report/timer-explain.json"),
+	};
+	static const char alphabet[] = "{}[]\",:0123456789-.e \n#tfn";
+	uint64_t state = 0xfeedface12345678ULL;
+	unsigned int f, round, read = 0, rounds = 300;
+
+	/* a longer campaign on request: REPORT_DAMAGE_ROUNDS=100000 */
+	if (getenv("REPORT_DAMAGE_ROUNDS"))
+		rounds = (unsigned int)strtoul(getenv("REPORT_DAMAGE_ROUNDS"), NULL, 10);
+
+	for (f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+		FILE *in = fopen(files[f], "r");
+		char *text, *copy;
+		long size;
+
+		ck_assert_ptr_nonnull(in);
+		fseek(in, 0, SEEK_END);
+		size = ftell(in);
+		rewind(in);
+		text = malloc((size_t)size + 1);
+		copy = malloc((size_t)size + 1);
+		ck_assert_uint_eq(fread(text, 1, (size_t)size, in), (size_t)size);
+		fclose(in);
+		for (round = 0; round < rounds; round++) {
+			size_t len = (size_t)size, k;
+			struct run *run;
+
+			memcpy(copy, text, len);
+			for (k = 0; k < 1 + next_random(&state) % 4 && len; k++) {
+				size_t at = next_random(&state) % len;
+
+				if (next_random(&state) % 4)
+					copy[at] = alphabet[next_random(&state) %
+							    (sizeof(alphabet) - 1)];
+				else
+					memmove(copy + at, copy + at + 1, --len - at);
+			}
+			if (!(next_random(&state) % 10))
+				len = next_random(&state) % (len + 1);
+			if (import_buffer("damaged", copy, len, &run))
+				continue;
+			read++;
+			{
+				struct report *report = report_new(&run, NULL, 1, NULL);
+				struct textbuf page;
+
+				if (report) {
+					textbuf_init(&page);
+					ck_assert_int_eq(report_html(report, &page), 0);
+					textbuf_release(&page);
+					report_free(report);
+				}
+			}
+			run_free(run);
+		}
+		free(text);
+		free(copy);
+	}
+	/* some damage leaves a readable file: those went all the way to a page */
+	ck_assert_uint_gt(read, 50);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("report");
@@ -380,6 +461,7 @@ int main(void)
 	tcase_add_test(tc, bad_inputs_make_no_page);
 	tcase_add_test(tc, unwritable_page_leaves_nothing);
 	tcase_add_test(tc, svg_and_gnuplot_files);
+	tcase_add_test(tc, damaged_inputs_never_crash);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
