@@ -106,7 +106,7 @@ static int plan_histograms(struct report *r, unsigned int i, bool log_x)
 			return -ENOMEM;
 		f->count = run->nr_series;
 		snprintf(f->title, sizeof(f->title), "%s: histogram of %s%s", in->label,
-			 noun(run->series[0].measure, false), log_x ? " (log x)" : "");
+			 noun(run->series[0].measure, true), log_x ? " (log x)" : "");
 		return 0;
 	}
 	for (k = 0; k < run->nr_series; k++) {

@@ -19,6 +19,21 @@
  *   "# Thread N:" lines (OSADL's "output" file).
  *
  * Extra fields are ignored, so newer writers of the same schema still read.
+ *
+ * Fields latscope's writers are adding (issues 11, 13, 15) are read in these
+ * shapes, in any "cpus" or "threads" entry:
+ * - "gaps": {"threshold_ns", "count", "not_stored", "lost_ns", "records":
+ *   [[t_ns, ns], ...]} (objects {"t_ns", "ns"} are read too, but rows are
+ *   what keeps a 6.4-million-gap result fast to read), t_ns from the start
+ *   of the run;
+ * - "block_maxima": {"block_ns", "max_ns": [...]};
+ * - "windows": [{"end" (ISO 8601) or "end_ns" (ns since the epoch),
+ *   "max_ns", "p99_ns", "count", "missed"}, ...] or rows
+ *   [[end_ns, max_ns, p99_ns, count, missed], ...], with "window_ns" in the
+ *   entry, at the top or in "params";
+ * - a spike's "t_ns" (from the start of the run) beside "start_ns";
+ * - a doctor result's parts as members "check", "irq_plan", "timer",
+ *   "noise" (or any member object with a "command"), or a "parts" array.
  */
 
 /* the largest input read (a 1024-CPU result with every gap is far below) */
