@@ -259,7 +259,8 @@ struct run {
 	struct jsondoc *doc;
 	json_t *json; /* the document's top object (borrowed from doc) */
 
-	/* a doctor result holds the results of its parts */
+	/* a doctor result holds the results of its parts; they are owned by
+	 * it and their "json" points into its document */
 	struct run **parts;
 	unsigned int nr_parts;
 
@@ -268,6 +269,7 @@ struct run {
 	unsigned int nr_notes;
 };
 
+/* free a run and everything it points to (its parts and document too); NULL is fine */
 void run_free(struct run *run);
 
 /* "noise", "timer", "check", "irq", "monitor", "compare", "doctor",

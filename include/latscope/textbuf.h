@@ -22,14 +22,18 @@ struct textbuf {
 	int error; /* 0 or -ENOMEM */
 };
 
+/* an empty buffer; it owns the memory it grows, freed by textbuf_release() */
 void textbuf_init(struct textbuf *b);
 /* frees the text; the buffer can be initialised again */
 void textbuf_release(struct textbuf *b);
 /* forget the text but keep the memory */
 void textbuf_reset(struct textbuf *b);
 
+/* append @n bytes as they are (no escaping: for the writer's own markup) */
 void textbuf_append(struct textbuf *b, const char *text, size_t n);
+/* append a NUL-terminated string as it is */
 void textbuf_puts(struct textbuf *b, const char *text);
+/* append formatted text; %f and friends follow the locale: use textbuf_number() */
 void textbuf_printf(struct textbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void textbuf_vprintf(struct textbuf *b, const char *fmt, va_list ap);
 
