@@ -310,12 +310,14 @@ static int write_capture(const struct explain_session *s, const struct lane *c,
 	char path[4200], line[512];
 	size_t i;
 	FILE *f;
+	int err;
 
 	snprintf(path, sizeof(path), "%s/%s-spike%u.txt", dir, lane_name, rank + 1);
 	f = fopen(path, "w");
 	if (!f) {
-		log_error("cannot write %s: %s", path, strerror(errno));
-		return -errno;
+		err = errno;
+		log_error("cannot write %s: %s", path, strerror(err));
+		return -err;
 	}
 	fprintf(f,
 		"# latscope: spike %u of %s, %" PRIu64 " ns from %" PRIu64 " to %" PRIu64
@@ -333,8 +335,9 @@ static int write_capture(const struct explain_session *s, const struct lane *c,
 			trace_record_format(r, s->names, line, sizeof(line)));
 	}
 	if (fclose(f)) {
-		log_error("cannot write %s: %s", path, strerror(errno));
-		return -errno;
+		err = errno;
+		log_error("cannot write %s: %s", path, strerror(err));
+		return -err;
 	}
 	return 0;
 }

@@ -45,7 +45,7 @@ struct audit_context {
 	int config_ret;
 	char cmdline[4096]; /* kernel part of /proc/cmdline, "" when unreadable */
 	int cmdline_ret;
-	/* loaded on first use */
+	/* loaded on first use, released by the file that loads it */
 	bool tasks_loaded;
 	int tasks_ret;
 	struct audit_task *tasks;
@@ -66,7 +66,7 @@ struct audit_rule {
 	void (*check)(struct audit_context *ctx, struct audit_finding *f);
 };
 
-/* The rule tables, one per area (audit_<area>.c). */
+/* The rule tables, one per area (audit_rules_<area>.c). */
 #define AUDIT_RULE_TABLE(area)                                 \
 	extern const struct audit_rule audit_##area##_rules[]; \
 	extern const size_t audit_##area##_rule_count
@@ -200,10 +200,17 @@ const char *cpus_mask_text(const struct audit_context *ctx, const struct cpuset 
 /* the RT CPUs to put in a fix: the RT CPUs, or all online but the first when none */
 const char *rt_cpus_for_fix(const struct audit_context *ctx, struct cpus_text *buf);
 
+/* --- the interrupt table, loaded on first use (audit_rules_irq.c) --- */
+
+/* Free the table the IRQ rules loaded; safe when none did. */
+void audit_irqs_release(struct audit_context *ctx);
+
 /* --- tasks (audit_task.c) --- */
 
 /* Load /proc/PID/{stat,status} of every process once; 0 or a negative errno. */
 int audit_tasks(struct audit_context *ctx);
+/* Free what audit_tasks() loaded; safe when it never ran. */
+void audit_tasks_release(struct audit_context *ctx);
 /* false, with the finding skipped, when there are no RT CPUs or no task list */
 bool audit_need_tasks(struct audit_context *ctx, struct audit_finding *f);
 /* true for a kernel thread the scheduler keeps per CPU (cannot be moved) */

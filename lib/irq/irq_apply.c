@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "latscope/irqapply.h"
+#include "latscope/irq_apply.h"
 #include "latscope/log.h"
 
 /* a mask of 8192 CPUs: 2048 digits and 255 commas */

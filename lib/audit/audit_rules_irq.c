@@ -45,6 +45,12 @@ static int load_irqs(struct audit_context *ctx)
 	return ctx->irqs_ret;
 }
 
+void audit_irqs_release(struct audit_context *ctx)
+{
+	irq_table_release(&ctx->irqs);
+	ctx->irqs_loaded = false;
+}
+
 /* false, with the finding skipped, when there are no RT CPUs or no interrupt table */
 static bool need_irqs(struct audit_context *ctx, struct audit_finding *f)
 {

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "latscope/array.h"
-#include "latscope/irqplan.h"
+#include "latscope/irq_history.h"
 
 #define HOUR_NS (3600ULL * 1000000000ULL)
 

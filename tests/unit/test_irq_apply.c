@@ -5,7 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "latscope/irqapply.h"
+#include "latscope/irq_apply.h"
+#include "latscope/irq_journal.h"
 #include "irq_fixture.h"
 
 /* Everything a test needs to plan and apply on a fixture copy. */

@@ -1,20 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#ifndef LATSCOPE_CMD_IRQ_H
-#define LATSCOPE_CMD_IRQ_H
+#ifndef LATSCOPE_CLI_IRQ_CONTEXT_H
+#define LATSCOPE_CLI_IRQ_CONTEXT_H
 
-#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "latscope/clock.h"
 #include "latscope/irq.h"
-#include "latscope/irqapply.h"
+#include "latscope/irq_apply.h"
+#include "latscope/irq_journal.h"
 #include "latscope/irqplan.h"
 #include "latscope/sysroot.h"
 #include "latscope/topology.h"
 
-/* The parts of 'latscope irq', shared by cmd_irq*.c. */
+/*
+ * What every subcommand of 'latscope irq' shares: the options its table
+ * fills (cmd_irq.c) and the machine it works on.
+ */
 
 enum irq_subcommand {
 	IRQ_SHOW,
@@ -35,9 +37,9 @@ struct irq_options {
 	bool sample_given;
 	bool verify;
 	uint64_t interval_ns;
-	unsigned int max_moves_per_hour;
-	uint64_t min_dwell_ns;
-	double dead_band;
+	/* the planner's, from irqplan_policy_default(); balance sets the dead
+	 * band, the dwell and the budget */
+	struct irqplan_policy policy;
 	bool restore_on_exit;
 	bool force;
 	unsigned long long count; /* balance intervals, 0 = until stopped */
@@ -59,9 +61,11 @@ struct irq_context {
 	char journal[4096];
 };
 
+/* The root and the journal's path; 0 or a negative errno code. */
 int irq_context_open(struct irq_context *ctx, const struct irq_options *options);
 /* topology, table, default affinity, then rates over the sample */
 int irq_context_load(struct irq_context *ctx, const struct irq_options *options);
+/* Drop what irq_context_load() read (to load again). */
 void irq_context_release(struct irq_context *ctx);
 void irq_context_close(struct irq_context *ctx);
 
@@ -69,26 +73,10 @@ void irq_context_close(struct irq_context *ctx);
 int irq_check_rt_cpus(const struct irq_context *ctx, const struct irq_options *options);
 void irq_plan_input(const struct irq_context *ctx, const struct irq_options *options,
 		    struct irqplan_input *input);
+/* The planner's policy for the subcommand: the balance daemon's for balance. */
 void irq_policy(const struct irq_options *options, struct irqplan_policy *policy);
 
 /* Sleep, waking for a signal; false when a stop was requested. */
 bool irq_sleep(uint64_t ns);
-
-/* cmd_irq_report.c: text on stdout and the JSON document */
-void irq_print_show(const struct irq_context *ctx, const struct irq_options *options,
-		    const struct cpuset *rt);
-void irq_print_plan(const struct irq_context *ctx, const struct irqplan *plan);
-void irq_print_move(const struct irq_table *table, const struct irqplan_move *move,
-		    const struct irq_apply_result *result);
-json_t *irq_json_document(const struct irq_context *ctx, const struct irq_options *options);
-void irq_json_add_irqs(json_t *doc, const struct irq_context *ctx);
-void irq_json_add_show(json_t *doc, const struct irq_context *ctx, const struct cpuset *rt);
-void irq_json_add_plan(json_t *doc, const struct irq_context *ctx, const struct irqplan *plan);
-json_t *irq_json_move(const struct irq_table *table, const struct irqplan_move *move,
-		      const struct irq_apply_result *result);
-int irq_json_write(json_t *doc, const struct irq_options *options);
-
-/* cmd_irq_balance.c */
-int irq_balance(const struct irq_options *options);
 
 #endif

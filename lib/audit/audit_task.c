@@ -146,3 +146,11 @@ bool audit_need_tasks(struct audit_context *ctx, struct audit_finding *f)
 	finding_skip_unreadable(f, "/proc", ret);
 	return false;
 }
+
+void audit_tasks_release(struct audit_context *ctx)
+{
+	free(ctx->tasks);
+	ctx->tasks = NULL;
+	ctx->nr_tasks = 0;
+	ctx->tasks_loaded = false;
+}

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "latscope/array.h"
+#include "latscope/irq_history.h"
 #include "latscope/irqplan.h"
 #include "latscope/log.h"
 
@@ -22,6 +23,11 @@ void irqplan_policy_default(struct irqplan_policy *policy)
 	policy->max_moves_per_hour = 12;
 	/* x86 has ~200 vectors per CPU, some taken by the system */
 	policy->max_irqs_per_cpu = 160;
+}
+
+void irqplan_policy_for_balance(struct irqplan_policy *policy)
+{
+	policy->overload_intervals = 3;
 }
 
 const char *irqplan_kind_name(enum irqplan_move_kind kind)

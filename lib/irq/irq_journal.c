@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "latscope/array.h"
-#include "latscope/irqapply.h"
+#include "latscope/irq_journal.h"
 #include "latscope/log.h"
 #include "latscope/result.h"
 

@@ -4,7 +4,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "cmd_irq.h"
+#include "irq_report.h"
+#include "output_path.h"
 #include "latscope/result.h"
 
 /* IRQs listed per CPU by show; -v lists them all */
@@ -289,9 +290,9 @@ json_t *irq_json_document(const struct irq_context *ctx, const struct irq_option
 		json_object_update_new(
 			params, json_pack("{s:I, s:i, s:I, s:f}", "interval_ns",
 					  (json_int_t)options->interval_ns, "max_moves_per_hour",
-					  (json_int_t)options->max_moves_per_hour, "min_dwell_ns",
-					  (json_int_t)options->min_dwell_ns, "dead_band",
-					  options->dead_band));
+					  (json_int_t)options->policy.max_moves_per_hour,
+					  "min_dwell_ns", (json_int_t)options->policy.min_dwell_ns,
+					  "dead_band", options->policy.dead_band));
 	json_object_set_new(doc, "params", params);
 	if (options->subcommand != IRQ_RESTORE) {
 		json_object_set_new(doc, "rate_unit", json_string(rates_unit(ctx)));
@@ -427,11 +428,6 @@ void irq_json_add_plan(json_t *doc, const struct irq_context *ctx, const struct 
 
 int irq_json_write(json_t *doc, const struct irq_options *options)
 {
-	int ret;
-
 	result_set_end_time(doc);
-	ret = result_write(doc, options->json_path);
-	if (ret)
-		return runtime_error("cannot write '%s': %s", options->json_path, strerror(-ret));
-	return EXIT_OK;
+	return output_json_write("--json", options->json_path, doc);
 }

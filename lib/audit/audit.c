@@ -102,13 +102,13 @@ static int setup(struct audit_context *ctx, struct sysroot *root, const struct t
 	return 0;
 }
 
+/* Each cache goes back through the file that filled it. */
 static void teardown(struct audit_context *ctx)
 {
 	kconfig_release(&ctx->config);
-	irq_table_release(&ctx->irqs);
+	audit_irqs_release(ctx);
 	audit_sample_release(ctx);
-	free(ctx->tasks);
-	ctx->tasks = NULL;
+	audit_tasks_release(ctx);
 }
 
 int audit_run(struct sysroot *root, const struct topology *topo, const struct cpuset *rt_cpus,

@@ -6,8 +6,10 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "cmd_irq.h"
+#include "irq_balance.h"
+#include "irq_report.h"
 #include "latscope/array.h"
+#include "latscope/irq_history.h"
 #include "latscope/log.h"
 #include "latscope/parse.h"
 
@@ -343,8 +345,9 @@ int irq_balance(const struct irq_options *options)
 	d.moves = options->json_path ? json_array() : NULL;
 	d.start_ns = clock_ns(CLOCK_MONOTONIC);
 	irq_policy(options, &d.policy);
-	if (!d.history || irq_context_open(&d.ctx, options)) {
-		status = runtime_error("cannot start: %s", strerror(errno ? errno : ENOMEM));
+	ret = d.history ? irq_context_open(&d.ctx, options) : -ENOMEM;
+	if (ret) {
+		status = runtime_error("cannot start: %s", strerror(-ret));
 		goto out;
 	}
 	if (sysroot_is_live(d.ctx.root) && geteuid()) {
