@@ -327,7 +327,7 @@ int main(int argc, char **argv)
 		noise(&b);
 	else
 		monitor(&b);
-	ret = textbuf_write_file(&b, argv[2], 0644);
+	ret = textbuf_write_file(&b, argv[2]);
 	textbuf_release(&b);
 	if (ret) {
 		fprintf(stderr, "report-generate: %s: cannot write\n", argv[2]);

@@ -21,7 +21,8 @@
 
 static void print_log(enum log_level level, const char *message)
 {
-	fprintf(stderr, "report-render: %s%s\n", level == LOG_WARNING ? "warning: " : "", message);
+	fprintf(stderr, "report-render: %s%s\n", level == LATSCOPE_LOG_WARNING ? "warning: " : "",
+		message);
 }
 
 static double seconds_since(const struct timespec *start)

@@ -1415,7 +1415,7 @@ int report_write_html(struct report *r, const char *path)
 	textbuf_init(&page);
 	ret = report_html(r, &page);
 	if (!ret)
-		ret = textbuf_write_file(&page, path, 0644);
+		ret = textbuf_write_file(&page, path);
 	textbuf_release(&page);
 	return ret;
 }

@@ -41,7 +41,7 @@ static int write_in(const char *dir, const char *name, const char *suffix,
 
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return -ENAMETOOLONG;
-	ret = textbuf_write_file(text, path, 0644);
+	ret = textbuf_write_file(text, path);
 	if (ret)
 		log_error("%s: %s", path, strerror(-ret));
 	return ret;

@@ -1,15 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "latscope/atomic_file.h"
 #include "latscope/textbuf.h"
 #include "latscope/utf8.h"
 
@@ -222,79 +219,20 @@ const char *textbuf_text(const struct textbuf *b)
 	return b->data ? b->data : "";
 }
 
-static int write_all(int fd, const char *data, size_t len)
+int textbuf_write_file(const struct textbuf *b, const char *path)
 {
-	while (len) {
-		ssize_t n = write(fd, data, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		data += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static int write_in_place(const struct textbuf *b, const char *path)
-{
-	int fd, ret;
-
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return -errno;
-	ret = write_all(fd, b->data, b->len);
-	if (close(fd) && !ret)
-		ret = -errno;
-	return ret;
-}
-
-int textbuf_write_file(const struct textbuf *b, const char *path, unsigned int mode)
-{
-	char target[PATH_MAX], temp[PATH_MAX];
-	const char *slash;
-	struct stat st;
-	int fd, ret, n;
+	struct atomic_file file;
+	int ret;
 
 	if (b->error)
 		return b->error;
-	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
-		if (S_ISDIR(st.st_mode))
-			return -EISDIR;
-		return write_in_place(b, path);
-	}
-	/* a symbolic link is written through: its target is what gets replaced */
-	if (!realpath(path, target)) {
-		if (errno != ENOENT)
-			return -errno;
-		if (strlen(path) >= sizeof(target))
-			return -ENAMETOOLONG;
-		strcpy(target, path);
-	}
-	/* a short temporary name, so a long target name still fits NAME_MAX */
-	slash = strrchr(target, '/');
-	if (slash)
-		n = snprintf(temp, sizeof(temp), "%.*s/.latscope-XXXXXX", (int)(slash - target),
-			     target);
-	else
-		n = snprintf(temp, sizeof(temp), ".latscope-XXXXXX");
-	if (n < 0 || (size_t)n >= sizeof(temp))
-		return -ENAMETOOLONG;
-	fd = mkostemp(temp, O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ret = write_all(fd, b->data, b->len);
-	if (!ret && fchmod(fd, (mode_t)mode))
-		ret = -errno;
-	if (!ret && fsync(fd))
-		ret = -errno;
-	if (close(fd) && !ret)
-		ret = -errno;
-	if (!ret && rename(temp, target))
-		ret = -errno;
+	ret = atomic_file_open(&file, path);
 	if (ret)
-		unlink(temp);
-	return ret;
+		return ret;
+	if (b->len && fwrite(b->data, 1, b->len, file.stream) != b->len) {
+		ret = errno ? -errno : -EIO;
+		atomic_file_abandon(&file);
+		return ret;
+	}
+	return atomic_file_commit(&file);
 }

@@ -68,17 +68,14 @@ int textbuf_error(const struct textbuf *b);
 const char *textbuf_text(const struct textbuf *b);
 
 /**
- * textbuf_write_file - write the text to @path atomically
+ * textbuf_write_file - write the text to @path whole or not at all
  * @b: the buffer; refused with its error when an append failed
- * @path: the file; written through a temporary file beside it, synced and
- *	  renamed, so a reader never sees part of it and a failure leaves
- *	  nothing behind; a symbolic link is followed and its target replaced;
- *	  a path that is not a regular file (a pipe, /dev/stdout) is written
- *	  in place
- * @mode: permissions of a new file (0644)
+ * @path: the file, written through struct atomic_file (atomic_file.h): a
+ *	  temporary file beside it renamed on success, a symbolic link
+ *	  followed, a pipe or /dev/stdout written in place
  *
- * Returns 0 or a negative errno code.
+ * Returns 0 or a negative errno code; on failure the target is as it was.
  */
-int textbuf_write_file(const struct textbuf *b, const char *path, unsigned int mode);
+int textbuf_write_file(const struct textbuf *b, const char *path);
 
 #endif

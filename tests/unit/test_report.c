@@ -24,7 +24,7 @@ static char last_error[1024];
 
 static void remember(enum log_level level, const char *message)
 {
-	if (level == LOG_ERROR)
+	if (level == LATSCOPE_LOG_ERROR)
 		snprintf(last_error, sizeof(last_error), "%s", message);
 }
 
