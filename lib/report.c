@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "latscope-config.h"
+#include "latscope/hist.h"
 #include "latscope/log.h"
 #include "report_internal.h"
 
@@ -357,7 +358,8 @@ static bool series_percentile(const struct run_series *s, double percent, uint64
 
 static void stats_table(const struct report *r, const struct run *run, struct textbuf *out)
 {
-	static const double percents[] = { 50, 99, 99.9, 99.99 };
+	/* the project's one list of reported percentiles */
+	const double *percents = hist_reported_percentiles;
 	bool noise = run->series[0].measure == RUN_MEASURE_NOISE, any_missed = false,
 	     any_lost = false, approximate = false;
 	char a[48], b[48];
@@ -371,7 +373,7 @@ static void stats_table(const struct report *r, const struct run *run, struct te
 	textbuf_puts(out, "<div class=\"scroll\"><table class=\"stats\"><thead><tr><th></th>"
 			  "<th class=\"n\">samples</th><th class=\"n\">min</th>"
 			  "<th class=\"n\">avg</th>");
-	for (i = 0; i < sizeof(percents) / sizeof(percents[0]); i++)
+	for (i = 0; i < HIST_NR_REPORTED; i++)
 		textbuf_printf(out, "<th class=\"n\">p%g</th>", percents[i]);
 	textbuf_puts(out, "<th class=\"n\">max</th>");
 	if (r->options.budget_ns)
@@ -392,7 +394,7 @@ static void stats_table(const struct report *r, const struct run *run, struct te
 		cell(out, duration(s->min_ns, a, sizeof(a)), true);
 		cell(out, isfinite(s->avg_ns) ? plot_format_duration(s->avg_ns, a, sizeof(a)) : "—",
 		     true);
-		for (i = 0; i < sizeof(percents) / sizeof(percents[0]); i++) {
+		for (i = 0; i < HIST_NR_REPORTED; i++) {
 			if (!series_percentile(s, percents[i], &ns, &from_histogram)) {
 				cell(out, "—", true);
 				continue;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "latscope/hist.h"
 #include "report_internal.h"
 
 /* colours of causes: the same kind has the same colour on every plot */
@@ -517,16 +518,20 @@ static void mark_percentiles(struct plot *p, const struct run_series *s,
 			     const struct run_histogram *h, const struct plot_style *style,
 			     bool labels)
 {
-	static const double wanted[] = { 99, 99.9, 99.99, 99.999 };
+	const double *wanted = hist_reported_percentiles;
 	char label[64], value[32];
 	size_t i;
 	unsigned int j;
 
 	if (!h->present || !h->total)
 		return;
-	for (i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
+	for (i = 0; i < HIST_NR_REPORTED; i++) {
 		double tail = 1 - wanted[i] / 100, at = NAN;
 		uint64_t ns;
+
+		/* the tail: the body's percentiles crowd the top of the plot */
+		if (wanted[i] < 99)
+			continue;
 
 		/* a percentile needs samples beyond it to mean anything */
 		if ((double)h->total * tail < 1)
