@@ -361,6 +361,24 @@ int explain_session_write_captures(const struct explain_session *s, const char *
 	return written;
 }
 
+void explain_session_set_window_hook(struct explain_session *s, explain_window_hook hook,
+				     void *context)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nr_lanes; i++)
+		explain_cpu_set_window_hook(s->lanes[i].engine, hook, context);
+}
+
+void explain_session_forget_causes(struct explain_session *s)
+{
+	unsigned int i;
+
+	/* a lane inside a window keeps its table until the next call */
+	for (i = 0; i < s->nr_lanes; i++)
+		explain_cpu_forget_causes(s->lanes[i].engine);
+}
+
 void explain_session_free(struct explain_session *s)
 {
 	unsigned int i, k;
