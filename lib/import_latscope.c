@@ -18,6 +18,7 @@
 struct reader {
 	struct import_ctx *ctx;
 	struct jsondoc *doc;
+	uint64_t epoch_ns; /* the start of the run on the wall clock, RUN_NONE if unknown */
 	bool failed; /* out of memory somewhere */
 };
 
@@ -369,14 +370,19 @@ static int read_causes(struct reader *r, const json_t *list, struct run_series *
 
 		if (!json_is_object(c))
 			continue;
+		/* noise and timer write a label; the monitor's state names the cause */
 		if (!label)
 			label = get_str(c, "name");
+		if (!label)
+			label = get_str(c, "cause");
 		out->kind_name = dup_str(r, c, "kind");
 		out->kind = run_cause_kind_of(out->kind_name);
 		out->label =
 			import_strdup(label ? label : run_cause_kind_name(out->kind), &r->failed);
 		out->spikes = get_u64(c, "spikes");
 		out->total_ns = get_u64(c, "total_ns");
+		if (!run_has(out->total_ns))
+			out->total_ns = get_u64(c, "ns");
 		if (!run_has(out->total_ns))
 			out->total_ns = 0;
 		out->max_ns = get_u64(c, "max_ns");
@@ -425,7 +431,7 @@ static int read_parts(struct reader *r, const json_t *list, struct run_part **ou
 	for (i = 0; i < n; i++) {
 		const json_t *p = json_array_get(list, i);
 		struct run_part *part = &(*out)[*nr];
-		const char *label = get_str(p, "label");
+		const char *label = get_str(p, "label") ?: get_str(p, "cause");
 
 		part->ns = get_u64(p, timeline ? "duration_ns" : "ns");
 		if (!label || !run_has(part->ns))
@@ -441,10 +447,12 @@ static int read_parts(struct reader *r, const json_t *list, struct run_part **ou
 /*
  * @origin_ns: what start_ns of a spike is counted from: 0 when it is
  * already relative to the run (noise), the run's origin on the monotonic
- * clock (timer), RUN_NONE when only "t_ns" can be trusted (monitor)
+ * clock (timer), RUN_NONE when only "t_ns" can be trusted
+ * @epoch_ns: the start of the run on the wall clock, for spikes given by
+ * their wall-clock "time_ns" (the monitor's state); RUN_NONE when unknown
  */
 static int read_worst(struct reader *r, const json_t *list, struct run_series *s,
-		      uint64_t origin_ns)
+		      uint64_t origin_ns, uint64_t epoch_ns)
 {
 	size_t n = json_array_size(list), i;
 	unsigned int j;
@@ -457,22 +465,43 @@ static int read_worst(struct reader *r, const json_t *list, struct run_series *s
 	for (i = 0; i < n; i++) {
 		const json_t *w = json_array_get(list, i);
 		struct run_spike *spike = &s->worst[s->nr_worst];
-		uint64_t start = get_u64(w, "start_ns");
+		uint64_t start = get_u64(w, "start_ns"), wall = get_u64(w, "time_ns");
+		uint64_t rest = get_u64(w, "rest_ns");
 
 		spike->duration_ns = get_u64(w, "duration_ns");
+		if (!run_has(spike->duration_ns))
+			spike->duration_ns = get_u64(w, "latency_ns");
 		if (!json_is_object(w) || !run_has(spike->duration_ns))
 			continue;
 		spike->t_ns = get_u64(w, "t_ns");
 		if (!run_has(spike->t_ns) && run_has(origin_ns) && run_has(start) &&
 		    start >= origin_ns)
 			spike->t_ns = start - origin_ns;
+		if (!run_has(spike->t_ns) && run_has(epoch_ns) && run_has(wall) && wall >= epoch_ns)
+			spike->t_ns = wall - epoch_ns;
 		spike->incomplete = json_is_true(json_object_get(w, "incomplete"));
 		s->nr_worst++;
-		if (read_parts(r, json_object_get(w, "contributions"), &spike->split,
-			       &spike->nr_split, false) ||
+		if (read_parts(r,
+			       json_object_get(w, "contributions") ?: json_object_get(w, "parts"),
+			       &spike->split, &spike->nr_split, false) ||
 		    read_parts(r, json_object_get(w, "timeline"), &spike->timeline,
 			       &spike->nr_timeline, true))
 			return -ENOMEM;
+		/* what the monitor could not attribute */
+		if (run_has(rest) && rest) {
+			struct run_part *grown =
+				realloc(spike->split, (spike->nr_split + 1) * sizeof(*grown));
+
+			if (!grown)
+				return -ENOMEM;
+			spike->split = grown;
+			grown[spike->nr_split++] = (struct run_part){
+				.kind = RUN_CAUSE_OTHER,
+				.label = import_strdup("not attributed", &r->failed),
+				.ns = rest,
+				.offset_ns = RUN_NONE,
+			};
+		}
 		for (j = 0; j < spike->nr_timeline; j++)
 			if (spike->timeline[j].kind == RUN_CAUSE_OTHER)
 				spike->timeline[j].kind =
@@ -541,46 +570,92 @@ static int64_t window_end(const json_t *w)
 	return import_iso_time(json_string_value(v));
 }
 
-/*
- * Monitor windows: objects {"end" (ISO time) or "end_ns" (epoch ns),
- * "max_ns", "p99_ns", "count", "missed"}, or rows
- * [end_ns, max_ns, p99_ns, count, missed].
- */
-static int read_windows(struct reader *r, const json_t *list, struct run_series *s, const char *who)
+/* one column of a monitor's windows: @n values, or none when absent */
+static int window_column(struct reader *r, const json_t *windows, const char *name, size_t n,
+			 const int64_t **values, const char *who)
 {
+	const json_t *column = json_object_get(windows, name);
 	struct jsondoc_table t;
-	size_t n, i;
 
-	if (!json_is_array(list))
+	*values = NULL;
+	if (!column)
 		return 0;
-	if (!jsondoc_table(r->doc, list, &t)) {
-		if (t.rows && t.width < 5)
+	if (jsondoc_table(r->doc, column, &t) || (t.rows && t.width != 1) || t.rows != n)
+		return import_fail(r->ctx, -EINVAL, "%s: windows.%s is not %zu numbers", who, name,
+				   n);
+	*values = t.values;
+	return 0;
+}
+
+static uint64_t window_value(const int64_t *column, size_t i)
+{
+	return column && column[i] >= 0 ? (uint64_t)column[i] : RUN_NONE;
+}
+
+/*
+ * Monitor windows as the monitor's state writes them, a column per field:
+ * {"window_ns", "index" (window i spans [index, index + 1) * window_ns on
+ * the wall clock), "count", "max_ns", "p99_ns", "missed", "partial"}; or
+ * a list of objects {"end" (ISO 8601) or "end_ns", "max_ns", "p99_ns",
+ * "count", "missed"}.
+ */
+static int read_windows(struct reader *r, const json_t *windows, struct run_series *s,
+			const char *who)
+{
+	const int64_t *index, *count, *max, *p99, *missed, *partial;
+	struct jsondoc_table t;
+	uint64_t window_ns;
+	size_t n, i;
+	int ret;
+
+	if (json_is_object(windows)) {
+		window_ns = get_u64(windows, "window_ns");
+		if (!run_has(window_ns) || !window_ns ||
+		    jsondoc_table(r->doc, json_object_get(windows, "index"), &t) ||
+		    (t.rows && t.width != 1))
 			return import_fail(r->ctx, -EINVAL,
-					   "%s: window rows are not [end_ns, max_ns, p99_ns, "
-					   "count, missed]",
-					   who);
-		s->windows = calloc(t.rows ? t.rows : 1, sizeof(*s->windows));
+					   "%s: windows without window_ns and index", who);
+		n = t.rows;
+		index = t.values;
+		ret = window_column(r, windows, "count", n, &count, who);
+		if (!ret)
+			ret = window_column(r, windows, "max_ns", n, &max, who);
+		if (!ret)
+			ret = window_column(r, windows, "p99_ns", n, &p99, who);
+		if (!ret)
+			ret = window_column(r, windows, "missed", n, &missed, who);
+		if (!ret)
+			ret = window_column(r, windows, "partial", n, &partial, who);
+		if (ret)
+			return ret;
+		s->window_ns = window_ns;
+		s->windows = calloc(n ? n : 1, sizeof(*s->windows));
 		if (!s->windows)
 			return -ENOMEM;
-		for (i = 0; i < t.rows; i++) {
-			const int64_t *row = t.values + i * t.width;
+		for (i = 0; i < n; i++) {
 			struct run_window *w = &s->windows[i];
 
-			w->end_ns = row[0];
-			w->max_ns = row[1] >= 0 ? (uint64_t)row[1] : RUN_NONE;
-			w->p99_ns = row[2] >= 0 ? (uint64_t)row[2] : RUN_NONE;
-			w->count = row[3] >= 0 ? (uint64_t)row[3] : RUN_NONE;
-			w->missed = row[4] >= 0 ? (uint64_t)row[4] : RUN_NONE;
+			if (index[i] < 0 || (uint64_t)index[i] >= INT64_MAX / window_ns - 1)
+				return import_fail(r->ctx, -EINVAL, "%s: window index %lld", who,
+						   (long long)index[i]);
+			w->end_ns = (index[i] + 1) * (int64_t)window_ns;
+			w->count = window_value(count, i);
+			w->max_ns = window_value(max, i);
+			w->p99_ns = window_value(p99, i);
+			w->missed = window_value(missed, i);
+			w->partial = partial && partial[i] > 0;
 		}
-		s->nr_windows = t.rows;
+		s->nr_windows = n;
 		return 0;
 	}
-	n = json_array_size(list);
+	if (!json_is_array(windows))
+		return 0;
+	n = json_array_size(windows);
 	s->windows = calloc(n ? n : 1, sizeof(*s->windows));
 	if (!s->windows)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		const json_t *o = json_array_get(list, i);
+		const json_t *o = json_array_get(windows, i);
 		struct run_window *w = &s->windows[s->nr_windows];
 
 		w->end_ns = window_end(o);
@@ -600,7 +675,7 @@ static int read_series(struct reader *r, const json_t *entry, enum run_measure m
 		       uint64_t origin_ns, uint64_t window_ns)
 {
 	struct run_series *s = import_add_series(r->ctx->run);
-	const json_t *gaps, *records;
+	const json_t *gaps, *records, *explain;
 	char who[64], label[64];
 	int ret;
 
@@ -632,6 +707,9 @@ static int read_series(struct reader *r, const json_t *entry, enum run_measure m
 	s->min_ns = get_u64(entry, "min_ns");
 	s->max_ns = get_u64(entry, "max_ns");
 	s->avg_ns = get_real(entry, "avg_ns");
+	/* the monitor's state keeps the sum, from which the mean follows */
+	if (isnan(s->avg_ns) && run_has(get_u64(entry, "sum_ns")) && run_has(s->count) && s->count)
+		s->avg_ns = (double)get_u64(entry, "sum_ns") / (double)s->count;
 	s->missed = get_u64(entry, "missed");
 	read_percentiles(r, json_object_get(entry, "percentiles"), s);
 	ret = read_histogram(r, json_object_get(entry, "histogram"), &s->histogram, who);
@@ -671,9 +749,15 @@ static int read_series(struct reader *r, const json_t *entry, enum run_measure m
 	if (ret)
 		return ret;
 
+	/* noise and timer keep their causes in the entry, the monitor under "explain" */
+	explain = json_object_get(entry, "explain");
 	if (read_periodic(r, json_object_get(entry, "periodic"), s) ||
-	    read_causes(r, json_object_get(entry, "causes"), s) ||
-	    read_worst(r, json_object_get(entry, "worst_spikes"), s, origin_ns))
+	    read_causes(r, json_object_get(entry, "causes") ?: json_object_get(explain, "causes"),
+			s) ||
+	    read_worst(r,
+		       json_object_get(entry, "worst_spikes") ?:
+			       json_object_get(explain, "worst_spikes"),
+		       s, origin_ns, r->epoch_ns))
 		return -ENOMEM;
 	s->explained_ns = get_u64(json_object_get(entry, "explained_spikes"), "total_ns");
 	if (read_counters(r, json_object_get(json_object_get(entry, "counters"), "interrupts"),
@@ -808,7 +892,7 @@ static void copy_host(struct run_host *to, const struct run_host *from, bool *fa
 static int read_document(struct import_ctx *ctx, struct jsondoc *doc, const json_t *root,
 			 unsigned int schema, const char *command_hint, struct run *parent)
 {
-	struct reader r = { .ctx = ctx, .doc = doc };
+	struct reader r = { .ctx = ctx, .doc = doc, .epoch_ns = RUN_NONE };
 	const char *command = get_str(root, "command");
 	enum run_kind kind;
 	struct run *run;
@@ -860,9 +944,19 @@ static int read_document(struct import_ctx *ctx, struct jsondoc *doc, const json
 		origin = get_u64(root, "origin_ns");
 		ret = read_series_list(&r, root, RUN_MEASURE_TIMER, origin);
 		break;
-	case RUN_MONITOR:
+	case RUN_MONITOR: {
+		/* a state spans restarts: its spikes count from when it began */
+		int64_t began = import_iso_time(get_str(json_object_get(root, "state"), "began"));
+
+		if (began == RUN_NO_TIME)
+			began = run->start_ns;
+		if (began != RUN_NO_TIME && began >= 0) {
+			r.epoch_ns = (uint64_t)began;
+			run->start_ns = began;
+		}
 		ret = read_series_list(&r, root, RUN_MEASURE_TIMER, RUN_NONE);
 		break;
+	}
 	case RUN_DOCTOR:
 		ret = read_doctor_parts(ctx, doc, root, schema);
 		break;

@@ -912,7 +912,7 @@ static int draw_anatomy(const struct report *r, const struct figure *f, struct t
 	char(*text)[96];
 	struct plot_spec spec = { 0 };
 	struct plot p;
-	bool kinds[RUN_CAUSE_KINDS] = { false };
+	bool kinds[RUN_CAUSE_KINDS] = { false }, timelines = false;
 	unsigned int n = 0, k, i, j, shown;
 	double longest = 0;
 	int ret;
@@ -953,12 +953,13 @@ static int draw_anatomy(const struct report *r, const struct figure *f, struct t
 			kinds[refs[i].spike->split[j].kind] = true;
 		for (j = 0; j < refs[i].spike->nr_timeline; j++)
 			kinds[refs[i].spike->timeline[j].kind] = true;
+		timelines |= refs[i].spike->nr_timeline > 0;
 	}
 	for (k = 0, j = 0; k < RUN_CAUSE_KINDS; k++)
 		j += kinds[k];
 	spec.id = f->id;
 	spec.title = f->title;
-	spec.x_title = "time from the start of the spike";
+	spec.x_title = timelines ? "time from the start of the spike" : "duration, by cause";
 	spec.width = 720;
 	spec.height = 100 + 28.0 * shown + 18.0 * ((j + 3) / 4);
 	spec.x_type = PLOT_LINEAR;

@@ -251,10 +251,22 @@ static int plan_measurement(struct report *r, unsigned int i)
 		snprintf(f->title, sizeof(f->title), "%s: maximum per window", in->label);
 	}
 	if (worst) {
+		bool timeline = false;
+		unsigned int j;
+
+		for (k = 0; k < run->nr_series; k++)
+			for (j = 0; j < run->series[k].nr_worst; j++)
+				timeline |= run->series[k].worst[j].nr_timeline > 0;
 		f = add_figure(r, FIGURE_ANATOMY, i, "%s-anatomy", in->slug);
 		if (!f)
 			return -ENOMEM;
 		snprintf(f->title, sizeof(f->title), "%s: anatomy of the worst spikes", in->label);
+		if (!timeline)
+			snprintf(
+				f->caption, sizeof(f->caption),
+				"Each of the worst spikes split by what delayed the wake-up or took "
+				"the CPU, the largest part first: this input keeps no timeline of "
+				"them.");
 	}
 	if (causes) {
 		f = add_figure(r, FIGURE_SHARES, i, "%s-causes", in->slug);

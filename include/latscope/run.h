@@ -155,6 +155,7 @@ struct run_window {
 	uint64_t p99_ns;
 	uint64_t count;
 	uint64_t missed;
+	bool partial; /* the monitor ran for part of it only */
 };
 
 /* a named count, e.g. interrupts by source during the run */

@@ -5,7 +5,9 @@
  * oslat --json -c 1, cyclictest -t 2 -h 400 -q text); tests/data/report holds
  * latscope's own results of noise --explain, timer --explain, check and irq
  * of the same machine (schema latscope/1) and their latscope/2 form
- * (tests/data/report/make-v2.py).
+ * (tests/data/report/make-v2.py); monitor-state.json is the state the
+ * monitor's engine wrote after 12 s on CPU 1 with 1 s windows and --explain
+ * (tests/exporter-driver --monitor, as the command will run it).
  */
 #include <errno.h>
 #include <math.h>
@@ -275,6 +277,44 @@ START_TEST(latscope_timer_both_schemas)
 }
 END_TEST
 
+START_TEST(latscope_monitor_state)
+{
+	struct run *run = load(FIXTURE("report/monitor-state.json"));
+	const struct run_series *s = &run->series[0];
+	uint64_t worst = 0;
+	size_t i;
+
+	ck_assert_int_eq(run->kind, RUN_MONITOR);
+	ck_assert_uint_eq(run->nr_series, 1);
+	ck_assert_int_eq(s->cpu, 1);
+	ck_assert_uint_eq(s->count, 11975);
+	ck_assert_uint_eq(s->max_ns, 6703012);
+	ck_assert(!run_has(s->min_ns));
+	/* the mean from the state's sum */
+	ck_assert(s->avg_ns > 0);
+	ck_assert_uint_eq(s->histogram.total, s->count);
+	/* windows from their index: [index, index + 1) s on the wall clock */
+	ck_assert_uint_eq(s->window_ns, 1000000000);
+	ck_assert_uint_ge(s->nr_windows, 10);
+	ck_assert_int_eq(s->windows[0].end_ns, 1796045560LL * 1000000000LL);
+	ck_assert(s->windows[0].partial);
+	ck_assert(!s->windows[1].partial);
+	for (i = 0; i < s->nr_windows; i++)
+		worst = s->windows[i].max_ns > worst ? s->windows[i].max_ns : worst;
+	ck_assert_uint_eq(worst, s->max_ns);
+	ck_assert_uint_eq(s->block_ns, 1000000000);
+	ck_assert_uint_gt(s->nr_blocks, 0);
+	/* causes and spikes under "explain", spikes timed on the wall clock */
+	ck_assert_uint_gt(s->nr_causes, 0);
+	ck_assert_uint_eq(s->nr_worst, 20);
+	ck_assert_uint_eq(s->worst[0].duration_ns, 6703012);
+	ck_assert_uint_eq(s->worst[0].t_ns, 1796045563737102993ULL - 1796045558948000000ULL);
+	ck_assert_str_eq(s->worst[0].split[0].label, "timer irq delay");
+	ck_assert_int_eq(s->worst[0].split[0].kind, RUN_CAUSE_TIMER_DELAY);
+	run_free(run);
+}
+END_TEST
+
 START_TEST(latscope_check_and_irq)
 {
 	struct run *check = load(FIXTURE("report/check.json"));
@@ -515,6 +555,7 @@ int main(void)
 	tcase_add_test(tc, cyclictest_text_with_a_sum_column);
 	tcase_add_test(tc, latscope_noise_both_schemas);
 	tcase_add_test(tc, latscope_timer_both_schemas);
+	tcase_add_test(tc, latscope_monitor_state);
 	tcase_add_test(tc, latscope_check_and_irq);
 	tcase_add_test(tc, future_and_unknown_schemas_are_refused);
 	tcase_add_test(tc, files_of_no_known_format_are_refused);

@@ -37,6 +37,7 @@ static const char *const fixtures[] = {
 	FIXTURE("peers/cyclictest-t2-h400.json"),
 	FIXTURE("peers/cyclictest-t2-h400.txt"),
 	FIXTURE("peers/oslat-c1.json"),
+	FIXTURE("report/monitor-state.json"),
 };
 #define NR_FIXTURES (sizeof(fixtures) / sizeof(fixtures[0]))
 
@@ -98,7 +99,7 @@ static void load_all(struct inputs *in, bool with_monitor)
 		char *text = monitor_text();
 
 		ck_assert_msg(
-			!import_buffer("monitor-state.json", text, strlen(text), &in->runs[in->n]),
+			!import_buffer("monitor-3days.json", text, strlen(text), &in->runs[in->n]),
 			"%s", last_error);
 		in->n++;
 		free(text);
@@ -153,8 +154,10 @@ START_TEST(page_with_every_plot_kind)
 		"id=\"noise-causes\"",
 		"id=\"timer-explain-v2-over-time-thread-0-cpu-0\"",
 		"id=\"irq-plan-irq-rates\"",
+		"id=\"monitor-3days-windows\"",
+		"id=\"monitor-3days-over-time-cpu-0\"",
 		"id=\"monitor-state-windows\"",
-		"id=\"monitor-state-over-time-cpu-0\"",
+		"id=\"monitor-state-anatomy\"",
 		"id=\"compare-latency-exceedance\"",
 		"id=\"compare-latency-histogram\"",
 		"id=\"compare-latency-cpu1\"",
@@ -344,8 +347,8 @@ START_TEST(svg_and_gnuplot_files)
 	ck_assert_uint_eq(files_ending(svg, ".svg", true), report_nr_plots(report));
 	ck_assert_int_eq(report_write_gnuplot(report, gp), 0);
 	/* one .dat and one .gp per measuring input */
-	ck_assert_uint_eq(files_ending(gp, ".dat", false), 6);
-	ck_assert_uint_eq(files_ending(gp, ".gp", false), 6);
+	ck_assert_uint_eq(files_ending(gp, ".dat", false), 7);
+	ck_assert_uint_eq(files_ending(gp, ".gp", false), 7);
 	/* OSADL's layout: the us, then a count per thread, tab-separated */
 	snprintf(command, sizeof(command), "grep -q '^17\t1\t0$' '%s/cyclictest-t2-h400-json.dat'",
 		 gp);
