@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * report-generate: large inputs for bench/report, in the shapes latscope
- * writes (schema latscope/2):
+ * writes:
  *
  *   report-generate noise OUT.json    a 64-CPU noise --explain result of 60 s
  *                                     with 100,000 gaps per CPU listed with
  *                                     their times (gaps.records [t_ns, ns])
- *   report-generate monitor OUT.json  a monitor state of 8 CPUs over 35 days:
- *                                     5-minute windows, histograms, causes,
- *                                     the 20 worst spikes, block maxima
+ *   report-generate monitor OUT.json  a monitor state of 8 CPUs over 35 days
+ *                                     as lib/monitor_state.c writes it:
+ *                                     5-minute windows as columns, histograms,
+ *                                     causes, the 20 worst spikes, block maxima
  *
  * The numbers follow a made-up but plausible machine (a 20 us tick every
  * 4 ms, a 150 us housekeeping burst every second, rare millisecond spikes)
@@ -250,48 +251,103 @@ static void noise(struct textbuf *b)
 	textbuf_puts(b, "]}\n");
 }
 
+/* causes and the worst spikes as the monitor's state keeps them, under "explain" */
+static void monitor_explain(struct textbuf *b, uint64_t *state, uint64_t start_ns)
+{
+	unsigned int i, j;
+
+	textbuf_puts(b, ", \"explain\": {\"lost_events\": 0, \"spikes_missed\": 0, \"causes\": [");
+	for (i = 0; i < sizeof(causes) / sizeof(causes[0]); i++)
+		textbuf_printf(
+			b, "%s{\"kind\": \"%s\", \"cause\": \"%s\", \"spikes\": %u, \"ns\": %llu}",
+			i ? ", " : "", causes[i].kind, causes[i].label, 5000 / (i + 1),
+			(unsigned long long)(4e8 / (i + 1) * (0.5 + uniform(state))));
+	textbuf_puts(b, "], \"worst_spikes\": [");
+	for (i = 0; i < 20; i++) {
+		uint64_t latency = 95000 - i * 2000,
+			 t = start_ns + (i * 150001ULL + 7) * 1000000000ULL;
+
+		textbuf_printf(b,
+			       "%s{\"time_ns\": %llu, \"latency_ns\": %llu, \"incomplete\": false,"
+			       " \"parts\": [",
+			       i ? ", " : "", (unsigned long long)t, (unsigned long long)latency);
+		for (j = 0; j < 4; j++)
+			textbuf_printf(b, "%s{\"kind\": \"%s\", \"cause\": \"%s\", \"ns\": %llu}",
+				       j ? ", " : "", j ? causes[j].kind : "timer_delay",
+				       j ? causes[j].label : "timer irq delay",
+				       (unsigned long long)(latency >> (j + 1)));
+		textbuf_printf(b, "], \"rest_ns\": %llu}", (unsigned long long)(latency >> 4));
+	}
+	textbuf_puts(b, "]}");
+}
+
+/* a column of the windows: one number per window */
+static void column(struct textbuf *b, const char *name, const uint64_t *values, uint64_t n)
+{
+	uint64_t i;
+
+	textbuf_printf(b, ", \"%s\": [", name);
+	for (i = 0; i < n; i++)
+		textbuf_printf(b, "%s%llu", i ? ", " : "", (unsigned long long)values[i]);
+	textbuf_puts(b, "]");
+}
+
+/*
+ * A CPU as the monitor's state writes it: the windows as columns, window i
+ * spanning [index, index + 1) * window_ns on the wall clock.
+ */
 static void monitor_cpu(struct textbuf *b, unsigned int index, uint64_t *state)
 {
 	uint64_t windows = MONITOR_DAYS * 86400ULL * 1000000000ULL / WINDOW_NS, w;
 	uint64_t start = 1793491200ULL * 1000000000ULL; /* 2026-11-01 00:00 UTC */
 	uint64_t samples = windows * 300000, max_ns = 95000 + index * 3000;
+	uint64_t *cols = calloc(6 * windows, sizeof(*cols));
+	uint64_t *idx = cols, *count = cols + windows, *max = cols + 2 * windows;
+	uint64_t *p99 = cols + 3 * windows, *missed = cols + 4 * windows;
+	uint64_t *partial = cols + 5 * windows;
 	struct hist h;
 
-	textbuf_printf(b, "%s{\"cpu\": %u, \"interval_ns\": 1000000, \"count\": %llu, ",
-		       index ? ",\n" : "", index + 2, (unsigned long long)samples);
-	textbuf_puts(b, "\"histogram\": {\"unit\": \"ns\", \"buckets\": [");
-	histogram(b, &h, state, 2500, samples, max_ns);
-	textbuf_printf(b,
-		       "], \"overflow\": 0, \"overflow_above_ns\": 10000000000}, "
-		       "\"min_ns\": 1300, \"avg_ns\": 2610, \"max_ns\": %llu, \"missed\": 3, ",
-		       (unsigned long long)max_ns);
-	percentiles(b, &h);
-	textbuf_puts(b, ", \"windows\": [");
+	if (!cols)
+		abort();
 	for (w = 0; w < windows; w++) {
 		/* a daily pattern, a weekly job and a few bad windows */
 		double hour = fmod((double)w * 5 / 60, 24);
-		uint64_t max = (uint64_t)(9000 + 3000 * sin(hour / 24 * 2 * M_PI) +
-					  next_random(state) % 4000);
 
+		idx[w] = start / WINDOW_NS + w;
+		count[w] = 300000;
+		max[w] = (uint64_t)(9000 + 3000 * sin(hour / 24 * 2 * M_PI) +
+				    (double)(next_random(state) % 4000));
 		if (w % 2016 == 1000)
-			max = 40000 + next_random(state) % 20000;
-		if (w == 5000 + index * 700)
-			max = max_ns;
-		textbuf_printf(
-			b,
-			"%s{\"end_ns\": %llu, \"max_ns\": %llu, \"p99_ns\": %llu, \"count\": 300000,"
-			" \"missed\": %u}",
-			w ? ", " : "", (unsigned long long)(start + (w + 1) * WINDOW_NS),
-			(unsigned long long)max, (unsigned long long)(4000 + max / 10),
-			w == 5000 + index * 700 ? 3 : 0);
+			max[w] = 40000 + next_random(state) % 20000;
+		if (w == 5000 + index * 700) {
+			max[w] = max_ns;
+			missed[w] = 3;
+		}
+		p99[w] = 4000 + max[w] / 10;
 	}
-	textbuf_puts(b, "]");
-	explain(b, state, 20, true);
-	textbuf_puts(b, ", \"block_maxima\": {\"block_ns\": 300000000000, \"max_ns\": [");
-	for (w = 0; w < windows; w++)
-		textbuf_printf(b, "%s%llu", w ? ", " : "",
-			       (unsigned long long)(9000 + next_random(state) % 6000));
-	textbuf_puts(b, "]}}");
+	textbuf_printf(b,
+		       "%s{\"cpu\": %u, \"count\": %llu, \"sum_ns\": %llu, \"max_ns\": %llu,"
+		       " \"missed\": 3, ",
+		       index ? ",\n" : "", index + 2, (unsigned long long)samples,
+		       (unsigned long long)(samples * 2610), (unsigned long long)max_ns);
+	textbuf_puts(b, "\"histogram\": {\"unit\": \"ns\", \"buckets\": [");
+	histogram(b, &h, state, 2500, samples, max_ns);
+	textbuf_puts(b, "], \"overflow\": 0, \"overflow_above_ns\": 10000000000}, ");
+	percentiles(b, &h);
+	textbuf_printf(b, ", \"windows\": {\"window_ns\": %llu", (unsigned long long)WINDOW_NS);
+	column(b, "index", idx, windows);
+	column(b, "count", count, windows);
+	column(b, "max_ns", max, windows);
+	column(b, "p99_ns", p99, windows);
+	column(b, "missed", missed, windows);
+	column(b, "partial", partial, windows);
+	textbuf_printf(b, "}, \"block_maxima\": {\"block_ns\": %llu",
+		       (unsigned long long)WINDOW_NS);
+	column(b, "max_ns", max, windows);
+	textbuf_puts(b, "}");
+	monitor_explain(b, state, start);
+	textbuf_puts(b, "}");
+	free(cols);
 }
 
 static void monitor(struct textbuf *b)
@@ -301,7 +357,7 @@ static void monitor(struct textbuf *b)
 
 	textbuf_puts(
 		b,
-		"{\"schema\": \"latscope/2\", \"command\": \"monitor\", \"version\": \"0.1.0\","
+		"{\"schema\": \"latscope/1\", \"command\": \"monitor\", \"version\": \"0.1.0\","
 		" \"command_line\": [\"latscope\", \"monitor\", \"--cpus\", \"2-9\", \"--explain\"],"
 		" \"start_time\": \"2026-11-01T00:00:00.000Z\", \"end_time\": "
 		"\"2026-12-06T00:00:00.000Z\",\n");
