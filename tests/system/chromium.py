@@ -9,6 +9,7 @@ import fcntl
 import json
 import os
 import shutil
+import signal
 import struct
 import subprocess
 import tempfile
@@ -49,7 +50,7 @@ class Browser:
         self.proc = subprocess.Popen(
             [binary, *CHROMIUM_FLAGS, f"--user-data-dir={self.profile}", "about:blank"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-            pass_fds=(3, 4), preexec_fn=child_fds)
+            pass_fds=(3, 4), preexec_fn=child_fds, start_new_session=True)
         os.close(high_r)
         os.close(high_w)
         self.timeout = timeout
@@ -57,6 +58,20 @@ class Browser:
         self.buffer = b""
         self.events = []
         self.session = None
+
+    def _ours(self):
+        """Pids of the processes running with this browser's own profile."""
+        pids = []
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    if f"--user-data-dir={self.profile}".encode() in f.read():
+                        pids.append(int(entry))
+            except OSError:
+                pass
+        return pids
 
     def close(self):
         try:
@@ -66,8 +81,23 @@ class Browser:
         try:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
+            pass
+        # /usr/bin/chromium is a script: the browser and its helpers are its
+        # children, in the session started for them; end them by their pids
+        deadline = time.monotonic() + 10
+        while True:
+            left = self._ours()
+            if not left or time.monotonic() > deadline:
+                break
+            for pid in left:
+                try:
+                    os.kill(pid, signal.SIGTERM if time.monotonic() < deadline - 5 else signal.SIGKILL)
+                except OSError:
+                    pass
+            time.sleep(0.2)
+        if self.proc.poll() is None:
             self.proc.kill()
-            self.proc.wait()
+        self.proc.wait()
         for fd in (self._to_chrome, self._from_chrome):
             try:
                 os.close(fd)
