@@ -12,6 +12,9 @@ TEST="check python3 util-linux mount procps"
 BUILD="$BUILD libmicrohttpd-dev libgnutls28-dev libprotobuf-c-dev protobuf-c-compiler
 libyaml-dev libcrypt-dev libsystemd-dev"
 TEST="$TEST prometheus openssl"
+# report: xmllint checks the SVG, headless chromium renders the page, gnuplot
+# runs the scripts report writes
+TEST="$TEST libxml2-utils chromium gnuplot-nox"
 # peers the benchmarks compare against; optional at run time
 BENCH="rt-tests hyperfine time"
 
