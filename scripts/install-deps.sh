@@ -5,8 +5,8 @@
 set -eu
 
 BUILD="meson ninja-build pkg-config gcc libc6-dev libtracefs-dev libtraceevent-dev
-libjansson-dev libnuma-dev zlib1g-dev"
-TEST="check python3 util-linux mount procps"
+libjansson-dev libnuma-dev zlib1g-dev libgsl-dev"
+TEST="check python3 util-linux mount procps r-base-core r-cran-evd"
 # peers the benchmarks compare against; optional at run time
 BENCH="rt-tests hyperfine time"
 
