@@ -1105,29 +1105,33 @@ int gev_profile_exceedance(const double *x, unsigned int n, const struct gev_fit
 		err = profile_both(&pr, v0, Lhat, step, &lo, &hi);
 	} else if (th[2] < 0) {
 		/*
-		 * The level is beyond the fitted end point: the estimate is 0,
-		 * the lower bound too, and the upper bound is searched from a
-		 * probability no double can tell from 0.
+		 * The level is beyond the fitted end point: the estimate is 0.
+		 * A probability no double can tell from 0 pins the end point
+		 * at the level; if even that is rejected, the interval is
+		 * {0}, otherwise its upper bound is searched from there.
 		 */
-		double slope, start = -700;
+		double slope, start = -700, e;
 
-		if (isnan(profile_excess(&pr, start, &slope))) {
+		pr.v[0] = v0[0];
+		pr.v[1] = v0[1];
+		e = profile_excess(&pr, start, &slope);
+		lo = hi = -INFINITY;
+		if (isnan(e)) {
 			err = -EDOM;
-		} else {
+		} else if (e < 0) {
 			memcpy(pr.estimate, pr.theta, sizeof(pr.estimate));
 			err = profile_bound(&pr, pr.v, start, 1, 1, &hi);
 			if (err == -ERANGE)
 				hi = INFINITY;
 		}
-		lo = -INFINITY;
 	} else {
 		/* below a heavy tail's lower end: every block exceeds it */
 		lo = hi = INFINITY;
 	}
 	if (!err || err == -ERANGE) {
 		/* P(one of @blocks maxima above the level) = 1 - G^blocks */
-		ci[0] = -expm1(-blocks * exp(lo));
-		ci[1] = -expm1(-blocks * exp(hi));
+		ci[0] = -expm1(-blocks * exp(lo)) + 0.0;
+		ci[1] = -expm1(-blocks * exp(hi)) + 0.0;
 	}
 	sample_release(&d);
 	return err;

@@ -216,8 +216,9 @@ static void exceedance(const double *x, unsigned int n, struct tail_estimate *t,
 
 	t->has_exceedance = true;
 	t->budget_ns = o->budget_ns;
-	t->p_block = -expm1(log_g);
-	t->p_day = -expm1(blocks * log_g);
+	/* + 0.0 turns the -0 of -expm1(0) into 0 */
+	t->p_block = -expm1(log_g) + 0.0;
+	t->p_day = -expm1(blocks * log_g) + 0.0;
 	err = gev_profile_exceedance(x, n, &t->fit, (double)o->budget_ns, blocks, o->confidence,
 				     t->p_day_ci);
 	t->has_p_day_ci = !err || err == -ERANGE;
