@@ -404,12 +404,21 @@ static bool cholesky_solve(const double *h, unsigned int dim, double lambda, con
 	return gsl_linalg_cholesky_solve(&mv.matrix, &rv.vector, &sv.vector) == 0;
 }
 
-#define NEWTON_DECREMENT 1e-12
+/*
+ * Converged when the Newton decrement, the fall of the objective a full
+ * step promises, is below @tolerance: 1e-12 for the fit itself, 1e-10 in a
+ * profile, whose deviance is wanted to 1e-6.
+ */
+#define FIT_DECREMENT 1e-12
+#define PROFILE_DECREMENT 1e-10
+/* a profile bound is where the deviance is within this of the threshold:
+ * 2.6e-7 standard errors of the interest away, its slope being ~3.9/se */
+#define PROFILE_TOLERANCE 1e-6
 
 static int newton_minimise(objective_fn fn, void *ctx, unsigned int dim, double *v, double *fv,
-			   unsigned int max_iter)
+			   unsigned int max_iter, double tolerance)
 {
-	double f, g[3], h[9], step[3], trial[3], ft, lambda = 0;
+	double f, g[3], h[9], step[3], trial[3], ft, gt[3], ht[9], lambda = 0;
 	unsigned int iter, i, k;
 
 	if (!fn(ctx, v, &f, g, h))
@@ -425,14 +434,18 @@ static int newton_minimise(objective_fn fn, void *ctx, unsigned int dim, double 
 		}
 		for (i = 0; i < dim; i++)
 			dec -= g[i] * step[i];
-		if (lambda == 0 && dec < NEWTON_DECREMENT) {
+		if (lambda == 0 && dec < tolerance) {
 			*fv = f;
 			return 0;
 		}
 		for (k = 0; k < 60; k++, alpha /= 2) {
 			for (i = 0; i < dim; i++)
 				trial[i] = v[i] + alpha * step[i];
-			if (!fn(ctx, trial, &ft, NULL, NULL))
+			/*
+			 * The full step is usually taken: evaluate its
+			 * derivatives at once rather than in a second sweep.
+			 */
+			if (!fn(ctx, trial, &ft, k ? NULL : gt, k ? NULL : ht))
 				continue;
 			/* near the optimum the value is below its rounding: trust Newton */
 			if (ft <= f - 1e-4 * alpha * dec || (lambda == 0 && dec < 1e-6 && k == 0)) {
@@ -447,8 +460,13 @@ static int newton_minimise(objective_fn fn, void *ctx, unsigned int dim, double 
 			continue;
 		}
 		memcpy(v, trial, dim * sizeof(*v));
-		if (!fn(ctx, v, &f, g, h))
+		if (k == 0) {
+			f = ft;
+			memcpy(g, gt, sizeof(g));
+			memcpy(h, ht, sizeof(h));
+		} else if (!fn(ctx, v, &f, g, h)) {
 			return -EDOM;
+		}
 		lambda = lambda > 1e-6 ? lambda / 10 : 0;
 	}
 	return -EDOM;
@@ -506,7 +524,7 @@ static bool search_bfgs(struct sample *d, double th[3])
 		gsl_multimin_fdfminimizer_free(m);
 		return false;
 	}
-	for (iter = 0; iter < 500 && status == GSL_CONTINUE; iter++) {
+	for (iter = 0; iter < 300 && status == GSL_CONTINUE; iter++) {
 		if (gsl_multimin_fdfminimizer_iterate(m))
 			break;
 		status = gsl_multimin_test_gradient(m->gradient, 1e-6 * d->n);
@@ -535,7 +553,7 @@ static bool search_simplex(struct sample *d, double th[3])
 		gsl_multimin_fminimizer_free(m);
 		return false;
 	}
-	for (iter = 0; iter < 5000 && status == GSL_CONTINUE; iter++) {
+	for (iter = 0; iter < 2000 && status == GSL_CONTINUE; iter++) {
 		if (gsl_multimin_fminimizer_iterate(m))
 			break;
 		status = gsl_multimin_test_size(gsl_multimin_fminimizer_size(m), 1e-8);
@@ -587,8 +605,22 @@ static void search_start(const struct sample *d, bool lmoments, double shape, do
 }
 
 /* Fit on standardised data; th receives the standardised estimate. */
-static int fit_standardised(struct sample *d, double th[3], double *f, const char **method,
-			    char *why, size_t size)
+/* no search: the Newton steps that finish every search start right away */
+static bool search_none(struct sample *d, double *th)
+{
+	(void)d;
+	(void)th;
+	return true;
+}
+
+/*
+ * Fit on standardised data; th receives the standardised estimate. From a
+ * good start (the L-moment estimates, or a given one) damped Newton alone
+ * converges in a few sweeps; GSL's BFGS and simplex searches, each
+ * finished by Newton, are the fallbacks.
+ */
+static int fit_standardised(struct sample *d, const double *near, double th[3], double *f,
+			    const char **method, char *why, size_t size)
 {
 	static const struct {
 		const char *name;
@@ -596,37 +628,64 @@ static int fit_standardised(struct sample *d, double th[3], double *f, const cha
 		bool lmoments;
 		double shape;
 	} attempts[] = {
+		{ "Newton from the L-moment estimates", search_none, true, 0 },
+		{ "Newton from a Gumbel", search_none, false, 0 },
 		{ "BFGS from the L-moment estimates", search_bfgs, true, 0 },
 		{ "BFGS from a Gumbel", search_bfgs, false, 0 },
 		{ "simplex from the L-moment estimates", search_simplex, true, 0 },
 		{ "simplex from shape 0.3", search_simplex, false, 0.3 },
 		{ "simplex from shape -0.3", search_simplex, false, -0.3 },
 	};
+	double floor_f = INFINITY;
 	unsigned int i;
 	int len = 0;
 
+	if (near) {
+		memcpy(th, near, 3 * sizeof(*th));
+		if (nll_eval(d, th, f, NULL, NULL) &&
+		    newton_minimise(full_objective, d, 3, th, f, 100, FIT_DECREMENT) == 0) {
+			*method = "Newton from the given start";
+			return 0;
+		}
+		if (why)
+			len = snprintf(why, size, "tried: Newton from the given start; ");
+	}
 	for (i = 0; i < sizeof(attempts) / sizeof(attempts[0]); i++) {
 		search_start(d, attempts[i].lmoments, attempts[i].shape, th);
 		if (attempts[i].search(d, th) &&
-		    newton_minimise(full_objective, d, 3, th, f, 100) == 0) {
+		    newton_minimise(full_objective, d, 3, th, f, 100, FIT_DECREMENT) == 0 &&
+		    *f < floor_f) {
 			*method = attempts[i].name;
 			return 0;
 		}
+		/*
+		 * A search that slid to shape -1 found the likelihood rising
+		 * without bound there; a regular maximum found later counts
+		 * only if it is higher than where that search stopped.
+		 */
+		if (th[2] < SHAPE_FLOOR + 0.01 && nll_eval(d, th, f, NULL, NULL) && *f < floor_f)
+			floor_f = *f;
 		if (why && len >= 0 && (size_t)len < size)
 			len += snprintf(why + len, size - len, "%s%s",
-					i ? "; " : "tried: ", attempts[i].name);
+					i ? "; " : (len ? "" : "tried: "), attempts[i].name);
 	}
 	if (why && len >= 0 && (size_t)len < size)
 		snprintf(why + len, size - len,
 			 ", each finished by Newton steps: none reached a maximum of the "
-			 "likelihood with a positive definite information matrix");
+			 "likelihood with a positive definite information matrix%s",
+			 isfinite(floor_f) ?
+				 "; the likelihood keeps rising as the shape approaches "
+				 "-1, where the largest maxima become an end point: there "
+				 "is no regular maximum-likelihood fit (Smith 1985)" :
+				 "");
 	return -EDOM;
 }
 
-int gev_fit(const double *x, unsigned int n, struct gev_fit *out, char *why, size_t size)
+static int fit(const double *x, unsigned int n, const struct gev_params *near, struct gev_fit *out,
+	       char *why, size_t size)
 {
 	struct sample d;
-	double th[3], f, g[3], h[9], cov[3][3];
+	double th[3], f, g[3], h[9], cov[3][3], start[3];
 	const char *method = "";
 	unsigned int i, j;
 	int err;
@@ -634,7 +693,7 @@ int gev_fit(const double *x, unsigned int n, struct gev_fit *out, char *why, siz
 	memset(out, 0, sizeof(*out));
 	if (why && size)
 		why[0] = 0;
-	if (!x || n < 3)
+	if (!x || n < 3 || (near && !(near->scale > 0)))
 		return -EINVAL;
 	numerics_init();
 	for (i = 0; i < n; i++)
@@ -646,7 +705,20 @@ int gev_fit(const double *x, unsigned int n, struct gev_fit *out, char *why, siz
 			 n, x[0]);
 	if (err)
 		return err;
-	err = fit_standardised(&d, th, &f, &method, why, size);
+	if (near) {
+		start[0] = (near->loc - d.shift) / d.unit;
+		start[1] = near->scale / d.unit;
+		start[2] = near->shape;
+	}
+	err = fit_standardised(&d, near ? start : NULL, th, &f, &method, why, size);
+	if (err && why && d.nr < 30) {
+		size_t len = strlen(why);
+
+		snprintf(why + len, size - len,
+			 " (only %u distinct values among %u maxima: recorded this coarsely they "
+			 "cannot be fitted as a continuous distribution)",
+			 d.nr, n);
+	}
 	if (!err && (!nll_eval(&d, th, &f, g, h) || !invert_information(h, cov))) {
 		if (why)
 			snprintf(why, size, "the information matrix at the maximum is singular");
@@ -669,6 +741,17 @@ int gev_fit(const double *x, unsigned int n, struct gev_fit *out, char *why, siz
 out:
 	sample_release(&d);
 	return err;
+}
+
+int gev_fit(const double *x, unsigned int n, struct gev_fit *out, char *why, size_t size)
+{
+	return fit(x, n, NULL, out, why, size);
+}
+
+int gev_fit_near(const double *x, unsigned int n, const struct gev_params *start,
+		 struct gev_fit *out, char *why, size_t size)
+{
+	return fit(x, n, start, out, why, size);
 }
 
 /*
@@ -700,6 +783,7 @@ struct profile {
 	double theta[3], grad[3]; /* full parameters and gradient, last evaluated */
 	double dshape; /* d shape / d interest at the last evaluation */
 	double estimate[3]; /* the maximum-likelihood estimate */
+	double tangent[2]; /* d(loc, scale)/d interest along the profile, at the estimate */
 };
 
 /*
@@ -860,18 +944,25 @@ static bool profile_simplex(struct profile *p, double v[2])
  * the profile's derivative is the partial derivative of the likelihood in
  * the interest at the inner optimum, here through the shape.
  */
-static double profile_excess(struct profile *p, double s, double *slope)
+static double profile_excess(struct profile *p, double s, const double start[2], double *slope)
 {
-	double v[2] = { p->v[0], p->v[1] }, f, partial;
+	double v[2] = { start[0], start[1] }, f, partial;
 	double guess = p->theta[2];
 
 	profile_set_interest(p, s);
-	if (newton_minimise(profile_objective, p, 2, v, &f, 50)) {
+	if (newton_minimise(profile_objective, p, 2, v, &f, 50, PROFILE_DECREMENT)) {
+		/* from the last solution, then GSL's simplex from there */
 		v[0] = p->v[0];
 		v[1] = p->v[1];
 		p->theta[2] = guess;
-		if (!profile_simplex(p, v) || newton_minimise(profile_objective, p, 2, v, &f, 50))
-			return NAN;
+		if (newton_minimise(profile_objective, p, 2, v, &f, 50, PROFILE_DECREMENT)) {
+			v[0] = p->v[0];
+			v[1] = p->v[1];
+			p->theta[2] = guess;
+			if (!profile_simplex(p, v) ||
+			    newton_minimise(profile_objective, p, 2, v, &f, 50, PROFILE_DECREMENT))
+				return NAN;
+		}
 	}
 	p->v[0] = v[0];
 	p->v[1] = v[1];
@@ -895,7 +986,7 @@ static int profile_bound(struct profile *p, const double v0[2], double s0, doubl
 			 double direction, double *bound)
 {
 	double in = s0, out = NAN, s = s0 + direction * step, v_in[2] = { v0[0], v0[1] };
-	double theta_in[3];
+	double before = NAN, v_before[2] = { 0, 0 }, theta_in[3];
 	unsigned int iter, failures = 0;
 
 	p->v[0] = v0[0];
@@ -903,8 +994,24 @@ static int profile_bound(struct profile *p, const double v0[2], double s0, doubl
 	memcpy(p->theta, p->estimate, sizeof(p->theta));
 	memcpy(theta_in, p->theta, sizeof(theta_in));
 	for (iter = 0; iter < 200; iter++) {
-		double slope, e = profile_excess(p, s, &slope), next;
+		double slope, e, next, start[2], path[2];
+		int k;
 
+		/*
+		 * Predict the inner solution: along the line through the last
+		 * two solutions inside, or along the profile's tangent at the
+		 * estimate; the inner Newton then needs a step or two.
+		 */
+		for (k = 0; k < 2; k++) {
+			path[k] = isnan(before) ? p->tangent[k] :
+						  (v_in[k] - v_before[k]) / (in - before);
+			start[k] = v_in[k] + path[k] * (s - in);
+		}
+		if (!(start[1] > 0)) {
+			start[0] = v_in[0];
+			start[1] = v_in[1];
+		}
+		e = profile_excess(p, s, start, &slope);
 		if (isnan(e)) {
 			/*
 			 * Without a point outside, the profile may simply stay
@@ -919,11 +1026,14 @@ static int profile_bound(struct profile *p, const double v0[2], double s0, doubl
 			s = in + (s - in) / 2;
 			continue;
 		}
-		if (fabs(e) < 1e-7) {
+		if (fabs(e) < PROFILE_TOLERANCE) {
 			*bound = s;
 			return 0;
 		}
 		if (e < 0) {
+			before = in;
+			v_before[0] = v_in[0];
+			v_before[1] = v_in[1];
 			in = s;
 			v_in[0] = p->v[0];
 			v_in[1] = p->v[1];
@@ -935,7 +1045,7 @@ static int profile_bound(struct profile *p, const double v0[2], double s0, doubl
 			*bound = in + (out - in) / 2;
 			return 0;
 		}
-		/* start the next inner fit from the inside */
+		/* the fallback start of the next inner fit: the last one inside */
 		p->v[0] = v_in[0];
 		p->v[1] = v_in[1];
 		memcpy(p->theta, theta_in, sizeof(theta_in));
@@ -953,6 +1063,32 @@ static int profile_bound(struct profile *p, const double v0[2], double s0, doubl
 		s = next;
 	}
 	return isnan(out) ? -ERANGE : -EDOM;
+}
+
+/*
+ * The delta-method variance of an interest with gradient @grad (in the
+ * standardised parameters), and the profile's tangent at the estimate,
+ * cov grad / (grad' cov grad): the direction the other parameters take as
+ * the interest moves, to first order.
+ */
+static double profile_tangent(struct profile *p, const struct gev_fit *fit, const struct sample *d,
+			      const double grad[3])
+{
+	double cov[3][3], cg[3] = { 0, 0, 0 }, var = 0;
+	unsigned int i, j;
+
+	for (i = 0; i < 3; i++)
+		for (j = 0; j < 3; j++)
+			cov[i][j] =
+				fit->cov[i][j] / ((i < 2 ? d->unit : 1) * (j < 2 ? d->unit : 1));
+	for (i = 0; i < 3; i++) {
+		for (j = 0; j < 3; j++)
+			cg[i] += cov[i][j] * grad[j];
+		var += grad[i] * cg[i];
+	}
+	p->tangent[0] = var > 0 ? cg[0] / var : 0;
+	p->tangent[1] = var > 0 ? cg[1] / var : 0;
+	return var;
 }
 
 /*
@@ -1010,7 +1146,6 @@ int gev_profile_return_level(const double *x, unsigned int n, const struct gev_f
 	struct profile pr;
 	struct sample d;
 	double th[3], v0[2], zhat, h, h1, var, grad[3], step, lo, hi;
-	unsigned int i, j;
 	int err;
 
 	if (!(p > 0 && p < 1))
@@ -1022,15 +1157,11 @@ int gev_profile_return_level(const double *x, unsigned int n, const struct gev_f
 	pr.L = log(-log1p(-p));
 	level_h(th[2], pr.L, &h, &h1, NULL);
 	zhat = th[0] + th[1] * h;
-	/* delta-method standard error, only to size the first step */
+	/* the Wald bound is the first guess */
 	grad[0] = 1;
 	grad[1] = h;
 	grad[2] = th[1] * h1;
-	var = 0;
-	for (i = 0; i < 3; i++)
-		for (j = 0; j < 3; j++)
-			var += grad[i] * grad[j] * fit->cov[i][j] /
-			       ((i < 2 ? d.unit : 1) * (j < 2 ? d.unit : 1));
+	var = profile_tangent(&pr, fit, &d, grad);
 	step = sqrt(pr.threshold) * (var > 0 && isfinite(var) ? sqrt(var) : th[1]);
 	v0[0] = th[0];
 	v0[1] = th[1];
@@ -1057,6 +1188,7 @@ int gev_profile_shape(const double *x, unsigned int n, const struct gev_fit *fit
 	pr.kind = PROFILE_SHAPE;
 	v0[0] = th[0];
 	v0[1] = th[1];
+	profile_tangent(&pr, fit, &d, (const double[3]){ 0, 0, 1 });
 	step = sqrt(pr.threshold) * (fit->se[2] > 0 ? fit->se[2] : 0.1);
 	err = profile_both(&pr, v0, th[2], step, &lo, &hi);
 	if (!err || err == -ERANGE) {
@@ -1072,8 +1204,7 @@ int gev_profile_exceedance(const double *x, unsigned int n, const struct gev_fit
 {
 	struct profile pr;
 	struct sample d;
-	double th[3], v0[2], zs, z, u, y, t, a, grad[3], var = 0, step, Lhat, lo, hi;
-	unsigned int i, j;
+	double th[3], v0[2], zs, z, u, y, t, a, grad[3], var, step, Lhat, lo, hi;
 	int err;
 
 	if (!(blocks >= 1) || !isfinite(level))
@@ -1097,10 +1228,7 @@ int gev_profile_exceedance(const double *x, unsigned int n, const struct gev_fit
 		grad[0] = 1 / (y * th[1]);
 		grad[1] = z / (y * th[1]);
 		grad[2] = -a;
-		for (i = 0; i < 3; i++)
-			for (j = 0; j < 3; j++)
-				var += grad[i] * grad[j] * fit->cov[i][j] /
-				       ((i < 2 ? d.unit : 1) * (j < 2 ? d.unit : 1));
+		var = profile_tangent(&pr, fit, &d, grad);
 		step = sqrt(pr.threshold) * (var > 0 && isfinite(var) ? sqrt(var) : 1);
 		err = profile_both(&pr, v0, Lhat, step, &lo, &hi);
 	} else if (th[2] < 0) {
@@ -1114,7 +1242,7 @@ int gev_profile_exceedance(const double *x, unsigned int n, const struct gev_fit
 
 		pr.v[0] = v0[0];
 		pr.v[1] = v0[1];
-		e = profile_excess(&pr, start, &slope);
+		e = profile_excess(&pr, start, v0, &slope);
 		lo = hi = -INFINITY;
 		if (isnan(e)) {
 			err = -EDOM;

@@ -135,18 +135,18 @@ int gev_halves_test(const double *x, unsigned int n, const struct gev_fit *whole
 		    double *p_value, char *why, size_t size)
 {
 	struct gev_fit first, second;
-	char reason[256];
+	char reason[640];
 	unsigned int half = n / 2;
 	double s;
 	int err;
 
 	numerics_init();
-	err = gev_fit(x, half, &first, reason, sizeof(reason));
+	err = gev_fit_near(x, half, &whole->est, &first, reason, sizeof(reason));
 	if (err) {
 		snprintf(why, size, "the first half cannot be fitted: %s", reason);
 		return err == -ENOMEM ? err : -EDOM;
 	}
-	err = gev_fit(x + half, n - half, &second, reason, sizeof(reason));
+	err = gev_fit_near(x + half, n - half, &whole->est, &second, reason, sizeof(reason));
 	if (err) {
 		snprintf(why, size, "the second half cannot be fitted: %s", reason);
 		return err == -ENOMEM ? err : -EDOM;

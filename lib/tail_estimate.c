@@ -163,7 +163,7 @@ static void check_independence(const double *x, unsigned int n, struct tail_chec
 static int check_stationarity(const double *x, unsigned int n, struct tail_estimate *t)
 {
 	struct tail_check *c = &t->stationarity;
-	char why[400];
+	char why[700];
 	int err = gev_halves_test(x, n, &t->fit, &c->value, &c->bound, why, sizeof(why));
 
 	if (err == -ENOMEM)
@@ -281,7 +281,7 @@ static void long_enough(const double *x, unsigned int n, struct tail_estimate *t
 int tail_estimate(const uint64_t *max_ns, unsigned int n, const struct tail_options *o,
 		  struct tail_estimate *out)
 {
-	char why[400];
+	char why[700];
 	double *x;
 	unsigned int i;
 	int err;

@@ -59,19 +59,35 @@ struct gev_fit {
  * @why: receives, on failure, what went wrong and what was tried
  * @size: room in @why
  *
- * The search runs on the data standardised to mean 0 and standard
- * deviation 1, from the Gumbel moment estimates: GSL's BFGS (analytic
- * gradient) and then, if that fails, GSL's simplex; each is finished by
- * Newton steps on the analytic Hessian, and the result is accepted only
- * when the Newton decrement is below 1e-12 and the observed information
- * (that Hessian) is positive definite. Standard errors are the square
- * roots of the diagonal of its inverse.
+ * The search runs on the data standardised by their median and
+ * interquartile range: damped Newton steps on the analytic Hessian from
+ * the L-moment estimates (Hosking, Wallis & Wood 1985), and, if they fail,
+ * GSL's BFGS (analytic gradient) and GSL's simplex from several starts,
+ * each finished by Newton steps. A result is accepted only when the Newton
+ * decrement is below 1e-12 and the observed information (that Hessian)
+ * is positive definite. Standard errors are the square roots of the
+ * diagonal of its inverse.
  *
  * Returns 0; -EINVAL for bad arguments; -EDOM when the data cannot be
  * fitted (all equal, or no maximum found: @why says which and what was
  * tried); -ENOMEM.
  */
 int gev_fit(const double *x, unsigned int n, struct gev_fit *out, char *why, size_t size);
+
+/**
+ * gev_fit_near - gev_fit() starting from parameters known to be close
+ * @x: the block maxima
+ * @n: how many (>= 3)
+ * @start: e.g. the fit to a larger sample these maxima belong to
+ * @out: receives the fit
+ * @why: receives, on failure, what went wrong and what was tried
+ * @size: room in @why
+ *
+ * Newton steps from @start, then gev_fit()'s searches if they fail.
+ * Returns as gev_fit().
+ */
+int gev_fit_near(const double *x, unsigned int n, const struct gev_params *start,
+		 struct gev_fit *out, char *why, size_t size);
 
 /**
  * gev_profile_return_level - profile-likelihood interval of a return level

@@ -64,7 +64,7 @@ struct tail_check {
 	double value;
 	double bound;
 	double ci[2]; /* the shape check only: its interval */
-	char says[512];
+	char says[768];
 };
 
 struct tail_level {
@@ -81,7 +81,7 @@ struct tail_estimate {
 	unsigned int blocks;
 	uint64_t block_ns;
 	bool fitted; /* false: error says why (too few blocks, no fit) */
-	char error[480];
+	char error[768];
 	struct gev_fit fit;
 	unsigned int nr_levels;
 	struct tail_level levels[TAIL_MAX_LEVELS];
