@@ -17,6 +17,14 @@ static json_t *ns_or_null(double v)
 	return json_integer((json_int_t)llround(v));
 }
 
+/* a whole number of seconds or blocks as an integer, otherwise a real */
+static json_t *count_or_real(double v)
+{
+	if (isfinite(v) && v == floor(v) && fabs(v) < 9e15)
+		return json_integer((json_int_t)v);
+	return real_or_null(v);
+}
+
 static json_t *ns_pair(double low, double high)
 {
 	return json_pack("[oo]", ns_or_null(low), ns_or_null(high));
@@ -77,7 +85,7 @@ static json_t *levels_json(const struct tail_estimate *t)
 		const struct tail_level *l = &t->levels[i];
 		json_t *o = json_object();
 
-		json_object_set_new(o, "period_s", json_real(l->period_s));
+		json_object_set_new(o, "period_s", count_or_real(l->period_s));
 		json_object_set_new(o, "value_ns",
 				    l->available ? ns_or_null(l->value_ns) : json_null());
 		json_object_set_new(o, "ci_ns",
@@ -105,11 +113,12 @@ static json_t *long_enough_json(const struct tail_estimate *t)
 			    t->long_enough.value_ns > 0 ? real_or_null(t->long_enough.halfwidth) :
 							  json_null());
 	json_object_set_new(o, "blocks_needed",
-			    t->long_enough.evaluated ? real_or_null(t->long_enough.blocks_needed) :
+			    t->long_enough.evaluated ? count_or_real(t->long_enough.blocks_needed) :
 						       json_null());
 	json_object_set_new(o, "seconds_needed",
-			    t->long_enough.evaluated ? real_or_null(t->long_enough.seconds_needed) :
-						       json_null());
+			    t->long_enough.evaluated ?
+				    count_or_real(ceil(t->long_enough.seconds_needed)) :
+				    json_null());
 	json_object_set_new(o, "says", json_string(t->long_enough.says));
 	return o;
 }

@@ -537,32 +537,45 @@ static bool search_bfgs(struct sample *d, double th[3])
 	return ok;
 }
 
-static bool search_simplex(struct sample *d, double th[3])
+/*
+ * GSL's Nelder-Mead simplex on @f from @x (@dim values, replaced by the
+ * best point found), to a simplex of size 1e-8 or 2000 iterations.
+ */
+static bool run_simplex(double (*f)(const gsl_vector *, void *), void *ctx, unsigned int dim,
+			double *x, const double *steps)
 {
-	gsl_multimin_function fn = { gsl_f, 3, d };
+	gsl_multimin_function fn = { f, dim, ctx };
+	gsl_vector_const_view sv = gsl_vector_const_view_array(steps, dim);
+	gsl_vector_view xv = gsl_vector_view_array(x, dim);
 	gsl_multimin_fminimizer *m;
-	double start[3] = { th[0], log(th[1]), th[2] }, steps[3] = { 0.2, 0.2, 0.1 };
-	gsl_vector_view sv = gsl_vector_view_array(start, 3), stv = gsl_vector_view_array(steps, 3);
 	int status = GSL_CONTINUE, iter;
-	bool ok;
+	bool ok = false;
 
-	m = gsl_multimin_fminimizer_alloc(gsl_multimin_fminimizer_nmsimplex2, 3);
+	m = gsl_multimin_fminimizer_alloc(gsl_multimin_fminimizer_nmsimplex2, dim);
 	if (!m)
 		return false;
-	if (gsl_multimin_fminimizer_set(m, &fn, &sv.vector, &stv.vector)) {
-		gsl_multimin_fminimizer_free(m);
-		return false;
+	if (!gsl_multimin_fminimizer_set(m, &fn, &xv.vector, &sv.vector)) {
+		for (iter = 0; iter < 2000 && status == GSL_CONTINUE; iter++) {
+			if (gsl_multimin_fminimizer_iterate(m))
+				break;
+			status = gsl_multimin_test_size(gsl_multimin_fminimizer_size(m), 1e-8);
+		}
+		ok = isfinite(m->fval);
+		gsl_vector_memcpy(&xv.vector, m->x);
 	}
-	for (iter = 0; iter < 2000 && status == GSL_CONTINUE; iter++) {
-		if (gsl_multimin_fminimizer_iterate(m))
-			break;
-		status = gsl_multimin_test_size(gsl_multimin_fminimizer_size(m), 1e-8);
-	}
-	ok = isfinite(m->fval);
-	th[0] = gsl_vector_get(m->x, 0);
-	th[1] = exp(gsl_vector_get(m->x, 1));
-	th[2] = gsl_vector_get(m->x, 2);
 	gsl_multimin_fminimizer_free(m);
+	return ok;
+}
+
+static bool search_simplex(struct sample *d, double th[3])
+{
+	double x[3] = { th[0], log(th[1]), th[2] };
+	static const double steps[3] = { 0.2, 0.2, 0.1 };
+	bool ok = run_simplex(gsl_f, d, 3, x, steps);
+
+	th[0] = x[0];
+	th[1] = exp(x[1]);
+	th[2] = x[2];
 	return ok;
 }
 
@@ -914,27 +927,12 @@ static double profile_gsl_f(const gsl_vector *x, void *ctx)
 /* GSL's simplex on (loc, log scale), for when Newton alone fails */
 static bool profile_simplex(struct profile *p, double v[2])
 {
-	gsl_multimin_function fn = { profile_gsl_f, 2, p };
-	double start[2] = { v[0], log(v[1]) }, steps[2] = { 0.1, 0.1 };
-	gsl_vector_view sv = gsl_vector_view_array(start, 2), stv = gsl_vector_view_array(steps, 2);
-	gsl_multimin_fminimizer *m;
-	int status = GSL_CONTINUE, iter;
-	bool ok = false;
+	double x[2] = { v[0], log(v[1]) };
+	static const double steps[2] = { 0.1, 0.1 };
+	bool ok = run_simplex(profile_gsl_f, p, 2, x, steps);
 
-	m = gsl_multimin_fminimizer_alloc(gsl_multimin_fminimizer_nmsimplex2, 2);
-	if (!m)
-		return false;
-	if (!gsl_multimin_fminimizer_set(m, &fn, &sv.vector, &stv.vector)) {
-		for (iter = 0; iter < 2000 && status == GSL_CONTINUE; iter++) {
-			if (gsl_multimin_fminimizer_iterate(m))
-				break;
-			status = gsl_multimin_test_size(gsl_multimin_fminimizer_size(m), 1e-8);
-		}
-		ok = isfinite(m->fval);
-		v[0] = gsl_vector_get(m->x, 0);
-		v[1] = exp(gsl_vector_get(m->x, 1));
-	}
-	gsl_multimin_fminimizer_free(m);
+	v[0] = x[0];
+	v[1] = exp(x[1]);
 	return ok;
 }
 

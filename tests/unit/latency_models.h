@@ -61,7 +61,8 @@ static inline double model_cdf(const struct latency_model *m, double x)
 /* the value at or below which a fraction q lies */
 static inline double model_quantile(const struct latency_model *m, double q)
 {
-	double lo = 0, hi = 1e10;
+	/* the mixture's by bisection on log x: 50 halvings of 1 ns..10 s reach 1e-12 */
+	double lo = 0, hi = log(1e10);
 	int i;
 
 	if (m->kind == MODEL_BODY_TAIL) {
@@ -70,15 +71,15 @@ static inline double model_quantile(const struct latency_model *m, double q)
 		return body_tail_join() * m->stretch *
 		       pow((1 - q) / (1 - TAIL_FROM), -1 / TAIL_INDEX);
 	}
-	for (i = 0; i < 200; i++) {
+	for (i = 0; i < 50; i++) {
 		double mid = (lo + hi) / 2;
 
-		if (model_cdf(m, mid) < q)
+		if (model_cdf(m, exp(mid)) < q)
 			lo = mid;
 		else
 			hi = mid;
 	}
-	return (lo + hi) / 2;
+	return exp((lo + hi) / 2);
 }
 
 /* the largest of @block values: F^-1(U^(1/block)), exact */

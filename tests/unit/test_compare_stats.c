@@ -11,6 +11,14 @@
 
 static const struct compare_threshold practical = { 0.05, 1000 };
 
+/* a histogram of one 1 us bucket at 1..2 us, and an overflow up to @max */
+static void one_bucket(struct bucket_hist *h, uint64_t count, uint64_t overflow, uint64_t max)
+{
+	bucket_hist_init(h);
+	ck_assert_int_eq(bucket_hist_add(h, 1000, 1999, count), 0);
+	ck_assert_int_eq(bucket_hist_finish(h, overflow, 1999, 1000, max), 0);
+}
+
 START_TEST(verdict_needs_both_parts_of_the_threshold)
 {
 	int64_t ci[2];
@@ -93,12 +101,8 @@ START_TEST(too_few_samples_is_not_available)
 	json_t *j;
 
 	compare_options_default(&o);
-	bucket_hist_init(&a);
-	bucket_hist_init(&b);
-	bucket_hist_add(&a, 1000, 1999, 5000);
-	bucket_hist_finish(&a, 0, 0, 1000, 1999);
-	bucket_hist_add(&b, 1000, 1999, 50000);
-	bucket_hist_finish(&b, 0, 0, 1000, 1999);
+	one_bucket(&a, 5000, 0, 1999);
+	one_bucket(&b, 50000, 0, 1999);
 	ck_assert_int_eq(compare_stat_percentile(&a, &b, 99.99, &o, &s), 0);
 	ck_assert_int_eq(s.verdict, COMPARE_NOT_AVAILABLE);
 	ck_assert(!s.has_a && s.has_b && !s.has_ci);
@@ -121,12 +125,8 @@ START_TEST(max_has_no_interval)
 	json_t *j;
 
 	compare_options_default(&o);
-	bucket_hist_init(&a);
-	bucket_hist_init(&b);
-	bucket_hist_add(&a, 1000, 1999, 5000);
-	bucket_hist_finish(&a, 0, 0, 1000, 1900);
-	bucket_hist_add(&b, 1000, 1999, 5000);
-	bucket_hist_finish(&b, 3, 1999, 1000, 70000);
+	one_bucket(&a, 5000, 0, 1900);
+	one_bucket(&b, 5000, 3, 70000);
 	ck_assert_int_eq(compare_stat_max(&a, &b, &o, &s), 0);
 	ck_assert_str_eq(s.name, "max");
 	ck_assert_int_eq(s.diff_ns, 68100);

@@ -72,7 +72,8 @@ START_TEST(sound_maxima_are_reliable)
 	ck_assert(json_is_real(json_object_get(json_object_get(j, "se"), "shape")));
 	levels = json_object_get(j, "return_levels");
 	ck_assert_uint_eq(json_array_size(levels), 3);
-	ck_assert(json_real_value(json_object_get(json_array_get(levels, 1), "period_s")) == 86400);
+	ck_assert(json_integer_value(json_object_get(json_array_get(levels, 1), "period_s")) ==
+		  86400);
 	ck_assert(json_is_true(json_object_get(j, "reliable")));
 	ck_assert(json_is_boolean(json_object_get(
 		json_object_get(json_object_get(j, "checks"), "stationarity"), "pass")));
