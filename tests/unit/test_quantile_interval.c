@@ -24,11 +24,16 @@ static void hist_of(struct bucket_hist *h, const uint64_t *values, unsigned int 
 
 START_TEST(min_samples_follow_the_rule)
 {
-	/* p^n <= 0.025 */
-	ck_assert_uint_eq(quantile_interval_min_samples(99.99, 0.95), 36887);
-	ck_assert_uint_eq(quantile_interval_min_samples(99.9, 0.95), 3688);
-	ck_assert_uint_eq(quantile_interval_min_samples(50, 0.95), 6);
-	ck_assert(pow(0.9999, 36887) <= 0.025 && pow(0.9999, 36886) > 0.025);
+	/* 10 beyond the percentile, and p^n <= 0.025 */
+	ck_assert_uint_eq(quantile_interval_min_samples(99.99, 0.95), 100000);
+	ck_assert_uint_eq(quantile_interval_min_samples(99.9, 0.95), 10000);
+	ck_assert_uint_eq(quantile_interval_min_samples(50, 0.95), 20);
+	ck_assert_uint_eq(quantile_interval_min_samples(1, 0.95), 1000);
+	/* at 99.999%, p^n <= 5e-6 asks more than 10 beyond */
+	ck_assert_uint_eq(quantile_interval_min_samples(50, 0.999), 20);
+	ck_assert(quantile_interval_min_samples(90, 0.99999) > 100);
+	ck_assert(pow(0.9, 116) <= 5e-6 && pow(0.9, 115) > 5e-6);
+	ck_assert_uint_eq(quantile_interval_min_samples(90, 0.99999), 116);
 }
 END_TEST
 
@@ -51,8 +56,8 @@ START_TEST(empty_and_too_few_are_unavailable)
 	hist_of(&h, v, 5000);
 	ck_assert_int_eq(quantile_interval_estimate(&h, 99.99, 0.95, &q), 0);
 	ck_assert(!q.available);
-	ck_assert_msg(strstr(q.reason, "36887") && strstr(q.reason, "5000"), "%s", q.reason);
-	ck_assert_int_eq(quantile_interval_estimate(&h, 99.9, 0.95, &q), 0);
+	ck_assert_msg(strstr(q.reason, "100000") && strstr(q.reason, "5000"), "%s", q.reason);
+	ck_assert_int_eq(quantile_interval_estimate(&h, 99, 0.95, &q), 0);
 	ck_assert(q.available);
 	quantile_interval_release(&q);
 	ck_assert_int_eq(quantile_interval_estimate(&h, 100, 0.95, &q), -EINVAL);
