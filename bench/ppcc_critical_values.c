@@ -8,11 +8,11 @@
  * shape) by inversion (GSL's MT19937, seed 1), fit them, compute the PPCC
  * against the fitted shape, repeat, and take the 1% point of the PPCCs.
  * Location and scale do not change the PPCC, so shape and n are all it
- * depends on. The number of samples per cell falls with n to bound the run
- * time; the last column says how many fits failed (they are left out).
+ * depends on. The comment of each row says how many fits failed (they are
+ * left out).
  *
  * usage: ppcc-critical-values [SAMPLES]   (default 4000)
- * Takes about an hour on one CPU of the development machine.
+ * Takes about 15 minutes on one CPU of the development machine.
  */
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort.h>
@@ -69,11 +69,7 @@ int main(int argc, char **argv)
 		printf("%s%g", b ? ", " : " ", shapes[b]);
 	printf(" };\nstatic const double PPCC_CRITICAL[PPCC_NR_SIZES][PPCC_NR_SHAPES] = {\n");
 	for (a = 0; a < NR_SIZES; a++) {
-		/* fewer samples for the slow large fits; never below 1000 */
-		unsigned int cell = sizes[a] <= 2000   ? samples :
-				    samples / 4 < 1000 ? 1000 :
-							 samples / 4;
-		unsigned int failed = 0;
+		unsigned int cell = samples, failed = 0;
 
 		printf("\t{");
 		for (b = 0; b < NR_SHAPES; b++) {

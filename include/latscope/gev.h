@@ -130,8 +130,9 @@ int gev_profile_shape(const double *x, unsigned int n, const struct gev_fit *fit
  *	probability free)
  *
  * When the fit puts @level beyond its upper end point (shape < 0), the
- * estimate is 0 and only the upper bound is searched. Returns as
- * gev_profile_return_level().
+ * estimate is 0 and the lower bound too; the upper bound is 0 as well
+ * when the likelihood rejects any end point at or beyond @level, and is
+ * searched otherwise. Returns as gev_profile_return_level().
  */
 int gev_profile_exceedance(const double *x, unsigned int n, const struct gev_fit *fit, double level,
 			   double blocks, double confidence, double ci[2]);

@@ -40,10 +40,10 @@ double gev_ppcc(const double *x, unsigned int n, double shape);
  *
  * The 1% point of the PPCC of n maxima drawn from a GEV of that shape and
  * fitted by gev_fit(), from a table simulated with
- * bench/ppcc-critical-values (4,000 samples per cell at up to 2,000
- * maxima, fewer above), interpolated in log n and the shape on
- * log(1 - r). Shapes outside -0.4..0.6 take the nearest column; more
- * maxima than the table holds extrapolate along its last two rows.
+ * bench/ppcc-critical-values (4,000 samples per cell; 30 to 30,000
+ * maxima, shapes -0.4 to 0.6), interpolated in
+ * log n and the shape on log(1 - r). Outside the table the nearest row or
+ * column holds.
  */
 double gev_ppcc_critical(unsigned int n, double shape);
 
