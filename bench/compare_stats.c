@@ -105,8 +105,8 @@ int main(int argc, char **argv)
 		model_draw_hist(rng, pa, (unsigned int)per_cpu, &a[cpu]);
 		model_draw_hist(rng, pb, (unsigned int)per_cpu, &b[cpu]);
 	}
-	printf("%u CPUs, %.3g samples per input (%.3g per CPU), %u and %u buckets on CPU 0\n",
-	       cpus, per_cpu * cpus, per_cpu, a[0].nr_buckets, b[0].nr_buckets);
+	printf("%u CPUs, %.3g samples per input (%.3g per CPU), %u and %u buckets on CPU 0\n", cpus,
+	       per_cpu * cpus, per_cpu, a[0].nr_buckets, b[0].nr_buckets);
 
 	compare_options_default(&o);
 	t0 = now_s();
@@ -116,8 +116,8 @@ int main(int argc, char **argv)
 		struct miss_rate m;
 
 		for (i = 0; i < compare_nr_default_percentiles; i++) {
-			if (compare_stat_percentile(&a[cpu], &b[cpu], compare_default_percentiles[i],
-						    &o, &s))
+			if (compare_stat_percentile(&a[cpu], &b[cpu],
+						    compare_default_percentiles[i], &o, &s))
 				return 1;
 			statistics++;
 			rows_same += s.verdict == COMPARE_SAME;
@@ -132,8 +132,7 @@ int main(int argc, char **argv)
 	c_stats = cpu_s() - c0;
 	printf("percentiles: %u statistics with intervals and verdicts (%u same) and %u miss "
 	       "rates in %.1f ms wall, %.1f ms CPU (%.3f ms per CPU pair)\n",
-	       statistics, rows_same, 2 * cpus, t_stats * 1e3, c_stats * 1e3,
-	       t_stats * 1e3 / cpus);
+	       statistics, rows_same, 2 * cpus, t_stats * 1e3, c_stats * 1e3, t_stats * 1e3 / cpus);
 
 	if (blocks) {
 		unsigned int reliable = 0;

@@ -376,12 +376,13 @@ double gev_negative_log_likelihood(const double *x, unsigned int n, const struct
 
 /*
  * A damped Newton minimiser for 2 or 3 parameters with an analytic
- * Hessian. GSL's multimin has no method that uses a known Hessian; from a
- * good start (a BFGS result, or the previous point of a profile) Newton
- * needs 2-4 passes over the data where BFGS needs 15-30, and each pass is
- * a sweep over every block maximum. The damping (H + lambda I, raised
- * while H is not positive definite or a step does not descend) keeps it
- * safe far from the optimum.
+ * Hessian, written here because GSL's multimin has no method that uses a
+ * known Hessian: from a good start (the L-moment estimates, the point
+ * predicted along a profile) Newton needs 2-5 passes over the data where
+ * GSL's BFGS needs 15-30, and each pass is a sweep over every block
+ * maximum. The damping (H + lambda I, raised while H is not positive
+ * definite or a step does not descend) keeps it safe far from the optimum;
+ * the linear algebra is GSL's Cholesky.
  */
 typedef bool (*objective_fn)(void *ctx, const double *v, double *f, double *g, double *h);
 
