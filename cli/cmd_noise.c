@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "latscope/clock.h"
 #include "latscope/log.h"
 #include "latscope/noise.h"
 #include "latscope/noise_result.h"
@@ -16,7 +17,7 @@
 #include "noise_explain.h"
 #include "noise_report.h"
 
-#define DEFAULT_MAX_GAPS (1U << 17)
+#define DEFAULT_MAX_GAPS (1U << 20)
 
 struct noise_options {
 	struct noise_params params;
@@ -55,7 +56,8 @@ void cmd_noise_usage(FILE *out)
 		"      --fail-above DUR    exit 2 when a cpu's largest gap exceeds DUR (bare: us)\n"
 		"      --force             allow fifo/rr spinning on every online cpu\n"
 		"      --no-dma-latency    do not hold /dev/cpu_dma_latency at 0 while measuring\n"
-		"      --max-gaps N        gaps stored per cpu (default %u; more are counted)\n"
+		"      --max-gaps N        most gaps stored per cpu (default %u, 16 bytes\n"
+		"                          each, allocated as they come; later ones are counted)\n"
 		"      --clock CLOCK       tsc (default when constant and nonstop) or monotonic\n"
 		"  -v, --verbose           say what is set up\n"
 		"  -h, --help              this text\n"
@@ -321,21 +323,25 @@ static int exit_status(const struct noise_options *o, const struct noise_run *ru
 	return EXIT_OK;
 }
 
-/* The live view once a second; with --explain the trace is read 4 times a second. */
+/*
+ * The gaps are drained at least 4 times a second (more often when they come
+ * fast), the trace read after each drain, the live view redrawn once a second.
+ */
 static void follow_run(const struct noise_options *o, struct noise_run *run,
 		       struct noise_explain *explain)
 {
 	bool live = !o->quiet && isatty(STDOUT_FILENO), first = true;
-	uint64_t step = explain->run.session ? NS_PER_SEC / 4 : NS_PER_SEC, since_view = 0;
+	uint64_t step = NOISE_DRAIN_EVERY_NS, last_view = clock_ns(CLOCK_MONOTONIC), now;
 
 	while (!stop_requested && noise_running(run)) {
 		wait_a_while(run, step);
+		step = noise_drain(run);
 		noise_explain_pump(explain, run);
-		since_view += step;
-		if (live && since_view >= NS_PER_SEC) {
+		now = clock_ns(CLOCK_MONOTONIC);
+		if (live && now - last_view >= NS_PER_SEC) {
 			noise_report_live(stdout, run, first);
 			first = false;
-			since_view = 0;
+			last_view = now;
 		}
 	}
 	if (live && !first)

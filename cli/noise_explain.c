@@ -49,16 +49,12 @@ int noise_explain_begin(struct noise_explain *x, enum explain_choice choice, str
 	return ret;
 }
 
-/* Gaps published since the last call become windows; returns the horizon. */
+/* Gaps drained since the last call become windows; returns the horizon. */
 static uint64_t add_windows(struct noise_explain *x, const struct noise_run *run, unsigned int i)
 {
 	const struct noise_cpu *c = &run->cpus[i];
-	struct noise_live live;
-	size_t n, g;
+	size_t n = c->nr_gaps, g;
 
-	/* the stamp first: every gap before it is published by then */
-	noise_read_live(c, &live);
-	n = noise_gaps_published(c);
 	for (g = x->next_gap[i]; g < n; g++) {
 		struct explain_window w = { 0 };
 
@@ -70,7 +66,7 @@ static uint64_t add_windows(struct noise_explain *x, const struct noise_run *run
 		explain_session_add_window(x->run.session, i, &w);
 	}
 	x->next_gap[i] = n;
-	return noise_stamp_ns(run, live.stamp);
+	return noise_stamp_ns(run, c->drained_stamp);
 }
 
 void noise_explain_pump(struct noise_explain *x, const struct noise_run *run)

@@ -238,6 +238,35 @@ static void print_periodic(FILE *out, const struct noise_run *run)
 	}
 }
 
+/* Why gaps were counted but not stored: only two things can cause it. */
+static void print_not_stored(FILE *out, const struct noise_run *run, const struct noise_cpu *c)
+{
+	char when[32];
+
+	if (c->gaps_outran)
+		fprintf(out,
+			"cpu %u: %llu gaps not stored: the measuring thread outran the main "
+			"thread's drain (its ring of %zu gaps was full); the periodicity search "
+			"and --explain miss them.\n",
+			c->cpu, (unsigned long long)c->gaps_outran, record_ring_capacity(&c->ring));
+	if (c->gaps_over_cap && c->nr_gaps < run->params.max_gaps)
+		fprintf(out,
+			"cpu %u: %llu gaps not stored: memory ran out after %zu; the periodicity "
+			"search and --explain saw the gaps before.\n",
+			c->cpu, (unsigned long long)c->gaps_over_cap, c->nr_gaps);
+	else if (c->gaps_over_cap)
+		fprintf(out,
+			"cpu %u: %llu gaps not stored: --max-gaps %zu was reached at %s; the "
+			"periodicity search and --explain saw the gaps before it. Raise "
+			"--max-gaps (16 bytes a gap) to keep every gap.\n",
+			c->cpu, (unsigned long long)c->gaps_over_cap, run->params.max_gaps,
+			format_duration(
+				c->cap_stamp > c->first_stamp ?
+					tsc_delta_ns(&run->clock, c->cap_stamp - c->first_stamp) :
+					0,
+				when, sizeof(when)));
+}
+
 void noise_report_summary(FILE *out, const struct noise_run *run, const struct rt_throttling *limit)
 {
 	unsigned int i;
@@ -251,12 +280,7 @@ void noise_report_summary(FILE *out, const struct noise_run *run, const struct r
 			"not as noise.\n",
 			limit->runtime_us, limit->period_us);
 	for (i = 0; i < run->nr_cpus; i++)
-		if (run->cpus[i].gaps_not_stored) {
-			fprintf(out,
-				"Gap buffers filled: raise --max-gaps to keep every gap for the "
-				"periodicity search.\n");
-			break;
-		}
+		print_not_stored(out, run, &run->cpus[i]);
 	print_periodic(out, run);
 	if (stop_requested)
 		fprintf(out, "Stopped early by %s.\n", strsignal(stop_requested));

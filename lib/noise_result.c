@@ -21,9 +21,11 @@ static json_t *cpu_result(const struct noise_run *run, const struct noise_cpu *c
 	const struct hist *h = c->hist;
 	json_t *cpu, *gaps;
 
-	gaps = json_pack("{s:I, s:I, s:I, s:I}", "threshold_ns",
+	gaps = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "threshold_ns",
 			 (json_int_t)run->params.threshold_ns, "count", (json_int_t)c->gap_count,
-			 "not_stored", (json_int_t)c->gaps_not_stored, "lost_ns",
+			 "stored", (json_int_t)c->nr_gaps, "not_stored",
+			 (json_int_t)c->gaps_not_stored, "outran_drain", (json_int_t)c->gaps_outran,
+			 "over_max_gaps", (json_int_t)c->gaps_over_cap, "lost_ns",
 			 (json_int_t)c->lost_ns);
 	cpu = json_pack(
 		"{s:i, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:I, s:o, s:o}", "cpu", (int)c->cpu,
