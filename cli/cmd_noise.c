@@ -391,7 +391,9 @@ static int measure(struct noise_options *o, struct sysroot *root, const struct t
 	noise_classify_throttling(&run, &limit);
 	if (noise_find_periods(&run))
 		log_warning("out of memory looking for periodic gaps");
-	noise_report_summary(stdout, &run, &limit);
+	else if (noise_explain_join(&explain, &run))
+		log_warning("out of memory joining the periodic gaps to their causes");
+	noise_report_summary(stdout, &run, &limit, &explain);
 	noise_explain_report(stdout, &explain, &run);
 	status = write_outputs(o, &run, &explain, topo, root, doc);
 	if (!status)

@@ -4,18 +4,149 @@
 
 #define WORST_SHOWN 5
 
+/* The column where the periodic trains of a cause begin. */
+#define PERIODS_COLUMN 83
+
+/* A cause as a list names it: the unexplained time without its gloss. */
+static char *short_label(const struct explain_cpu *engine, const struct explain_cause *cause,
+			 char *buf, size_t size)
+{
+	if (cause->key.kind == CAUSE_UNEXPLAINED) {
+		snprintf(buf, size, "unexplained");
+		return buf;
+	}
+	return explain_cause_label(engine, cause, buf, size);
+}
+
+static bool is_local_timer(const struct explain_cause *cause)
+{
+	return cause->key.kind == CAUSE_VECTOR && cause->key.id == VECTOR_LOCAL_TIMER;
+}
+
+/*
+ * What a train shares its gaps with: "with local_timer", "alone". For the
+ * unexplained time the two common cases are named: beside the guest's tick
+ * it is the VM exit the tick costs, alone it is the host (or firmware).
+ */
+static void format_company(const struct explain_cpu *engine, const struct explain_cause *causes,
+			   const struct explain_cause *cause, const struct explain_train *train,
+			   bool virtual_machine, char *buf, size_t size)
+{
+	bool unexplained = cause->key.kind == CAUSE_UNEXPLAINED;
+	char label[128];
+	size_t used = 0;
+	unsigned int k;
+
+	buf[0] = '\0';
+	if (train->alone) {
+		snprintf(buf, size, ", alone%s",
+			 !unexplained	 ? "" :
+			 virtual_machine ? ": the host" :
+					   ": firmware (SMI) or the kernel's entry code");
+		return;
+	}
+	for (k = 0; k < train->nr_with && used < size; k++) {
+		const struct explain_cause *other = &causes[train->with[k]];
+
+		used += (size_t)snprintf(buf + used, size - used, "%s%s", k ? ", " : ", with ",
+					 short_label(engine, other, label, sizeof(label)));
+	}
+	if (unexplained && train->nr_with && is_local_timer(&causes[train->with[0]]) && used < size)
+		snprintf(buf + used, size - used, "%s",
+			 virtual_machine ? ": the VM exit of the guest tick" :
+					   ": the tick's entry and exit");
+}
+
+/* Keep in @common only the company @other has too. */
+static void share_company(struct explain_train *common, const struct explain_train *other)
+{
+	unsigned int k, m, kept = 0;
+
+	common->alone &= other->alone;
+	for (k = 0; k < common->nr_with; k++)
+		for (m = 0; m < other->nr_with; m++)
+			if (other->with[m] == common->with[k]) {
+				common->with[kept++] = common->with[k];
+				break;
+			}
+	common->nr_with = kept;
+}
+
+/*
+ * One line per period of a cause: a train, or the trains of one period at
+ * distinct phases as one ("2 phases (124 + 119 of 167)").
+ */
+static void print_trains(FILE *out, const struct explain_cpu *engine,
+			 const struct explain_cause *causes, const struct explain_cause *cause,
+			 const struct explain_train *trains, unsigned int nr, bool virtual_machine)
+{
+	char duration[32], period[32], company[512], counts[128];
+	unsigned int t, k, lines = 0, phases;
+	struct explain_train common;
+
+	for (t = 0; t < nr; t++) {
+		const struct explain_train *train = &trains[t];
+		double weighted = 0;
+		uint64_t seen = 0, expected = 0;
+		size_t used = 0;
+
+		if (train->phase_group != t)
+			continue;
+		for (k = t, phases = 0; k < nr; k++) {
+			if (trains[k].phase_group != t)
+				continue;
+			used += (size_t)snprintf(counts + used,
+						 used < sizeof(counts) ? sizeof(counts) - used : 0,
+						 "%s%llu", phases ? " + " : "",
+						 (unsigned long long)trains[k].period.seen);
+			weighted += (double)trains[k].period.duration_ns *
+				    (double)trains[k].period.seen;
+			seen += trains[k].period.seen;
+			if (trains[k].period.expected > expected)
+				expected = trains[k].period.expected;
+			phases++;
+		}
+		common = *train;
+		for (k = t + 1; k < nr; k++)
+			if (trains[k].phase_group == t)
+				share_company(&common, &trains[k]);
+		format_company(engine, causes, cause, &common, virtual_machine, company,
+			       sizeof(company));
+		if (lines++)
+			fprintf(out, "%*s", PERIODS_COLUMN, "");
+		if (phases == 1)
+			fprintf(out, "%s every %s (%s of %llu)%s\n",
+				format_duration(train->period.duration_ns, duration,
+						sizeof(duration)),
+				format_duration(train->period.period_ns, period, sizeof(period)),
+				counts, (unsigned long long)expected, company);
+		else
+			fprintf(out, "~%s every %s, %u phases (%s of %llu)%s\n",
+				format_duration(seen ? (uint64_t)(weighted / (double)seen) : 0,
+						duration, sizeof(duration)),
+				format_duration(train->period.period_ns, period, sizeof(period)),
+				phases, counts, (unsigned long long)expected, company);
+	}
+	if (!lines)
+		fprintf(out, "-\n");
+}
+
 static void print_causes(FILE *out, const struct explain_cpu *engine,
+			 const struct explain_join *join, bool virtual_machine,
 			 const struct explain_totals *totals)
 {
 	const struct explain_cause *causes;
-	unsigned int n, i;
+	const struct explain_train *trains;
+	struct explain_train own[PERIOD_MAX_SOURCES];
+	size_t groups[PERIOD_MAX_SOURCES];
+	unsigned int n, i, nr, t;
 
 	causes = explain_cpu_causes(engine, &n);
 	fprintf(out, "  %-40s %7s %11s %6s %11s  %s\n", "cause", "spikes", "total", "share", "max",
 		"periodic");
 	for (i = 0; i < n; i++) {
 		const struct explain_cause *c = &causes[i];
-		char label[128], total[32], max[32], period[32], duration[32];
+		char label[128], total[32], max[32];
 		double share = totals->window_ns ?
 				       100.0 * (double)c->total_ns / (double)totals->window_ns :
 				       0;
@@ -25,14 +156,18 @@ static void print_causes(FILE *out, const struct explain_cpu *engine,
 			(unsigned long long)c->spikes,
 			format_duration(c->total_ns, total, sizeof(total)), share,
 			format_duration(c->max_ns, max, sizeof(max)));
-		if (c->periodic)
-			fprintf(out, "%s every %s (%llu of %llu)\n",
-				format_duration(c->period.duration_ns, duration, sizeof(duration)),
-				format_duration(c->period.period_ns, period, sizeof(period)),
-				(unsigned long long)c->period.seen,
-				(unsigned long long)c->period.expected);
-		else
-			fprintf(out, "-\n");
+		trains = join ? explain_join_trains(join, i, &nr) : NULL;
+		if (!join) {
+			/* no join (out of memory): the cause's own trains, bare */
+			nr = c->nr_trains < PERIOD_MAX_SOURCES ? c->nr_trains : PERIOD_MAX_SOURCES;
+			for (t = 0; t < nr; t++)
+				own[t] = (struct explain_train){ .period = c->trains[t] };
+			period_phase_groups(c->trains, nr, groups);
+			for (t = 0; t < nr; t++)
+				own[t].phase_group = groups[t];
+			trains = own;
+		}
+		print_trains(out, engine, causes, c, trains, nr, virtual_machine);
 	}
 }
 
@@ -72,7 +207,8 @@ static void print_worst(FILE *out, const struct explain_cpu *engine, uint64_t or
 }
 
 void explain_report_cpu(FILE *out, const char *heading, const char *spike_word,
-			const struct explain_cpu *engine, uint64_t steal_ns, uint64_t origin_ns)
+			const struct explain_cpu *engine, const struct explain_join *join,
+			bool virtual_machine, uint64_t steal_ns, uint64_t origin_ns)
 {
 	struct explain_totals totals;
 	char total[32], steal[32];
@@ -83,7 +219,7 @@ void explain_report_cpu(FILE *out, const char *heading, const char *spike_word,
 		format_duration(totals.window_ns, total, sizeof(total)));
 	if (!totals.windows)
 		return;
-	print_causes(out, engine, &totals);
+	print_causes(out, engine, join, virtual_machine, &totals);
 	fprintf(out, "  steal time meanwhile: %s%s\n",
 		format_duration(steal_ns, steal, sizeof(steal)),
 		steal_ns ? " (the hypervisor ran something else on this vCPU)" : "");
@@ -115,4 +251,38 @@ void explain_report_counters(FILE *out, const char *heading, const struct counte
 			counters_smi_in_guest(counters) ? " (as seen by this guest)" : "");
 	else
 		fprintf(out, "%s: SMIs: not counted (%s)\n", heading, why);
+}
+
+char *explain_report_source_causes(const struct explain_cpu *engine,
+				   const struct explain_join *join, unsigned int source, char *buf,
+				   size_t size)
+{
+	const struct explain_source *src = join ? explain_join_source(join, source) : NULL;
+	const struct explain_cause *causes;
+	char label[128];
+	unsigned int n, k;
+	size_t used = 0;
+
+	buf[0] = '\0';
+	if (!src || !src->nr_causes)
+		return buf;
+	causes = explain_cpu_causes(engine, &n);
+	for (k = 0; k < src->nr_causes && used < size; k++) {
+		const struct explain_source_cause *sc = &src->causes[k];
+		double share = src->occurrences ?
+				       100.0 * (double)sc->occurrences / (double)src->occurrences :
+				       0;
+
+		short_label(engine, &causes[sc->cause], label, sizeof(label));
+		/* the main causes plainly (with their share below 90%), then the others */
+		if (k < src->nr_main)
+			used += (size_t)snprintf(buf + used, size - used, "%s%s", k ? " + " : "",
+						 label);
+		else
+			used += (size_t)snprintf(buf + used, size - used, "%s%s",
+						 k == src->nr_main ? "; also " : ", ", label);
+		if ((k >= src->nr_main || share < 90) && used < size)
+			used += (size_t)snprintf(buf + used, size - used, " (%.0f%%)", share);
+	}
+	return buf;
 }
