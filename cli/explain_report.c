@@ -25,8 +25,9 @@ static bool is_local_timer(const struct explain_cause *cause)
 
 /*
  * What a train shares its gaps with: "with local_timer", "alone". For the
- * unexplained time the two common cases are named: beside the guest's tick
- * it is the VM exit the tick costs, alone it is the host (or firmware).
+ * unexplained time the two common cases are named: beside local_timer (the
+ * guest's tick, its hrtimers) it is the VM exit each timer interrupt costs,
+ * alone it is the host (or firmware).
  */
 static void format_company(const struct explain_cpu *engine, const struct explain_cause *causes,
 			   const struct explain_cause *cause, const struct explain_train *train,
@@ -53,8 +54,8 @@ static void format_company(const struct explain_cpu *engine, const struct explai
 	}
 	if (unexplained && train->nr_with && is_local_timer(&causes[train->with[0]]) && used < size)
 		snprintf(buf + used, size - used, "%s",
-			 virtual_machine ? ": the VM exit of the guest tick" :
-					   ": the tick's entry and exit");
+			 virtual_machine ? ": the VM exit of the timer interrupt" :
+					   ": the timer interrupt's entry and exit");
 }
 
 /* Keep in @common only the company @other has too. */

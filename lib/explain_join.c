@@ -305,104 +305,199 @@ static int compare_members(const void *x, const void *y)
 	return a->cause < b->cause ? -1 : a->cause > b->cause;
 }
 
-/* The trains an occurrence counts for: its own train, the joined train of its source. */
-static unsigned int trains_of(const struct explain_join *j, const struct explain_cause *cause,
-			      const struct member *m, const struct window_source *windows,
-			      size_t nr_windows, uint32_t *out)
+/* Every occurrence grouped by window, and where each one landed. */
+struct windows_index {
+	struct member *members; /* sorted by window */
+	size_t nr_members;
+	size_t *group_end; /* per member: one past the last member of its window */
+	size_t *group_start;
+	size_t *position; /* per occurrence (cause_first[c] + i): its member */
+	size_t *cause_first; /* per cause: its first occurrence's slot in position */
+};
+
+static void index_free(struct windows_index *x)
 {
-	unsigned int first = j->first_train[m->cause], last = j->first_train[m->cause + 1], t;
-	uint8_t own = cause->occurrence_train ? cause->occurrence_train[m->occurrence] :
-						PERIOD_UNASSIGNED;
-	unsigned int n = 0;
+	free(x->members);
+	free(x->group_end);
+	free(x->group_start);
+	free(x->position);
+	free(x->cause_first);
+}
 
-	for (t = first; t < last; t++) {
-		const struct explain_train *train = &j->trains[t];
+static int index_windows(struct windows_index *x, const struct explain_cause *causes,
+			 unsigned int nr_causes)
+{
+	size_t n = 0, at, end, m;
+	unsigned int c, i;
 
-		if (!train->from_source ?
-			    own != PERIOD_UNASSIGNED && train->own_index == own :
-			    in_source(windows, nr_windows, m->window, j->nr_sources) &&
-				    windows[m->window].source == train->source)
-			out[n++] = t;
+	memset(x, 0, sizeof(*x));
+	x->cause_first = malloc((nr_causes + 1) * sizeof(*x->cause_first));
+	if (!x->cause_first)
+		return -ENOMEM;
+	for (c = 0; c < nr_causes; c++) {
+		x->cause_first[c] = n;
+		n += causes[c].nr_occurrences;
 	}
-	return n;
+	x->cause_first[nr_causes] = n;
+	x->nr_members = n;
+	n = n ? n : 1;
+	x->members = malloc(n * sizeof(*x->members));
+	x->group_end = malloc(n * sizeof(*x->group_end));
+	x->group_start = malloc(n * sizeof(*x->group_start));
+	x->position = malloc(n * sizeof(*x->position));
+	if (!x->members || !x->group_end || !x->group_start || !x->position)
+		return -ENOMEM;
+	for (c = 0, at = 0; c < nr_causes; c++)
+		for (i = 0; i < causes[c].nr_occurrences; i++)
+			x->members[at++] = (struct member){ causes[c].occurrences[i].window, c, i };
+	qsort(x->members, x->nr_members, sizeof(*x->members), compare_members);
+	for (at = 0; at < x->nr_members; at = end) {
+		for (end = at + 1;
+		     end < x->nr_members && x->members[end].window == x->members[at].window; end++)
+			;
+		for (m = at; m < end; m++) {
+			x->group_start[m] = at;
+			x->group_end[m] = end;
+			x->position[x->cause_first[x->members[m].cause] +
+				    x->members[m].occurrence] = m;
+		}
+	}
+	return 0;
 }
 
 /*
- * What each train shares its windows with: group every occurrence by
- * window, and count, per train, the other causes of its windows.
+ * Whether occurrence @i of @cause belongs to @train, and in which of its
+ * slots: an own train's slots are on the cause's timeline, a joined
+ * train's are the source's.
+ */
+static bool occurrence_in_train(const struct explain_join *j, const struct explain_cause *cause,
+				unsigned int i, const struct explain_train *train,
+				const struct window_source *windows, size_t nr_windows,
+				int64_t *slot)
+{
+	uint64_t tag = cause->occurrences[i].window;
+
+	if (!train->from_source) {
+		if (!cause->occurrence_train || cause->occurrence_train[i] != train->own_index)
+			return false;
+		*slot = period_slot(&train->period, cause->occurrences[i].t_ns);
+		return true;
+	}
+	if (!in_source(windows, nr_windows, tag, j->nr_sources) ||
+	    windows[tag].source != train->source)
+		return false;
+	*slot = windows[tag].slot;
+	return true;
+}
+
+/* Keep @cause in the train's company when it is among its largest. */
+static void offer_company(struct explain_train *train, const uint32_t *count, uint32_t cause)
+{
+	unsigned int k;
+
+	for (k = 0; k < train->nr_with; k++)
+		if (count[cause] > count[train->with[k]])
+			break;
+	if (k >= EXPLAIN_TRAIN_WITH)
+		return;
+	if (train->nr_with == EXPLAIN_TRAIN_WITH)
+		train->nr_with--;
+	memmove(&train->with[k + 1], &train->with[k], (train->nr_with - k) * sizeof(*train->with));
+	train->with[k] = cause;
+	train->nr_with++;
+}
+
+/* Company counted per occurrence of a train: all the windows of one slot. */
+struct company_count {
+	uint32_t *count; /* per cause: slots it shares with the train */
+	uint64_t *mark; /* per cause: the last slot it was counted in */
+	uint32_t *touched; /* causes with a count, to clear them after the train */
+	unsigned int nr_touched;
+	uint64_t slot_id; /* grows over every slot of every train: marks never need clearing */
+	uint64_t total, alone;
+	bool others; /* the current slot holds another cause */
+};
+
+static void end_slot(struct company_count *k)
+{
+	if (k->slot_id && !k->others)
+		k->alone++;
+	k->others = false;
+}
+
+/*
+ * What each train shares its occurrences with: for each of its slots, the
+ * other causes of the windows there, each counted once per slot, in one
+ * scratch array cleared after each train (only the entries it touched).
  */
 static int find_company(struct explain_join *j, const struct explain_cause *causes,
 			const struct window_source *windows, size_t nr_windows)
 {
-	unsigned int nr_trains = j->first_train[j->nr_causes], c, i, t, n;
-	size_t nr_members = 0, at, end, a, b;
-	uint32_t *with = NULL, ids[PERIOD_MAX_SOURCES * 2];
-	uint64_t *total = NULL, *alone = NULL;
-	struct member *members = NULL;
+	struct company_count k = { 0 };
+	struct windows_index x;
+	unsigned int c, i, t;
 	int ret = -ENOMEM;
+	int64_t slot, last;
+	size_t b, m;
 
-	if (!nr_trains)
+	if (!j->first_train[j->nr_causes])
 		return 0;
-	for (c = 0; c < j->nr_causes; c++)
-		nr_members += causes[c].nr_occurrences;
-	members = malloc((nr_members ? nr_members : 1) * sizeof(*members));
-	with = calloc((size_t)nr_trains * j->nr_causes, sizeof(*with));
-	total = calloc(nr_trains, sizeof(*total));
-	alone = calloc(nr_trains, sizeof(*alone));
-	if (!members || !with || !total || !alone)
+	k.count = calloc(j->nr_causes, sizeof(*k.count));
+	k.mark = calloc(j->nr_causes, sizeof(*k.mark));
+	k.touched = malloc(j->nr_causes * sizeof(*k.touched));
+	if (!k.count || !k.mark || !k.touched || index_windows(&x, causes, j->nr_causes))
 		goto out;
-	for (c = 0, at = 0; c < j->nr_causes; c++)
-		for (i = 0; i < causes[c].nr_occurrences; i++)
-			members[at++] = (struct member){ causes[c].occurrences[i].window, c, i };
-	qsort(members, nr_members, sizeof(*members), compare_members);
-	for (at = 0; at < nr_members; at = end) {
-		for (end = at + 1; end < nr_members && members[end].window == members[at].window;
-		     end++)
-			;
-		for (a = at; a < end; a++) {
-			n = trains_of(j, &causes[members[a].cause], &members[a], windows,
-				      nr_windows, ids);
-			for (t = 0; t < n; t++) {
-				total[ids[t]]++;
-				if (end - at == 1)
-					alone[ids[t]]++;
-				for (b = at; b < end; b++)
-					if (b != a)
-						with[(size_t)ids[t] * j->nr_causes +
-						     members[b].cause]++;
+	for (c = 0; c < j->nr_causes; c++) {
+		for (t = j->first_train[c]; t < j->first_train[c + 1]; t++) {
+			struct explain_train *train = &j->trains[t];
+			uint64_t first_id = k.slot_id + 1;
+
+			k.nr_touched = 0;
+			k.total = k.alone = 0;
+			k.others = false;
+			last = INT64_MIN;
+			for (i = 0; i < causes[c].nr_occurrences; i++) {
+				if (!occurrence_in_train(j, &causes[c], i, train, windows,
+							 nr_windows, &slot))
+					continue;
+				if (slot != last || k.slot_id < first_id) {
+					if (k.slot_id >= first_id)
+						end_slot(&k);
+					k.slot_id++;
+					k.total++;
+					last = slot;
+				}
+				m = x.position[x.cause_first[c] + i];
+				for (b = x.group_start[m]; b < x.group_end[m]; b++) {
+					uint32_t other = x.members[b].cause;
+
+					if (other == c)
+						continue;
+					k.others = true;
+					if (k.mark[other] == k.slot_id)
+						continue;
+					k.mark[other] = k.slot_id;
+					if (!k.count[other]++)
+						k.touched[k.nr_touched++] = other;
+				}
 			}
-		}
-	}
-	for (t = 0; t < nr_trains; t++) {
-		struct explain_train *train = &j->trains[t];
-		const uint32_t *counts = &with[(size_t)t * j->nr_causes];
-		double half = MAIN_SHARE * (double)total[t];
-
-		train->alone = total[t] && (double)alone[t] >= half;
-		for (c = 0; c < j->nr_causes; c++) {
-			unsigned int k;
-
-			if (!counts[c] || (double)counts[c] < half)
-				continue;
-			for (k = 0; k < train->nr_with; k++)
-				if (counts[c] > counts[train->with[k]])
-					break;
-			if (k >= EXPLAIN_TRAIN_WITH)
-				continue;
-			if (train->nr_with == EXPLAIN_TRAIN_WITH)
-				train->nr_with--;
-			memmove(&train->with[k + 1], &train->with[k],
-				(train->nr_with - k) * sizeof(*train->with));
-			train->with[k] = c;
-			train->nr_with++;
+			if (k.slot_id >= first_id)
+				end_slot(&k);
+			train->alone = k.total && (double)k.alone >= MAIN_SHARE * (double)k.total;
+			for (i = 0; i < k.nr_touched; i++)
+				if ((double)k.count[k.touched[i]] >= MAIN_SHARE * (double)k.total)
+					offer_company(train, k.count, k.touched[i]);
+			for (i = 0; i < k.nr_touched; i++)
+				k.count[k.touched[i]] = 0;
 		}
 	}
 	ret = 0;
 out:
-	free(members);
-	free(with);
-	free(total);
-	free(alone);
+	if (k.count && k.mark && k.touched)
+		index_free(&x);
+	free(k.count);
+	free(k.mark);
+	free(k.touched);
 	return ret;
 }
 
