@@ -37,19 +37,6 @@ int explain_check_trace_dir(const char *dir)
 	return 0;
 }
 
-/* Whether /proc/cpuinfo has the hypervisor flag: unexplained time is then the host's. */
-static bool under_hypervisor(struct sysroot *root)
-{
-	char *flags = NULL;
-	bool yes;
-
-	if (cpuinfo_flags(root, &flags))
-		return false;
-	yes = words_have(flags, "hypervisor");
-	free(flags);
-	return yes;
-}
-
 int explain_run_begin(struct explain_run *x, enum explain_choice choice, struct sysroot *root,
 		      const struct cpuset *cpus, const struct explain_session_options *options)
 {
@@ -58,7 +45,8 @@ int explain_run_begin(struct explain_run *x, enum explain_choice choice, struct 
 	x->nr_lanes = options->nr_lanes;
 	if (choice == EXPLAIN_OFF)
 		return 0;
-	x->virtual_machine = under_hypervisor(root);
+	/* in a guest, unexplained time is mostly the host's */
+	x->virtual_machine = cpuinfo_under_hypervisor(root);
 	x->counters = counters_begin(root, cpus);
 	if (choice == EXPLAIN_WITH_COUNTERS)
 		return 0;
