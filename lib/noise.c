@@ -171,7 +171,7 @@ static void free_cpu_buffers(struct noise_run *run)
 		rt_free_local(c->hist, sizeof(*c->hist));
 		rt_free_local(c->short_counts, SHORT_TICKS * sizeof(*c->short_counts));
 		c->short_counts = NULL;
-		rt_free_local(c->ring.records, c->ring.records ? RING_BYTES : 0);
+		rt_free_local(c->ring.records, RING_BYTES);
 		c->ring.records = NULL;
 		free(c->gaps);
 		free(c->throttled);
@@ -261,11 +261,17 @@ void noise_read_live(const struct noise_cpu *cpu, struct noise_live *live)
 
 #define DRAIN_BATCH 512
 
-/* Store a batch taken from the ring, up to the cap; count the rest. */
+/*
+ * Store a batch taken from the ring, up to the cap; count the rest. Once a
+ * gap was left out (the cap, or memory ran out) every later one is too: the
+ * stored gaps stay one stretch of time from the start.
+ */
 static void store_gaps(const struct noise_run *run, struct noise_cpu *c,
 		       const struct ring_record *taken, size_t n)
 {
-	size_t room = run->params.max_gaps > c->nr_gaps ? run->params.max_gaps - c->nr_gaps : 0;
+	size_t room = !c->gaps_over_cap && run->params.max_gaps > c->nr_gaps ?
+			      run->params.max_gaps - c->nr_gaps :
+			      0;
 	size_t keep = n < room ? n : room, i;
 	struct noise_gap *grown;
 
@@ -275,10 +281,9 @@ static void store_gaps(const struct noise_run *run, struct noise_cpu *c,
 					   (unsigned int)(c->nr_gaps + keep), sizeof(*grown)) :
 				NULL;
 		if (!grown) {
-			if (!c->gaps_over_cap)
-				log_warning("cpu %u: out of memory storing gaps: later gaps are "
-					    "counted only",
-					    c->cpu);
+			log_warning(
+				"cpu %u: out of memory storing gaps: later gaps are counted only",
+				c->cpu);
 			keep = 0;
 		} else {
 			c->gaps = grown;
