@@ -73,61 +73,94 @@ static void share_company(struct explain_train *common, const struct explain_tra
 	common->nr_with = kept;
 }
 
+/* Whether a train of the phase group @group is a source of the period list. */
+static bool group_is_listed(const struct explain_train *trains, unsigned int nr, size_t group)
+{
+	unsigned int k;
+
+	for (k = 0; k < nr; k++)
+		if (trains[k].phase_group == group && trains[k].source != PERIOD_UNASSIGNED)
+			return true;
+	return false;
+}
+
 /*
- * One line per period of a cause: a train, or the trains of one period at
+ * One line for a period of a cause: a train, or the trains of one period at
  * distinct phases as one ("2 phases (124 + 119 of 167)").
+ */
+static void print_period(FILE *out, const struct explain_cpu *engine,
+			 const struct explain_cause *causes, const struct explain_cause *cause,
+			 const struct explain_train *trains, unsigned int nr, unsigned int t,
+			 bool virtual_machine)
+{
+	char duration[32], period[32], company[512], counts[128];
+	const struct explain_train *train = &trains[t];
+	uint64_t seen = 0, expected = 0;
+	struct explain_train common = *train;
+	unsigned int k, phases = 0;
+	double weighted = 0;
+	size_t used = 0;
+
+	for (k = t; k < nr; k++) {
+		if (trains[k].phase_group != t)
+			continue;
+		used += (size_t)snprintf(
+			counts + used, used < sizeof(counts) ? sizeof(counts) - used : 0, "%s%llu",
+			phases ? " + " : "", (unsigned long long)trains[k].period.seen);
+		weighted += (double)trains[k].period.duration_ns * (double)trains[k].period.seen;
+		seen += trains[k].period.seen;
+		if (trains[k].period.expected > expected)
+			expected = trains[k].period.expected;
+		if (k != t)
+			share_company(&common, &trains[k]);
+		phases++;
+	}
+	format_company(engine, causes, cause, &common, virtual_machine, company, sizeof(company));
+	if (phases == 1)
+		fprintf(out, "%s every %s (%s of %llu)%s\n",
+			format_duration(train->period.duration_ns, duration, sizeof(duration)),
+			format_duration(train->period.period_ns, period, sizeof(period)), counts,
+			(unsigned long long)expected, company);
+	else
+		fprintf(out, "~%s every %s, %u phases (%s of %llu)%s\n",
+			format_duration(seen ? (uint64_t)(weighted / (double)seen) : 0, duration,
+					sizeof(duration)),
+			format_duration(train->period.period_ns, period, sizeof(period)), phases,
+			counts, (unsigned long long)expected, company);
+}
+
+/* Periods of a cause shown in the table; the JSON has them all. */
+#define PERIODS_SHOWN 3
+
+/*
+ * Every period of a cause, one per line: first those the period list
+ * shows (never left out: the two tell one story), then the others, most
+ * occurrences first, up to PERIODS_SHOWN lines.
  */
 static void print_trains(FILE *out, const struct explain_cpu *engine,
 			 const struct explain_cause *causes, const struct explain_cause *cause,
 			 const struct explain_train *trains, unsigned int nr, bool virtual_machine)
 {
-	char duration[32], period[32], company[512], counts[128];
-	unsigned int t, k, lines = 0, phases;
-	struct explain_train common;
+	unsigned int t, lines = 0, hidden = 0;
+	int pass;
 
-	for (t = 0; t < nr; t++) {
-		const struct explain_train *train = &trains[t];
-		double weighted = 0;
-		uint64_t seen = 0, expected = 0;
-		size_t used = 0;
-
-		if (train->phase_group != t)
-			continue;
-		for (k = t, phases = 0; k < nr; k++) {
-			if (trains[k].phase_group != t)
+	for (pass = 0; pass < 2; pass++) {
+		for (t = 0; t < nr; t++) {
+			if (trains[t].phase_group != t ||
+			    group_is_listed(trains, nr, t) != (pass == 0))
 				continue;
-			used += (size_t)snprintf(counts + used,
-						 used < sizeof(counts) ? sizeof(counts) - used : 0,
-						 "%s%llu", phases ? " + " : "",
-						 (unsigned long long)trains[k].period.seen);
-			weighted += (double)trains[k].period.duration_ns *
-				    (double)trains[k].period.seen;
-			seen += trains[k].period.seen;
-			if (trains[k].period.expected > expected)
-				expected = trains[k].period.expected;
-			phases++;
+			if (pass == 1 && lines >= PERIODS_SHOWN) {
+				hidden++;
+				continue;
+			}
+			if (lines++)
+				fprintf(out, "%*s", PERIODS_COLUMN, "");
+			print_period(out, engine, causes, cause, trains, nr, t, virtual_machine);
 		}
-		common = *train;
-		for (k = t + 1; k < nr; k++)
-			if (trains[k].phase_group == t)
-				share_company(&common, &trains[k]);
-		format_company(engine, causes, cause, &common, virtual_machine, company,
-			       sizeof(company));
-		if (lines++)
-			fprintf(out, "%*s", PERIODS_COLUMN, "");
-		if (phases == 1)
-			fprintf(out, "%s every %s (%s of %llu)%s\n",
-				format_duration(train->period.duration_ns, duration,
-						sizeof(duration)),
-				format_duration(train->period.period_ns, period, sizeof(period)),
-				counts, (unsigned long long)expected, company);
-		else
-			fprintf(out, "~%s every %s, %u phases (%s of %llu)%s\n",
-				format_duration(seen ? (uint64_t)(weighted / (double)seen) : 0,
-						duration, sizeof(duration)),
-				format_duration(train->period.period_ns, period, sizeof(period)),
-				phases, counts, (unsigned long long)expected, company);
 	}
+	if (hidden)
+		fprintf(out, "%*s(%u more period%s in --json)\n", PERIODS_COLUMN, "", hidden,
+			hidden > 1 ? "s" : "");
 	if (!lines)
 		fprintf(out, "-\n");
 }
