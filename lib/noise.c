@@ -98,8 +98,10 @@ static inline __attribute__((always_inline)) void spin(struct noise_cpu *c, bool
 			if (ns > long_max)
 				long_max = ns;
 			if (ns >= threshold) {
+				struct noise_gap gap = { prev, ns };
+
 				/* pushed before publish() moves the stamp past it */
-				record_ring_push(&c->ring, prev, ns);
+				record_ring_push(&c->ring, &gap);
 				c->gap_count++;
 				c->lost_ns += ns;
 				publish(c, count, long_max, now);
@@ -142,13 +144,13 @@ static uint64_t short_limit_for(const struct noise_run *run)
 	return limit;
 }
 
-#define RING_BYTES (NOISE_RING_RECORDS * sizeof(struct ring_record))
+#define RING_BYTES (NOISE_RING_RECORDS * sizeof(struct noise_gap))
 
 /* In the thread, after pinning: what it writes on its own node. */
 static int noise_thread_setup(struct worker *worker)
 {
 	struct noise_cpu *c = worker->data;
-	struct ring_record *records = rt_alloc_local(RING_BYTES);
+	void *records = rt_alloc_local(RING_BYTES);
 
 	c->hist = rt_alloc_local(sizeof(*c->hist));
 	c->short_counts = rt_alloc_local(SHORT_TICKS * sizeof(*c->short_counts));
@@ -156,7 +158,7 @@ static int noise_thread_setup(struct worker *worker)
 		rt_free_local(records, RING_BYTES);
 		return -ENOMEM;
 	}
-	record_ring_init(&c->ring, records, NOISE_RING_RECORDS);
+	record_ring_init(&c->ring, records, NOISE_RING_RECORDS, sizeof(struct noise_gap));
 	hist_init(c->hist);
 	c->short_limit = short_limit_for(c->run);
 	return 0;
@@ -172,8 +174,8 @@ static void free_cpu_buffers(struct noise_run *run)
 		rt_free_local(c->hist, sizeof(*c->hist));
 		rt_free_local(c->short_counts, SHORT_TICKS * sizeof(*c->short_counts));
 		c->short_counts = NULL;
-		rt_free_local(c->ring.records, RING_BYTES);
-		c->ring.records = NULL;
+		rt_free_local(c->ring.slots, RING_BYTES);
+		c->ring.slots = NULL;
 		free(c->gaps);
 		free(c->throttled);
 		free(c->gap_source);
@@ -274,57 +276,58 @@ void noise_read_live(const struct noise_cpu *cpu, struct noise_live *live)
 #define DRAIN_BATCH 512
 
 /*
- * Store a batch taken from the ring, up to the cap; count the rest. Once a
- * gap was left out (the cap, or memory ran out) every later one is too: the
- * stored gaps stay one stretch of time from the start.
+ * Room for @n more gaps within the cap. Once a gap was left out (the cap,
+ * or memory ran out) every later one is too: the stored gaps stay one
+ * stretch of time from the start.
  */
-static void store_gaps(const struct noise_run *run, struct noise_cpu *c,
-		       const struct ring_record *taken, size_t n)
+static size_t make_room(const struct noise_run *run, struct noise_cpu *c, size_t n)
 {
 	size_t room = !c->gaps_over_cap && run->params.max_gaps > c->nr_gaps ?
 			      run->params.max_gaps - c->nr_gaps :
 			      0;
-	size_t keep = n < room ? n : room, i;
 	struct noise_gap *grown;
 
-	if (keep) {
-		grown = c->nr_gaps + keep <= UINT32_MAX ?
-				array_grow(c->gaps, &c->gaps_capacity,
-					   (unsigned int)(c->nr_gaps + keep), sizeof(*grown)) :
-				NULL;
-		if (!grown) {
-			log_warning(
-				"cpu %u: out of memory storing gaps: later gaps are counted only",
-				c->cpu);
-			keep = 0;
-		} else {
-			c->gaps = grown;
-		}
+	if (n > room)
+		n = room;
+	if (!n)
+		return 0;
+	grown = c->nr_gaps + n <= UINT32_MAX ?
+			array_grow(c->gaps, &c->gaps_capacity, (unsigned int)(c->nr_gaps + n),
+				   sizeof(*grown)) :
+			NULL;
+	if (!grown) {
+		log_warning("cpu %u: out of memory storing gaps: later gaps are counted only",
+			    c->cpu);
+		return 0;
 	}
-	for (i = 0; i < keep; i++) {
-		c->gaps[c->nr_gaps + i].stamp = taken[i].stamp;
-		c->gaps[c->nr_gaps + i].duration_ns = taken[i].value;
-	}
-	c->nr_gaps += keep;
-	if (keep < n && !c->gaps_over_cap)
-		c->cap_stamp = taken[keep].stamp;
-	c->gaps_over_cap += n - keep;
+	c->gaps = grown;
+	return n;
 }
 
-/* Everything the CPU's ring holds now; returns how many gaps it took. */
+/* What the CPU's ring holds now (not what comes meanwhile); returns how many gaps it took. */
 static uint64_t drain_cpu(const struct noise_run *run, struct noise_cpu *c)
 {
-	struct ring_record taken[DRAIN_BATCH];
+	struct noise_gap left_out[DRAIN_BATCH];
 	struct noise_live live;
-	uint64_t total = 0;
-	size_t n;
+	size_t waiting, room, n, total;
 
-	if (!c->ring.records)
+	if (!c->ring.slots)
 		return 0;
 	/* the stamp first: every gap before it is in the ring by then */
 	noise_read_live(c, &live);
-	while ((n = record_ring_take(&c->ring, taken, DRAIN_BATCH))) {
-		store_gaps(run, c, taken, n);
+	waiting = record_ring_waiting(&c->ring);
+	/* straight into storage while there is room, the rest counted only */
+	room = make_room(run, c, waiting);
+	total = room ? record_ring_take(&c->ring, c->gaps + c->nr_gaps, room) : 0;
+	c->nr_gaps += total;
+	while (total < waiting) {
+		n = waiting - total < DRAIN_BATCH ? waiting - total : DRAIN_BATCH;
+		n = record_ring_take(&c->ring, left_out, n);
+		if (!n)
+			break;
+		if (!c->gaps_over_cap)
+			c->cap_stamp = left_out[0].stamp;
+		c->gaps_over_cap += n;
 		total += n;
 	}
 	c->gaps_outran = record_ring_dropped(&c->ring);

@@ -4,31 +4,39 @@
 
 #include "latscope/record_ring.h"
 
-int record_ring_init(struct record_ring *ring, struct ring_record *records, size_t capacity)
+size_t record_ring_bytes(size_t capacity, size_t record_size)
 {
-	if (capacity < 2 || (capacity & (capacity - 1)))
+	return capacity * record_size;
+}
+
+int record_ring_init(struct record_ring *ring, void *memory, size_t capacity, size_t record_size)
+{
+	if (capacity < 2 || (capacity & (capacity - 1)) || !record_size || record_size % 8 ||
+	    record_size > 8 * RECORD_RING_MAX_WORDS)
 		return -EINVAL;
 	memset(ring, 0, sizeof(*ring));
-	ring->records = records;
+	ring->slots = memory;
 	ring->mask = capacity - 1;
+	ring->words = (unsigned int)(record_size / 8);
 	return 0;
 }
 
-size_t record_ring_take(struct record_ring *ring, struct ring_record *out, size_t max)
+size_t record_ring_take(struct record_ring *ring, void *out, size_t max)
 {
 	/* acquire: the records up to head are complete */
 	uint64_t head = __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE), tail = ring->tail;
 	size_t n = head - tail < max ? (size_t)(head - tail) : max;
 	size_t first = (size_t)(tail & ring->mask), until_end = (size_t)ring->mask + 1 - first;
+	size_t record = (size_t)ring->words * 8;
 
 	if (!n)
 		return 0;
 	/* at most two runs: to the end of the memory, then from its start */
 	if (n <= until_end) {
-		memcpy(out, &ring->records[first], n * sizeof(*out));
+		memcpy(out, ring->slots + first * ring->words, n * record);
 	} else {
-		memcpy(out, &ring->records[first], until_end * sizeof(*out));
-		memcpy(out + until_end, ring->records, (n - until_end) * sizeof(*out));
+		memcpy(out, ring->slots + first * ring->words, until_end * record);
+		memcpy((char *)out + until_end * record, ring->slots, (n - until_end) * record);
 	}
 	/* release: the slots are read before the producer may reuse them */
 	__atomic_store_n(&ring->tail, tail + n, __ATOMIC_RELEASE);

@@ -8,52 +8,61 @@
 
 /*
  * A single-producer, single-consumer ring of fixed-size records: how a
- * measuring thread hands what it finds (a gap, a latency spike) to the main
- * thread without a lock, a system call or a cache line it shares in the
- * common case. The producer pushes; the consumer, on a housekeeping CPU,
- * takes everything a few times a second into storage of its own choosing:
- * a growing array for one run (noise), windows it drops as they age
- * (monitor). The ring's size only bounds how long the consumer may fall
- * behind: a push into a full ring is refused and counted, never blocks.
+ * measuring thread hands what it finds (a noise gap, a timer spike) to the
+ * main thread without a lock, a system call or a cache line it shares in
+ * the common case. The producer pushes; the consumer, on a housekeeping
+ * CPU, takes everything a few times a second into storage of its own
+ * choosing: a growing array for one run (noise), windows it drops as they
+ * age (monitor). The ring's size only bounds how long the consumer may fall
+ * behind: a push into a full ring is refused and counted, never blocks and
+ * never overwrites what the consumer has not taken.
  *
- * The producer's fields and the consumer's live on separate cache lines;
- * the producer looks at the consumer's position only when the ring looks
- * full, so a push costs two stores and one release store.
+ * A record is the caller's struct of 8-byte words (struct noise_gap,
+ * struct timer_spike), up to RECORD_RING_MAX_WORDS of them. The producer's
+ * fields and the consumer's live on separate cache lines; the producer
+ * looks at the consumer's position only when the ring looks full, so a
+ * push costs the record's stores and one release store.
  */
-struct ring_record {
-	uint64_t stamp; /* a raw clock value: when */
-	uint64_t value; /* how much: a gap's or a latency's ns */
-};
+#define RECORD_RING_MAX_WORDS 8
 
 struct record_ring {
 	/* the producer's: only the measuring thread writes them */
 	uint64_t head; /* records pushed */
 	uint64_t tail_seen; /* the consumer's tail when last looked at */
 	uint64_t dropped; /* pushes refused: the ring was full */
-	struct ring_record *records;
+	uint64_t *slots; /* capacity records of words each */
 	uint64_t mask; /* capacity - 1 */
+	unsigned int words; /* a record's size in 8-byte words */
 	/* the consumer's */
 	uint64_t tail __attribute__((aligned(64))); /* records taken */
 } __attribute__((aligned(64)));
 
+/* Bytes of memory a ring of @capacity records of @record_size bytes needs. */
+size_t record_ring_bytes(size_t capacity, size_t record_size);
+
 /**
  * record_ring_init - set up an empty ring over the caller's memory
  * @ring: the ring
- * @records: room for @capacity records, owned by the caller (allocate it
- *	     where the producer runs: it writes every slot)
- * @capacity: a power of two, at least 2
+ * @memory: record_ring_bytes() of 8-byte aligned memory, owned by the
+ *	    caller (allocate it where the producer runs: it writes every slot)
+ * @capacity: records it holds: a power of two, at least 2
+ * @record_size: bytes of a record: a multiple of 8, at most
+ *		 8 * RECORD_RING_MAX_WORDS
  *
- * Returns 0, or -EINVAL when @capacity is not a power of two.
+ * Returns 0, or -EINVAL for another capacity or size.
  */
-int record_ring_init(struct record_ring *ring, struct ring_record *records, size_t capacity);
+int record_ring_init(struct record_ring *ring, void *memory, size_t capacity, size_t record_size);
 
 /*
- * Producer only. Returns false, and counts the record as dropped, when the
- * consumer has not taken enough to make room.
+ * Producer only: copy @record (8-byte aligned, the ring's record size) in.
+ * Returns false, and counts the record as dropped, when the consumer has
+ * not taken enough to make room.
  */
-static inline bool record_ring_push(struct record_ring *ring, uint64_t stamp, uint64_t value)
+static inline bool record_ring_push(struct record_ring *ring, const void *record)
 {
-	uint64_t head = ring->head;
+	const uint64_t *from = record;
+	uint64_t head = ring->head, *slot;
+	unsigned int i;
 
 	if (head - ring->tail_seen > ring->mask) {
 		/* acquire: the consumer is done reading the slots it freed */
@@ -63,8 +72,9 @@ static inline bool record_ring_push(struct record_ring *ring, uint64_t stamp, ui
 			return false;
 		}
 	}
-	ring->records[head & ring->mask].stamp = stamp;
-	ring->records[head & ring->mask].value = value;
+	slot = ring->slots + (head & ring->mask) * ring->words;
+	for (i = 0; i < ring->words; i++)
+		slot[i] = from[i];
 	/* release: the record is complete before the consumer can see it */
 	__atomic_store_n(&ring->head, head + 1, __ATOMIC_RELEASE);
 	return true;
@@ -73,13 +83,13 @@ static inline bool record_ring_push(struct record_ring *ring, uint64_t stamp, ui
 /**
  * record_ring_take - consumer only: move the oldest records out
  * @ring: the ring
- * @out: receives up to @max records, oldest first
- * @max: room in @out
+ * @out: receives up to @max records, oldest first (8-byte aligned)
+ * @max: room in @out, in records
  *
  * Every record pushed before the call began is taken once @max allows.
  * Returns how many were taken.
  */
-size_t record_ring_take(struct record_ring *ring, struct ring_record *out, size_t max);
+size_t record_ring_take(struct record_ring *ring, void *out, size_t max);
 
 /* Records waiting to be taken (consumer only). */
 size_t record_ring_waiting(const struct record_ring *ring);

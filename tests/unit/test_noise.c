@@ -8,7 +8,7 @@
 /* A run of one CPU as a measuring thread leaves it, without the thread. */
 static struct noise_run run;
 static struct noise_cpu *cpu;
-static struct ring_record *records;
+static struct noise_gap *records;
 
 #define RING 256
 
@@ -23,7 +23,7 @@ static void setup(void)
 	run.params.max_gaps = 1000;
 	cpu->cpu = 1;
 	cpu->run = &run;
-	record_ring_init(&cpu->ring, records, RING);
+	record_ring_init(&cpu->ring, records, RING, sizeof(*records));
 }
 
 static void teardown(void)
@@ -36,7 +36,9 @@ static void teardown(void)
 /* What the thread does for a gap: push, then publish its stamp. */
 static void gap(uint64_t stamp, uint64_t ns)
 {
-	record_ring_push(&cpu->ring, stamp, ns);
+	struct noise_gap g = { stamp, ns };
+
+	record_ring_push(&cpu->ring, &g);
 	cpu->gap_count++;
 	cpu->live.stamp = stamp + ns;
 }

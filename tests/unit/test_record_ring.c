@@ -8,15 +8,66 @@
 #include "latscope/record_ring.h"
 #include "unit.h"
 
-START_TEST(capacity_must_be_a_power_of_two)
+/* What a noise thread pushes: two words. */
+struct ring_record {
+	uint64_t stamp, value;
+};
+
+static bool push(struct record_ring *ring, uint64_t stamp, uint64_t value)
+{
+	struct ring_record r = { stamp, value };
+
+	return record_ring_push(ring, &r);
+}
+
+static void init(struct record_ring *ring, struct ring_record *records, size_t capacity)
+{
+	ck_assert_int_eq(record_ring_init(ring, records, capacity, sizeof(*records)), 0);
+}
+
+START_TEST(capacity_and_size_are_checked)
 {
 	struct ring_record records[12];
 	struct record_ring ring;
 
-	ck_assert_int_eq(record_ring_init(&ring, records, 12), -EINVAL);
-	ck_assert_int_eq(record_ring_init(&ring, records, 1), -EINVAL);
-	ck_assert_int_eq(record_ring_init(&ring, records, 8), 0);
+	ck_assert_int_eq(record_ring_init(&ring, records, 12, 16), -EINVAL);
+	ck_assert_int_eq(record_ring_init(&ring, records, 1, 16), -EINVAL);
+	ck_assert_int_eq(record_ring_init(&ring, records, 8, 12), -EINVAL);
+	ck_assert_int_eq(record_ring_init(&ring, records, 8, 0), -EINVAL);
+	ck_assert_int_eq(record_ring_init(&ring, records, 2, 8 * RECORD_RING_MAX_WORDS + 8),
+			 -EINVAL);
+	ck_assert_int_eq(record_ring_init(&ring, records, 8, 16), 0);
 	ck_assert_uint_eq(record_ring_capacity(&ring), 8);
+	ck_assert_uint_eq(record_ring_bytes(8, 16), sizeof(struct ring_record) * 8);
+}
+END_TEST
+
+/* A record of four words, as a timer spike is: every word goes through. */
+START_TEST(wide_records)
+{
+	struct spike {
+		uint64_t expiry, wakeup, latency, cycle;
+	} records[4], out[4], s;
+	struct record_ring ring;
+	uint64_t i;
+
+	ck_assert_int_eq(record_ring_init(&ring, records, 4, sizeof(s)), 0);
+	for (i = 0; i < 6; i++) {
+		s = (struct spike){ i, i + 10, 10, 100 + i };
+		ck_assert(record_ring_push(&ring, &s) == (i < 5));
+		if (i == 1) {
+			ck_assert_uint_eq(record_ring_take(&ring, out, 1), 1);
+			ck_assert_uint_eq(out[0].cycle, 100);
+		}
+	}
+	ck_assert_uint_eq(record_ring_dropped(&ring), 1);
+	ck_assert_uint_eq(record_ring_take(&ring, out, 4), 4);
+	for (i = 0; i < 4; i++) {
+		ck_assert_uint_eq(out[i].expiry, i + 1);
+		ck_assert_uint_eq(out[i].wakeup, i + 11);
+		ck_assert_uint_eq(out[i].latency, 10);
+		ck_assert_uint_eq(out[i].cycle, 101 + i);
+	}
 }
 END_TEST
 
@@ -28,9 +79,9 @@ START_TEST(full_ring_drops_and_counts)
 	uint64_t i;
 	size_t n;
 
-	record_ring_init(&ring, records, 8);
+	init(&ring, records, 8);
 	for (i = 0; i < 11; i++)
-		ck_assert(record_ring_push(&ring, i, 100 + i) == (i < 8));
+		ck_assert(push(&ring, i, 100 + i) == (i < 8));
 	ck_assert_uint_eq(record_ring_dropped(&ring), 3);
 	ck_assert_uint_eq(record_ring_pushed(&ring), 8);
 	ck_assert_uint_eq(record_ring_waiting(&ring), 8);
@@ -41,7 +92,7 @@ START_TEST(full_ring_drops_and_counts)
 		ck_assert_uint_eq(out[i].value, 100 + i);
 	}
 	/* room again */
-	ck_assert(record_ring_push(&ring, 50, 51));
+	ck_assert(push(&ring, 50, 51));
 	ck_assert_uint_eq(record_ring_take(&ring, out, 16), 1);
 	ck_assert_uint_eq(out[0].stamp, 50);
 	ck_assert_uint_eq(record_ring_dropped(&ring), 3);
@@ -57,12 +108,12 @@ START_TEST(wraps_in_order)
 	int round;
 	size_t i, n;
 
-	record_ring_init(&ring, records, 16);
+	init(&ring, records, 16);
 	for (round = 0; round < 10000; round++) {
 		state = state * 6364136223846793005ULL + 1442695040888963407ULL;
 		n = (size_t)(state >> 60); /* 0..15 */
 		for (i = 0; i < n && record_ring_waiting(&ring) < 16; i++, next_in++)
-			ck_assert(record_ring_push(&ring, next_in, ~next_in));
+			ck_assert(push(&ring, next_in, ~next_in));
 		n = record_ring_take(&ring, out, (size_t)((state >> 40) & 15) + 1);
 		for (i = 0; i < n; i++, next_out++) {
 			ck_assert_uint_eq(out[i].stamp, next_out);
@@ -94,7 +145,7 @@ static void *producer(void *arg)
 		if (s->wait_for_consumer && i % (CAPACITY / 2) == 0)
 			while (__atomic_load_n(&s->taken, __ATOMIC_ACQUIRE) < i)
 				sched_yield();
-		record_ring_push(&s->ring, i, i * 3);
+		push(&s->ring, i, i * 3);
 	}
 	__atomic_store_n(&s->done, true, __ATOMIC_RELEASE);
 	return NULL;
@@ -144,7 +195,7 @@ START_TEST(faster_producer_counts_exact)
 	pthread_t thread;
 	size_t n, i;
 
-	record_ring_init(&s.ring, records, CAPACITY);
+	init(&s.ring, records, CAPACITY);
 	pthread_create(&thread, NULL, producer, &s);
 	stored = consume(&s, true, &n);
 	pthread_join(thread, NULL);
@@ -173,7 +224,7 @@ START_TEST(consumer_keeping_up_loses_nothing)
 	pthread_t thread;
 	size_t n, i;
 
-	record_ring_init(&s.ring, records, CAPACITY);
+	init(&s.ring, records, CAPACITY);
 	pthread_create(&thread, NULL, producer, &s);
 	stored = consume(&s, false, &n);
 	pthread_join(thread, NULL);
@@ -194,7 +245,7 @@ START_TEST(drain_interval_follows_the_rate)
 	struct record_ring ring;
 	const uint64_t longest = 250000000;
 
-	record_ring_init(&ring, records, 1024);
+	init(&ring, records, 1024);
 	/* nothing came: the longest pause */
 	ck_assert_uint_eq(record_ring_drain_interval(&ring, 0, 100000000, longest), longest);
 	/* 256 records in 100 ms: a quarter ring (256) takes 100 ms */
@@ -213,7 +264,8 @@ int main(void)
 	TCase *tc = tcase_create("record_ring");
 
 	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, capacity_must_be_a_power_of_two);
+	tcase_add_test(tc, capacity_and_size_are_checked);
+	tcase_add_test(tc, wide_records);
 	tcase_add_test(tc, full_ring_drops_and_counts);
 	tcase_add_test(tc, wraps_in_order);
 	tcase_add_test(tc, faster_producer_counts_exact);
