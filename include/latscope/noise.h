@@ -62,16 +62,18 @@ struct noise_cpu {
 	uint64_t *short_counts; /* the loop's counts of short deltas, by tick */
 	uint64_t short_limit; /* deltas below this many ticks are counted there */
 	struct record_ring ring; /* gaps on their way to the main thread */
+	/* the main thread's while the run goes (one cache line) */
 	struct noise_gap *gaps; /* stored by noise_drain(): grows, up to max_gaps */
 	size_t nr_gaps;
 	unsigned int gaps_capacity;
-	uint64_t gap_count; /* stored or not */
 	uint64_t gaps_not_stored; /* the two below */
 	uint64_t gaps_outran; /* the ring was full: the thread outran the drain */
 	uint64_t gaps_over_cap; /* max_gaps was reached (or memory ran out) */
 	uint64_t cap_stamp; /* raw stamp of the first gap over the cap; 0: none */
 	/* raw stamp before which every gap the thread found has been drained */
 	uint64_t drained_stamp;
+	/* the thread's */
+	uint64_t gap_count; /* stored or not */
 	uint64_t lost_ns; /* sum of the gaps */
 	uint64_t first_stamp, last_stamp;
 	uint64_t steal_ns; /* steal time during the run */
