@@ -43,12 +43,13 @@ struct line_reader {
 	size_t start, end;
 	bool eof;
 	unsigned int line_number;
+	unsigned long long total; /* bytes read: no file is read past SYSROOT_READ_MAX */
 };
 
 static int reader_open(struct line_reader *reader, struct sysroot *root)
 {
 	memset(reader, 0, sizeof(*reader));
-	reader->fd = sysroot_open(root, O_RDONLY, INTERRUPTS);
+	reader->fd = sysroot_open_file(root, INTERRUPTS);
 	if (reader->fd < 0)
 		return reader->fd;
 	reader->size = READ_CHUNK;
@@ -111,6 +112,9 @@ static int reader_next(struct line_reader *reader, char **line)
 			return -errno;
 		if (!n)
 			reader->eof = true;
+		reader->total += (unsigned long long)n;
+		if (reader->total > SYSROOT_READ_MAX)
+			return -EFBIG;
 		reader->end += (size_t)n;
 		/* defined bytes for the word loads past the last line */
 		memset(reader->buf + reader->end, 0, READ_SLACK);
@@ -431,7 +435,8 @@ static int parse_interrupts(struct sysroot *root, struct load_state *state)
 
 	ret = reader_open(&reader, root);
 	if (ret) {
-		log_error("cannot read %s" INTERRUPTS ": %s", root_prefix(root), strerror(-ret));
+		log_error("cannot read %s" INTERRUPTS ": %s", root_prefix(root),
+			  sysroot_strerror(ret));
 		return ret;
 	}
 	table->counts.time_ns = clock_ns(CLOCK_MONOTONIC);
@@ -440,6 +445,9 @@ static int parse_interrupts(struct sysroot *root, struct load_state *state)
 		if (ret >= 0)
 			log_error("%s" INTERRUPTS ": no 'CPU0 CPU1 ...' header on line 1",
 				  root_prefix(root));
+		else
+			log_error("cannot read %s" INTERRUPTS ": %s", root_prefix(root),
+				  sysroot_strerror(ret));
 		reader_close(&reader);
 		return ret < 0 ? ret : -EINVAL;
 	}
@@ -468,7 +476,8 @@ static int parse_interrupts(struct sysroot *root, struct load_state *state)
 	}
 	reader_close(&reader);
 	if (ret < 0)
-		log_error("cannot read %s" INTERRUPTS ": %s", root_prefix(root), strerror(-ret));
+		log_error("cannot read %s" INTERRUPTS ": %s", root_prefix(root),
+			  sysroot_strerror(ret));
 	return ret < 0 ? ret : 0;
 }
 
@@ -604,6 +613,7 @@ static void irq_files_close(struct irq_files *files)
 static int read_at(struct irq_files *files, int dir, unsigned int number, const char *file,
 		   struct stat *st)
 {
+	struct stat own;
 	char name[64];
 	ssize_t n, used = 0;
 	int fd;
@@ -611,11 +621,19 @@ static int read_at(struct irq_files *files, int dir, unsigned int number, const 
 	if (dir < 0)
 		return -ENOENT;
 	snprintf(name, sizeof(name), "%u/%s", number, file);
-	fd = openat(dir, name, O_RDONLY | O_CLOEXEC);
+	/* as sysroot reads: no FIFO may block, no device be read */
+	fd = openat(dir, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
-	if (st && fstat(fd, st)) {
+	if (!st)
+		st = &own;
+	if (fstat(fd, st))
 		n = -errno;
+	else if (!S_ISREG(st->st_mode))
+		n = S_ISDIR(st->st_mode) ? -EISDIR : -SYSROOT_ENOTREG;
+	else
+		n = 0;
+	if (n) {
 		close(fd);
 		return (int)n;
 	}
@@ -993,7 +1011,8 @@ int irq_counts_read(struct sysroot *root, const struct irq_table *table, struct 
 	if (ret) {
 		free(scratch);
 		free(filled);
-		log_error("cannot read %s" INTERRUPTS ": %s", root_prefix(root), strerror(-ret));
+		log_error("cannot read %s" INTERRUPTS ": %s", root_prefix(root),
+			  sysroot_strerror(ret));
 		return ret;
 	}
 	counts->time_ns = clock_ns(CLOCK_MONOTONIC);
@@ -1035,7 +1054,8 @@ int irq_counts_read(struct sysroot *root, const struct irq_table *table, struct 
 	if (!ret && seen != counts->nr_rows)
 		ret = -ESTALE; /* an IRQ went away */
 	if (ret < 0 && ret != -ESTALE)
-		log_error("cannot read %s" INTERRUPTS ": %s", root_prefix(root), strerror(-ret));
+		log_error("cannot read %s" INTERRUPTS ": %s", root_prefix(root),
+			  sysroot_strerror(ret));
 	return ret < 0 ? ret : 0;
 }
 
@@ -1098,7 +1118,7 @@ int irq_read_default_affinity(struct sysroot *root, struct cpuset *set)
 	ret = sysroot_read(root, text, sizeof(text), "/proc/irq/default_smp_affinity");
 	if (ret < 0) {
 		log_error("cannot read %s/proc/irq/default_smp_affinity: %s", root_prefix(root),
-			  strerror(-ret));
+			  sysroot_strerror(ret));
 		return ret;
 	}
 	if (cpuset_parse_mask(text, set)) {
