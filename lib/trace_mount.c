@@ -152,8 +152,6 @@ static void adopt_stale(struct trace_mount *m)
 		    !strchr(entry->d_name + strlen(RECORD_PREFIX), '.'))
 			adopt(m, entry->d_name);
 	closedir(dir);
-	/* empty once the stale records are gone; fails harmlessly otherwise */
-	rmdir(TRACE_MOUNT_RECORD_DIR);
 }
 
 int trace_mount_ensure(struct trace_mount *m)
@@ -247,8 +245,5 @@ void trace_mount_release(struct trace_mount *m)
 	}
 	if (*m->record && unlink(m->record))
 		log_debug("cannot remove %s: %s", m->record, strerror(errno));
-	/* the directory goes with its last record */
-	if (*m->record)
-		rmdir(TRACE_MOUNT_RECORD_DIR);
 	m->record[0] = '\0';
 }

@@ -12,6 +12,7 @@
  * mount and unmounts it when it ends, as if it had mounted it itself. A
  * mount is only ever unmounted when nothing else uses it: no tracing
  * instance left, no tracer or event set at the top level, no file open.
+ * The directory is shared with the IRQ journal and stays (/run is tmpfs).
  */
 #define TRACE_MOUNT_RECORD_DIR "/run/latscope"
 #define TRACE_MOUNT_DIR "/sys/kernel/tracing"
