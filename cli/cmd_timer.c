@@ -65,6 +65,7 @@ void cmd_timer_usage(FILE *out)
 		"                         above the run's p99, followed as the run goes\n"
 		"      --trace-dir=DIR    keep the raw events around the largest spikes\n"
 		"      --fail-above=DUR   exit status 2 when a maximum exceeds DUR (bare: us)\n"
+		"      --force            more than 4 threads per online cpu\n"
 		"      --help             this text\n\n"
 		"exit status: 0 ok, 1 error, 2 -b hit or --fail-above exceeded, 129 usage error\n"
 		"see latscope-timer(1), DIFFERENCES FROM CYCLICTEST\n");
@@ -84,6 +85,7 @@ enum {
 	OPT_EXPLAIN,
 	OPT_EXPLAIN_ABOVE,
 	OPT_TRACE_DIR,
+	OPT_FORCE,
 	OPT_UNSUPPORTED,
 };
 
@@ -131,6 +133,7 @@ static const struct option long_options[] = {
 	{ "explain", optional_argument, NULL, OPT_EXPLAIN },
 	{ "explain-above", required_argument, NULL, OPT_EXPLAIN_ABOVE },
 	{ "trace-dir", required_argument, NULL, OPT_TRACE_DIR },
+	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "aligned", optional_argument, NULL, OPT_UNSUPPORTED },
 	{ "secaligned", optional_argument, NULL, OPT_UNSUPPORTED },
 	{ "fifo", optional_argument, NULL, OPT_UNSUPPORTED },
@@ -379,6 +382,9 @@ static int parse_one(int c, const char *name, int argc, char **argv, const struc
 		break;
 	case OPT_TRACE_DIR:
 		opts->trace_dir = optarg;
+		break;
+	case OPT_FORCE:
+		opts->force = true;
 		break;
 	default:
 		return usage_error("cyclictest option '%s' is not supported by latscope timer "
