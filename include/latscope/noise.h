@@ -90,6 +90,13 @@ struct noise_run {
 };
 
 /**
+ * noise_memory_estimate - the memory a run with @params may take, in bytes:
+ * every CPU's gap records and what the analysis after the run adds per
+ * stored gap; what a caller checks against rt_memory_limit() first
+ */
+uint64_t noise_memory_estimate(const struct noise_params *params);
+
+/**
  * noise_prepare - allocate the run and calibrate its clock
  * @run: receives the run state; release it with noise_release()
  * @root: where /proc is read (steal time); must outlive the run
