@@ -241,6 +241,24 @@ static void choose_clock(struct noise_options *o, struct sysroot *root)
 	}
 }
 
+/* Every gap buffer is allocated and locked before the first read: refuse what cannot fit. */
+static int check_size(const struct noise_options *o)
+{
+	unsigned int nr_cpus = cpuset_count(&o->params.cpus);
+	uint64_t need = noise_memory_estimate(&o->params), limit;
+	const char *source = rt_memory_limit(true, &limit);
+	char a[32], b[32], c[32];
+
+	if (need <= limit)
+		return 0;
+	return usage_error("--max-gaps %zu on %u cpu%s would take %s of memory (%s a cpu), more "
+			   "than the %s allowed (%s): lower --max-gaps or measure fewer cpus",
+			   o->params.max_gaps, nr_cpus, nr_cpus == 1 ? "" : "s",
+			   format_bytes(need, a, sizeof(a)),
+			   format_bytes(need / nr_cpus, b, sizeof(b)),
+			   format_bytes(limit, c, sizeof(c)), source);
+}
+
 /* Reject a threshold the loop cannot resolve: every read would be a gap. */
 static int check_threshold(const struct noise_options *o)
 {
@@ -372,6 +390,8 @@ static int measure(struct noise_options *o, struct sysroot *root, const struct t
 		noise_release(&run);
 		rt_dma_latency_release(&dma);
 		rt_unlock_memory();
+		if (rt_stop_requested())
+			return runtime_error("stopped before the measurement began");
 		return EXIT_ERROR;
 	}
 	noise_report_header(stdout, &run);
@@ -419,6 +439,8 @@ int cmd_noise(int argc, char **argv)
 		return EXIT_ERROR;
 	}
 	ret = check_against_machine(&o, &topo);
+	if (!ret)
+		ret = check_size(&o);
 	if (!ret)
 		ret = option_output_path("--json", o.json_path);
 	if (!ret)
