@@ -15,4 +15,11 @@
  */
 json_t *explain_result_cpu(const struct explain_cpu *engine, const struct names *names);
 
+/**
+ * explain_result_spike - one spike of a finished engine as JSON: start_ns,
+ * duration_ns, incomplete, contributions and timeline, as in "worst_spikes"
+ * Returns a new reference, or NULL.
+ */
+json_t *explain_result_spike(const struct explain_cpu *engine, const struct explain_spike *spike);
+
 #endif
