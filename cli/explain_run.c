@@ -22,17 +22,41 @@ int explain_choice_parse(const char *option, const char *value, enum explain_cho
 	return 0;
 }
 
+/*
+ * Checked without being made: the directory is created when the traces are
+ * written, so that a run refused by a later check leaves nothing behind.
+ */
 int explain_check_trace_dir(const char *dir)
 {
-	char probe[4096];
+	char parent[4096], probe[sizeof(parent) + 32], *slash;
+	struct stat st;
 	int ret;
 
-	if (mkdir(dir, 0755) && errno != EEXIST)
+	if (!stat(dir, &st)) {
+		if (!S_ISDIR(st.st_mode))
+			return usage_error("--trace-dir '%s' is not a directory", dir);
+		snprintf(probe, sizeof(probe), "%s/.latscope-probe", dir);
+		ret = result_check_writable(probe);
+		if (ret)
+			return usage_error("cannot write into --trace-dir '%s': %s", dir,
+					   strerror(-ret));
+		return 0;
+	}
+	if (errno != ENOENT)
 		return usage_error("cannot create --trace-dir '%s': %s", dir, strerror(errno));
-	snprintf(probe, sizeof(probe), "%s/.latscope-probe", dir);
+	/* a new directory: its parent must exist and take a new entry */
+	snprintf(parent, sizeof(parent), "%s", dir);
+	while ((slash = strrchr(parent, '/')) && slash > parent && !slash[1])
+		*slash = '\0';
+	slash = strrchr(parent, '/');
+	if (!slash)
+		snprintf(parent, sizeof(parent), ".");
+	else
+		slash[slash == parent] = '\0';
+	snprintf(probe, sizeof(probe), "%s/.latscope-probe", parent);
 	ret = result_check_writable(probe);
 	if (ret)
-		return usage_error("cannot write into --trace-dir '%s': %s", dir, strerror(-ret));
+		return usage_error("cannot create --trace-dir '%s': %s", dir, strerror(-ret));
 	return 0;
 }
 
@@ -110,6 +134,12 @@ void explain_run_json(const struct explain_run *x, unsigned int lane, int cpu, j
 int explain_run_write_captures(const struct explain_run *x, const char *dir, const char *prefix,
 			       const unsigned int *numbers)
 {
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		int err = errno;
+
+		log_error("cannot create --trace-dir '%s': %s", dir, strerror(err));
+		return -err;
+	}
 	return x->session ? explain_session_write_captures(x->session, dir, prefix, numbers) : 0;
 }
 
