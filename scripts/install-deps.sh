@@ -7,10 +7,12 @@ set -eu
 BUILD="meson ninja-build pkg-config gcc libc6-dev libtracefs-dev libtraceevent-dev
 libjansson-dev libnuma-dev zlib1g-dev"
 TEST="check python3 util-linux mount procps"
+# the fuzzers (libFuzzer is in clang's runtime) and the symbolizer of sanitizer reports
+FUZZ="clang libclang-rt-14-dev llvm"
 # peers the benchmarks compare against; optional at run time
 BENCH="rt-tests hyperfine time"
 
-want="$BUILD $TEST"
+want="$BUILD $TEST $FUZZ"
 [ "${1:-}" = "--bench" ] && want="$want $BENCH"
 
 missing=""
