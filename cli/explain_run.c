@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "explain_report.h"
@@ -10,55 +9,6 @@
 #include "latscope/explain_result.h"
 #include "latscope/log.h"
 #include "latscope/result.h"
-
-int explain_choice_parse(const char *option, const char *value, enum explain_choice *choice)
-{
-	if (!value || !strcmp(value, "trace"))
-		*choice = EXPLAIN_WITH_TRACE;
-	else if (!strcmp(value, "counters"))
-		*choice = EXPLAIN_WITH_COUNTERS;
-	else
-		return usage_error("invalid value '%s' for %s (trace or counters)", value, option);
-	return 0;
-}
-
-/*
- * Checked without being made: the directory is created when the traces are
- * written, so that a run refused by a later check leaves nothing behind.
- */
-int explain_check_trace_dir(const char *dir)
-{
-	char parent[4096], probe[sizeof(parent) + 32], *slash;
-	struct stat st;
-	int ret;
-
-	if (!stat(dir, &st)) {
-		if (!S_ISDIR(st.st_mode))
-			return usage_error("--trace-dir '%s' is not a directory", dir);
-		snprintf(probe, sizeof(probe), "%s/.latscope-probe", dir);
-		ret = result_check_writable(probe);
-		if (ret)
-			return usage_error("cannot write into --trace-dir '%s': %s", dir,
-					   strerror(-ret));
-		return 0;
-	}
-	if (errno != ENOENT)
-		return usage_error("cannot create --trace-dir '%s': %s", dir, strerror(errno));
-	/* a new directory: its parent must exist and take a new entry */
-	snprintf(parent, sizeof(parent), "%s", dir);
-	while ((slash = strrchr(parent, '/')) && slash > parent && !slash[1])
-		*slash = '\0';
-	slash = strrchr(parent, '/');
-	if (!slash)
-		snprintf(parent, sizeof(parent), ".");
-	else
-		slash[slash == parent] = '\0';
-	snprintf(probe, sizeof(probe), "%s/.latscope-probe", parent);
-	ret = result_check_writable(probe);
-	if (ret)
-		return usage_error("cannot create --trace-dir '%s': %s", dir, strerror(-ret));
-	return 0;
-}
 
 int explain_run_begin(struct explain_run *x, enum explain_choice choice, struct sysroot *root,
 		      const struct cpuset *cpus, const struct explain_session_options *options)
@@ -134,12 +84,6 @@ void explain_run_json(const struct explain_run *x, unsigned int lane, int cpu, j
 int explain_run_write_captures(const struct explain_run *x, const char *dir, const char *prefix,
 			       const unsigned int *numbers)
 {
-	if (mkdir(dir, 0755) && errno != EEXIST) {
-		int err = errno;
-
-		log_error("cannot create --trace-dir '%s': %s", dir, strerror(err));
-		return -err;
-	}
 	return x->session ? explain_session_write_captures(x->session, dir, prefix, numbers) : 0;
 }
 

@@ -15,12 +15,6 @@ enum explain_choice {
 	EXPLAIN_WITH_COUNTERS, /* counters only */
 };
 
-/* Parse the value of --explain (NULL: trace); a usage error otherwise. */
-int explain_choice_parse(const char *option, const char *value, enum explain_choice *choice);
-
-/* --trace-dir: an existing writable directory, or one that can be made (it is not made yet). */
-int explain_check_trace_dir(const char *dir);
-
 /*
  * What noise and timer share of --explain: the counters of the measured
  * CPUs, the tracing session with one lane per measuring thread, its
@@ -70,7 +64,7 @@ void explain_run_report(FILE *out, const struct explain_run *x, unsigned int lan
 /* Add a lane's causes, worst spikes, lost events and its CPU's counters to @entry. */
 void explain_run_json(const struct explain_run *x, unsigned int lane, int cpu, json_t *entry);
 
-/* --trace-dir, made now: <prefix><number>-spike<K>.txt per lane. Files written or -errno. */
+/* --trace-dir: <prefix><number>-spike<K>.txt per lane. Files written or -errno. */
 int explain_run_write_captures(const struct explain_run *x, const char *dir, const char *prefix,
 			       const unsigned int *numbers);
 

@@ -69,8 +69,9 @@ uint64_t timer_memory_estimate(const struct timer_params *params)
 	/* rt_alloc_local maps whole pages; the stack is locked in full too */
 	if (page > 0)
 		per_thread = (per_thread + (uint64_t)page - 1) / (uint64_t)page * (uint64_t)page;
-	per_thread += WORKER_STACK_BYTES + sizeof(struct worker) +
-		      sizeof(struct timer_thread_params) + sizeof(struct timer_stats *);
+	per_thread += (params->stack_bytes ? params->stack_bytes : WORKER_STACK_BYTES) +
+		      sizeof(struct worker) + sizeof(struct timer_thread_params) +
+		      sizeof(struct timer_stats *);
 	return per_thread * params->nr_threads + sizeof(struct timer_run);
 }
 
@@ -396,7 +397,7 @@ static void measure(struct worker *worker)
 	unsigned int thread = (unsigned int)(worker - run->workers);
 	struct timer_stats *stats = run->stats[thread];
 	const struct timer_params *params = &run->params;
-	uint64_t now, expiry, next, overruns = 0, end = UINT64_MAX;
+	uint64_t now, expiry, next, overruns = 0, end = UINT64_MAX, missed;
 	uint64_t loops = params->loops ? params->loops : UINT64_MAX;
 	int ret = 0;
 
@@ -415,7 +416,15 @@ static void measure(struct worker *worker)
 		ret = wait_period(stats, params->mode, &expiry, &now, &overruns);
 		if (ret)
 			break;
+		missed = stats->missed;
 		next = timer_stats_add(stats, expiry, now, overruns);
+		if (params->on_sample) {
+			struct timer_spike sample = { expiry, now, now > expiry ? now - expiry : 0,
+						      stats->live.cycles - 1 };
+
+			params->on_sample(params->on_sample_context, thread, &sample,
+					  stats->missed - missed);
+		}
 		/* samples before this are all accounted for (--explain waits for it) */
 		__atomic_store_n(&stats->live.horizon_ns,
 				 params->mode == TIMER_WAIT_RELATIVE ? now : next,
@@ -558,6 +567,7 @@ int timer_start(struct timer_run **runp, const struct timer_params *params)
 		worker->setup = setup_thread;
 		worker->run = measure;
 		worker->data = run;
+		worker->stack_bytes = params->stack_bytes;
 	}
 	ret = worker_group_start(&run->group, run->workers, n);
 	if (ret) {

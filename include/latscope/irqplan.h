@@ -40,7 +40,9 @@
  *    not moved for rules 3 (unless new) and 5, and rules 3 (old IRQs) and 5
  *    stop when max_moves_per_hour moves happened in the last hour.
  * 7. default_smp_affinity becomes the allowed set.
- * An IRQ already well placed is not moved: a good placement plans nothing.
+ * An IRQ already well placed is not moved: a good placement plans nothing
+ * and lists no IRQ as unreadable (an affinity file that does not parse is
+ * not an IRQ that is gone).
  */
 
 struct irqplan_policy {
@@ -60,7 +62,15 @@ struct irqplan_policy {
  */
 void irqplan_policy_default(struct irqplan_policy *policy);
 
-/* What the balance daemon remembers between intervals (irqhistory.c). */
+/**
+ * irqplan_policy_for_balance - a policy as the balance daemon applies it
+ * @policy: a policy whose dead band, dwell and budget are kept; an
+ *	    overload must now last 3 intervals before the daemon balances,
+ *	    so that one busy interval moves nothing
+ */
+void irqplan_policy_for_balance(struct irqplan_policy *policy);
+
+/* What the balance daemon remembers between intervals (irq_history.h). */
 struct irq_history;
 
 struct irqplan_input {
@@ -111,6 +121,14 @@ struct irqplan {
 	struct irqplan_move *moves; /* in the order they should be written */
 	unsigned int nr_unmovable;
 	struct irqplan_unmovable *unmovable;
+	/*
+	 * IRQs whose affinity files are there but cannot be read or parsed
+	 * (irq_affinity_unreadable()), each with the file and the reason:
+	 * where they fire is unknown, so they are not placed, and a plan with
+	 * one is never a good placement.
+	 */
+	unsigned int nr_unreadable;
+	struct irqplan_unmovable *unreadable;
 	bool default_change;
 	struct cpuset default_from, default_to;
 	unsigned int nr_cpus; /* entries of the per-CPU arrays */
@@ -145,49 +163,5 @@ const char *irqplan_kind_name(enum irqplan_move_kind kind);
  * Returns @buf.
  */
 char *irqplan_format_rate(double rate, char *buf, size_t size);
-
-/*
- * The balance daemon's memory: when each IRQ last moved, the moves of the
- * last hour (the budget), for how many intervals each CPU has been
- * overloaded, and which IRQs existed at the last interval (new ones are
- * placed at once).
- */
-
-/**
- * irq_history_new - an empty history
- * Returns a history to free with irq_history_free(), or NULL.
- */
-struct irq_history *irq_history_new(void);
-void irq_history_free(struct irq_history *history);
-
-/* when @irq last moved, 0 when never */
-uint64_t irq_history_last_move(const struct irq_history *history, unsigned int irq);
-/* moves recorded after @since_ns */
-unsigned int irq_history_moves_since(const struct irq_history *history, uint64_t since_ns);
-/* consecutive earlier intervals @cpu was overloaded */
-unsigned int irq_history_overload_streak(const struct irq_history *history, unsigned int cpu);
-/* whether @irq existed at the end of the last interval (false before the first) */
-bool irq_history_known(const struct irq_history *history, unsigned int irq);
-/* whether an interval has been committed yet */
-bool irq_history_started(const struct irq_history *history);
-
-/**
- * irq_history_commit - remember one interval
- * @history: the history
- * @plan: the plan of the interval
- * @table: the IRQs that exist now (vanished ones are forgotten)
- * @done: per move of @plan, whether it was written; NULL = all
- * @now_ns: the interval's time, on the clock of irqplan_input.now_ns
- *
- * Returns 0 or -ENOMEM.
- */
-int irq_history_commit(struct irq_history *history, const struct irqplan *plan,
-		       const struct irq_table *table, const bool *done, uint64_t now_ns);
-
-/**
- * irq_history_forget_streaks - start counting overloads afresh
- * For SIGHUP or a CPU hotplug: the loads seen so far no longer compare.
- */
-void irq_history_forget_streaks(struct irq_history *history);
 
 #endif

@@ -48,7 +48,7 @@ json_t *result_host_facts(struct sysroot *root, const struct topology *topo);
 /* a cpu list as a JSON array of numbers (new reference) */
 json_t *result_cpuset(const struct cpuset *set);
 
-/* a percentiles object: p50, p90, p99, p99.9, p99.99, p99.999 in ns */
+/* a percentiles object, hist_reported_percentiles as "p50" ... "p99.999", in ns */
 json_t *result_percentiles(const struct hist *h);
 
 /**

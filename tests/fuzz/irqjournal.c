@@ -5,7 +5,7 @@
  * one reads only the journal itself.
  */
 #include "fuzz.h"
-#include "latscope/irqapply.h"
+#include "latscope/irq_journal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

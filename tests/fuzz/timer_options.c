@@ -4,7 +4,7 @@
  * command line, separated by NUL bytes.
  */
 #include "fuzz.h"
-#include "cmd_timer.h"
+#include "timer_options.h"
 
 #define MAX_WORDS 64
 
@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *text = fuzz_text(data, size), *argv[MAX_WORDS + 2];
 	struct cpuset online, allowed;
 	struct timer_options opts;
-	int argc = 1;
+	int argc = 1, status;
 	size_t at = 0;
 
 	argv[0] = "timer";
@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cpuset_add(&online, 3);
 	cpuset_add(&allowed, 1);
 	cpuset_add(&allowed, 3);
-	if (!timer_options_parse(argc, argv, &online, &allowed, &opts))
+	if (timer_options_parse(argc, argv, &online, &allowed, &opts, &status))
 		timer_options_release(&opts);
 	free(text);
 	return 0;

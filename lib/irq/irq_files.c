@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Each IRQ's own files: /proc/irq/N/ (affinities) and /sys/kernel/irq/N/ (actions). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "irq_internal.h"
+#include "latscope/log.h"
+
+/* an affinity list of 8192 CPUs written the long way ("0,2,4,...") */
+#define LIST_TEXT_SIZE 65536
+
+int irq_files_open(struct irq_files *files, struct sysroot *root)
+{
+	files->root = root;
+	files->nr_noted = 0;
+	files->last_text[0] = '\0';
+	cpuset_clear(&files->last_set);
+	files->proc_irq = files->sys_irq = -1;
+	files->text = malloc(LIST_TEXT_SIZE);
+	if (!files->text)
+		return -ENOMEM;
+	files->proc_irq = sysroot_open(root, O_RDONLY | O_DIRECTORY, "/proc/irq");
+	files->proc_irq_error = files->proc_irq < 0 ? files->proc_irq : 0;
+	files->sys_irq = sysroot_open(root, O_RDONLY | O_DIRECTORY, "/sys/kernel/irq");
+	return 0;
+}
+
+void irq_files_close(struct irq_files *files)
+{
+	if (files->nr_noted > IRQ_FILES_NOTED_MAX)
+		log_warning("%u more IRQ affinity files cannot be used (-vv names them)",
+			    files->nr_noted - IRQ_FILES_NOTED_MAX);
+	if (files->proc_irq >= 0)
+		close(files->proc_irq);
+	if (files->sys_irq >= 0)
+		close(files->sys_irq);
+	free(files->text);
+}
+
+/* Read "<number>/<file>" under @dir into files->text; the length or -errno. */
+static int read_at(struct irq_files *files, int dir, unsigned int number, const char *file,
+		   struct stat *st)
+{
+	struct stat own;
+	char name[64];
+	ssize_t n, used = 0;
+	int fd;
+
+	if (dir < 0)
+		return -ENOENT;
+	snprintf(name, sizeof(name), "%u/%s", number, file);
+	/* as sysroot reads: no FIFO may block, no device be read */
+	fd = openat(dir, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (!st)
+		st = &own;
+	if (fstat(fd, st))
+		n = -errno;
+	else if (!S_ISREG(st->st_mode))
+		n = S_ISDIR(st->st_mode) ? -EISDIR : -SYSROOT_ENOTREG;
+	else
+		n = 0;
+	if (n) {
+		close(fd);
+		return (int)n;
+	}
+	for (;;) {
+		size_t want = LIST_TEXT_SIZE - 1 - (size_t)used;
+
+		n = read(fd, files->text + used, want);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		used += n;
+		if (used == LIST_TEXT_SIZE - 1) {
+			n = -EFBIG;
+			break;
+		}
+		/*
+		 * sysfs and small seq_files hand over everything in the first
+		 * read, as do regular files: a short read is the end, which
+		 * saves the read that would return 0, a quarter of the calls.
+		 */
+		if ((size_t)n < want)
+			break;
+	}
+	if (n < 0)
+		n = n == -EFBIG ? n : -errno;
+	close(fd);
+	if (n < 0)
+		return (int)n;
+	while (used && files->text[used - 1] == '\n')
+		used--;
+	files->text[used] = '\0';
+	return (int)used;
+}
+
+/*
+ * Read a cpu list into @set: 0, or why it cannot be used (as in
+ * irq_info.affinity_error). The text stays in files->text for a message.
+ */
+static int read_list(struct irq_files *files, unsigned int number, const char *file, bool empty_ok,
+		     struct cpuset *set, struct stat *st)
+{
+	int ret;
+
+	cpuset_clear(set);
+	/* no /proc/irq at all: no IRQ is gone, none can be read */
+	if (files->proc_irq < 0)
+		return -ENOTDIR;
+	ret = read_at(files, files->proc_irq, number, file, st);
+	if (ret < 0)
+		return ret;
+	/* the kernel never shows an empty smp_affinity_list: no CPU is no answer */
+	if (!files->text[0])
+		return empty_ok ? 0 : -ENODATA;
+	if (!strcmp(files->text, files->last_text)) {
+		*set = files->last_set;
+		return 0;
+	}
+	ret = cpuset_parse_list(files->text, set);
+	if (ret) {
+		cpuset_clear(set);
+		return ret == -ERANGE ? -ERANGE : -EINVAL;
+	}
+	if (strlen(files->text) < sizeof(files->last_text)) {
+		strcpy(files->last_text, files->text);
+		files->last_set = *set;
+	}
+	return 0;
+}
+
+/*
+ * Say a file's problem once: when it is new for the IRQ (a refresh of the
+ * balance daemon meets the same one every interval), and only for the first
+ * few files of a read; an absent file is an IRQ that went away, no problem.
+ */
+static void note_error(struct irq_files *files, unsigned int number, const char *file, int was,
+		       int err)
+{
+	const char *prefix = irq_root_prefix(files->root);
+
+	/* without /proc/irq the directory is the one problem, said once by the load */
+	if (!err || err == -ENOENT || err == was || files->proc_irq < 0)
+		return;
+	if (files->nr_noted++ >= IRQ_FILES_NOTED_MAX) {
+		log_debug("%s/proc/irq/%u/%s: %s", prefix, number, file, irq_file_error_text(err));
+		return;
+	}
+	if (err == -EINVAL || err == -ERANGE)
+		log_warning("%s/proc/irq/%u/%s: %s: '%.40s'", prefix, number, file,
+			    irq_file_error_text(err), files->text);
+	else if (err == -ENODATA)
+		log_warning("%s/proc/irq/%u/%s: empty", prefix, number, file);
+	else
+		log_warning("cannot read %s/proc/irq/%u/%s: %s", prefix, number, file,
+			    irq_file_error_text(err));
+}
+
+void irq_files_read_affinity(struct irq_files *files, struct irq_info *irq)
+{
+	int was = irq->affinity_error, ret;
+	struct stat st;
+
+	ret = read_list(files, irq->number, "smp_affinity_list", false, &irq->affinity, &st);
+	note_error(files, irq->number, "smp_affinity_list", was, ret);
+	irq->affinity_error = ret;
+	irq->has_affinity = !ret;
+	irq->movable = irq->has_affinity && (st.st_mode & 0222);
+	was = irq->effective_error;
+	ret = read_list(files, irq->number, "effective_affinity_list", true, &irq->effective, NULL);
+	note_error(files, irq->number, "effective_affinity_list", was, ret);
+	irq->effective_error = ret;
+	irq->has_effective = !ret;
+}
+
+bool irq_affinity_unreadable(const struct irq_info *irq)
+{
+	return (irq->affinity_error && irq->affinity_error != -ENOENT) ||
+	       (irq->effective_error && irq->effective_error != -ENOENT);
+}
+
+const char *irq_file_error_text(int err)
+{
+	/* CPUSET_MAX_CPUS - 1, spelled out below for a static string (before the
+	 * switch: a declaration may not follow a case label before C23) */
+	_Static_assert(CPUSET_MAX_CPUS == 8192, "say the largest cpu number");
+
+	switch (err) {
+	case -EINVAL:
+		return "not a cpu list";
+	case -ERANGE:
+		return "a cpu number beyond 8191";
+	case -ENODATA:
+		return "empty";
+	case -ENOENT:
+		return "absent";
+	case -ENOTDIR:
+		return "its directory cannot be read";
+	default:
+		return sysroot_strerror(err);
+	}
+}
+
+char *irq_files_read_sysfs(struct irq_files *files, unsigned int number, const char *file)
+{
+	if (read_at(files, files->sys_irq, number, file, NULL) < 0)
+		return NULL;
+	return strdup(files->text);
+}
+
+int irq_table_refresh_affinity(struct sysroot *root, struct irq_table *table)
+{
+	struct irq_files files;
+	unsigned int i;
+	int ret;
+
+	ret = irq_files_open(&files, root);
+	if (ret)
+		return ret;
+	for (i = 0; i < table->nr_irqs; i++)
+		irq_files_read_affinity(&files, &table->irqs[i]);
+	irq_files_close(&files);
+	return 0;
+}

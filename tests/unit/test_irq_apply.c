@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "latscope/irq_apply.h"
+#include "latscope/irq_journal.h"
+#include "irq_fixture.h"
+
+/* Everything a test needs to plan and apply on a fixture copy. */
+struct state {
+	struct fixture_copy copy;
+	struct sysroot *root;
+	struct topology topo;
+	struct irq_table table;
+	double *rates;
+	struct irqplan plan;
+	struct irqplan_policy policy;
+	char journal[512];
+};
+
+static void make_plan(struct state *s, const char *rt_cpus)
+{
+	struct irqplan_input input;
+
+	memset(&input, 0, sizeof(input));
+	ck_assert_int_eq(topology_load(s->root, &s->topo), 0);
+	ck_assert_int_eq(irq_table_load(s->root, &s->table), 0);
+	s->rates = calloc(s->table.nr_irqs + 1, sizeof(double));
+	irq_rates(&s->table, NULL, &s->table.counts, s->rates);
+	input.topo = &s->topo;
+	input.table = &s->table;
+	input.rates = s->rates;
+	input.rates_are_counts = true;
+	ck_assert_int_eq(cpuset_parse_list(rt_cpus, &input.rt_cpus), 0);
+	ck_assert_int_eq(irq_read_default_affinity(s->root, &input.default_affinity), 0);
+	irqplan_policy_default(&s->policy);
+	ck_assert_int_eq(irqplan_make(&input, &s->policy, &s->plan), 0);
+}
+
+static void drop_plan(struct state *s)
+{
+	irqplan_release(&s->plan);
+	free(s->rates);
+	irq_table_release(&s->table);
+	topology_release(&s->topo);
+}
+
+static void start(struct state *s, const char *fixture)
+{
+	memset(s, 0, sizeof(*s));
+	fixture_copy(&s->copy, fixture);
+	s->root = sysroot_new(s->copy.dir);
+	ck_assert_int_eq(irq_journal_default_path(s->root, s->journal, sizeof(s->journal)), 0);
+}
+
+static void finish(struct state *s)
+{
+	sysroot_free(s->root);
+	fixture_remove(&s->copy);
+}
+
+static int apply(struct state *s, struct irq_apply_report *report)
+{
+	report->moves = calloc(s->plan.nr_moves + 1, sizeof(*report->moves));
+	return irq_apply(s->root, &s->topo, &s->table, &s->plan, s->journal, report);
+}
+
+/* Run "COMMAND 'COPY/PATH'" (rm -r, chattr); returns its status. */
+static int in_copy(const struct state *s, const char *command, const char *path)
+{
+	char line[1024];
+
+	snprintf(line, sizeof(line), "%s '%s/%s' 2>/dev/null", command, s->copy.dir, path);
+	return system(line);
+}
+
+/* Plan with these RT CPUs and apply; every move must succeed. */
+static void plan_and_apply(struct state *s, const char *rt_cpus)
+{
+	struct irq_apply_report report;
+
+	make_plan(s, rt_cpus);
+	ck_assert_int_eq(apply(s, &report), 0);
+	ck_assert_uint_eq(report.done, s->plan.nr_moves);
+	free(report.moves);
+	drop_plan(s);
+}
+
+/* The copy equals the committed fixture, byte for byte (latscope's run/ aside). */
+static void assert_same_as(const struct state *s, const char *fixture)
+{
+	char command[1024];
+
+	snprintf(command, sizeof(command), "diff -r -x run '%s' '%s' >&2", fixture, s->copy.dir);
+	ck_assert_int_eq(system(command), 0);
+}
+
+static const char *file_text(const struct state *s, const char *name)
+{
+	static char text[4096];
+	char path[1024];
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", s->copy.dir, name);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	return text;
+}
+
+START_TEST(plan_apply_plan_restore_round_trip)
+{
+	struct irq_restore_report restored;
+	struct irq_apply_report report;
+	unsigned int moves, i;
+	struct state s;
+
+	start(&s, FIXTURE("irq-numa2"));
+	make_plan(&s, "");
+	moves = s.plan.nr_moves;
+	ck_assert_uint_gt(moves, 10);
+	ck_assert(s.plan.default_change);
+	ck_assert_int_eq(apply(&s, &report), 0);
+	ck_assert_uint_eq(report.done, moves);
+	ck_assert(report.default_written);
+	for (i = 0; i < moves; i++)
+		ck_assert(report.moves[i].effective_ok);
+	ck_assert_int_eq(access(s.journal, F_OK), 0);
+	/* the kernel's part was played: the mask and effective files follow */
+	ck_assert_str_eq(file_text(&s, "proc/irq/default_smp_affinity"), "0f0f\n");
+	for (i = 0; i < moves; i++) {
+		char name[64], want[16];
+
+		if (s.plan.moves[i].irq != 43)
+			continue;
+		snprintf(want, sizeof(want), "%u\n", s.plan.moves[i].to);
+		ck_assert_str_eq(file_text(&s, "proc/irq/43/smp_affinity_list"), want);
+		ck_assert_str_eq(file_text(&s, "proc/irq/43/effective_affinity_list"), want);
+		snprintf(name, sizeof(name), "%04x\n", 1U << s.plan.moves[i].to);
+		ck_assert_str_eq(file_text(&s, "proc/irq/43/smp_affinity"), name);
+	}
+	free(report.moves);
+	drop_plan(&s);
+
+	/* plan again: nothing left to do */
+	make_plan(&s, "");
+	ck_assert_uint_eq(s.plan.nr_moves, 0);
+	ck_assert(!s.plan.default_change);
+	drop_plan(&s);
+
+	ck_assert_int_eq(irq_journal_restore(s.root, s.journal, &restored), 0);
+	ck_assert_uint_eq(restored.restored, moves);
+	ck_assert(restored.default_restored);
+	ck_assert_int_ne(access(s.journal, F_OK), 0);
+	assert_same_as(&s, FIXTURE("irq-numa2"));
+	/* a second restore has nothing to do */
+	ck_assert_int_eq(irq_journal_restore(s.root, s.journal, &restored), -ENOENT);
+	finish(&s);
+}
+END_TEST
+
+START_TEST(journal_keeps_the_first_state)
+{
+	struct irq_restore_report restored;
+	struct state s;
+
+	start(&s, FIXTURE("irq-numa2"));
+	plan_and_apply(&s, "");
+	/* a second apply with more RT CPUs moves IRQs moved before */
+	plan_and_apply(&s, "2-3,10-11");
+	ck_assert_int_eq(irq_journal_restore(s.root, s.journal, &restored), 0);
+	assert_same_as(&s, FIXTURE("irq-numa2"));
+	finish(&s);
+}
+END_TEST
+
+START_TEST(vanished_changed_and_unwritable_irqs)
+{
+	struct irq_restore_report restored;
+	struct irq_apply_report report;
+	unsigned int i;
+	bool immutable;
+	struct state s;
+
+	start(&s, FIXTURE("irq-numa2"));
+	make_plan(&s, "");
+	/* between the plan and the writes: 43 vanishes, 44 is moved by someone */
+	ck_assert_int_eq(in_copy(&s, "rm -r", "proc/irq/43"), 0);
+	fixture_put(&s.copy, "proc/irq/44/smp_affinity_list", "1\n");
+	/* and 45's file refuses writes, as a managed IRQ's does (EPERM) */
+	immutable = in_copy(&s, "chattr +i", "proc/irq/45/smp_affinity_list") == 0;
+	ck_assert_int_eq(apply(&s, &report), 0);
+	for (i = 0; i < s.plan.nr_moves; i++) {
+		const struct irq_apply_result *result = &report.moves[i];
+
+		switch (s.plan.moves[i].irq) {
+		case 43:
+			ck_assert_int_eq(result->status, IRQ_WRITE_GONE);
+			break;
+		case 44:
+			ck_assert_int_eq(result->status, IRQ_WRITE_CHANGED);
+			break;
+		case 45:
+			if (immutable) {
+				ck_assert_int_eq(result->status, IRQ_WRITE_PERMANENT);
+				ck_assert_int_eq(result->error, EPERM);
+			}
+			break;
+		default:
+			ck_assert_int_eq(result->status, IRQ_WRITE_DONE);
+		}
+	}
+	ck_assert_uint_eq(report.gone, 1);
+	ck_assert_uint_eq(report.changed, 1);
+	ck_assert_uint_eq(report.permanent, immutable ? 1 : 0);
+	/* neither was written over */
+	ck_assert_str_eq(file_text(&s, "proc/irq/44/smp_affinity_list"), "1\n");
+	ck_assert_str_eq(file_text(&s, "proc/irq/45/smp_affinity_list"), "0-15\n");
+	free(report.moves);
+	drop_plan(&s);
+	/* restore: what was done is undone; the immutable file needs no write */
+	if (immutable) {
+		ck_assert_int_eq(in_copy(&s, "chattr -i", "proc/irq/45/smp_affinity_list"), 0);
+	}
+	ck_assert_int_eq(irq_journal_restore(s.root, s.journal, &restored), 0);
+	ck_assert_uint_eq(restored.failed, 0);
+	ck_assert_str_eq(file_text(&s, "proc/irq/46/smp_affinity_list"), "0-15\n");
+	finish(&s);
+}
+END_TEST
+
+START_TEST(bad_journals_write_nothing)
+{
+	struct irq_restore_report restored;
+	struct irq_apply_report report;
+	struct state s;
+	char path[1024];
+
+	start(&s, FIXTURE("irq-numa2"));
+	make_plan(&s, "");
+	snprintf(path, sizeof(path), "%s/run", s.copy.dir);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	strcat(path, "/latscope");
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	/* does not parse */
+	fixture_put(&s.copy, "run/latscope/irq-journal.json", "{ \"schema\": ");
+	ck_assert_int_eq(apply(&s, &report), -EINVAL);
+	free(report.moves);
+	ck_assert_int_eq(irq_journal_restore(s.root, s.journal, &restored), -EINVAL);
+	assert_same_as(&s, FIXTURE("irq-numa2"));
+	/* parses, but would write where it must not */
+	fixture_put(&s.copy, "run/latscope/irq-journal.json",
+		    "{\"schema\": \"latscope-irq-journal/1\", \"root\": \"x\", \"irqs\": []}");
+	ck_assert_int_eq(irq_journal_restore(s.root, s.journal, &restored), -EINVAL);
+	snprintf(
+		path, sizeof(path),
+		"{\"schema\": \"latscope-irq-journal/1\", \"root\": \"%s\", \"irqs\": "
+		"[{\"irq\": 43, \"files\": {\"smp_affinity_list\": \"1\\n\", \"../../x\": \"1\"}}]}",
+		s.copy.dir);
+	fixture_put(&s.copy, "run/latscope/irq-journal.json", path);
+	ck_assert_int_eq(irq_journal_restore(s.root, s.journal, &restored), -EINVAL);
+	snprintf(path, sizeof(path),
+		 "{\"schema\": \"latscope-irq-journal/1\", \"root\": \"%s\", \"irqs\": "
+		 "[{\"irq\": 43, \"files\": {\"smp_affinity_list\": \"$(reboot)\"}}]}",
+		 s.copy.dir);
+	fixture_put(&s.copy, "run/latscope/irq-journal.json", path);
+	ck_assert_int_eq(irq_journal_restore(s.root, s.journal, &restored), -EINVAL);
+	assert_same_as(&s, FIXTURE("irq-numa2"));
+	drop_plan(&s);
+	finish(&s);
+}
+END_TEST
+
+START_TEST(restore_skips_vanished_irqs)
+{
+	struct irq_restore_report restored;
+	struct state s;
+
+	start(&s, FIXTURE("irq-numa2"));
+	plan_and_apply(&s, "");
+	ck_assert_int_eq(in_copy(&s, "rm -r", "proc/irq/47"), 0);
+	ck_assert_int_eq(irq_journal_restore(s.root, s.journal, &restored), 0);
+	ck_assert_uint_eq(restored.gone, 1);
+	ck_assert_str_eq(file_text(&s, "proc/irq/48/smp_affinity_list"), "0-15\n");
+	finish(&s);
+}
+END_TEST
+
+START_TEST(write_errors_are_sorted)
+{
+	ck_assert_int_eq(irq_write_status_of(0), IRQ_WRITE_DONE);
+	ck_assert_int_eq(irq_write_status_of(EBUSY), IRQ_WRITE_TEMPORARY);
+	ck_assert_int_eq(irq_write_status_of(EAGAIN), IRQ_WRITE_TEMPORARY);
+	ck_assert_int_eq(irq_write_status_of(EINVAL), IRQ_WRITE_TEMPORARY);
+	ck_assert_int_eq(irq_write_status_of(ENOSPC), IRQ_WRITE_TEMPORARY);
+	ck_assert_int_eq(irq_write_status_of(EIO), IRQ_WRITE_PERMANENT);
+	ck_assert_int_eq(irq_write_status_of(EPERM), IRQ_WRITE_PERMANENT);
+	ck_assert_int_eq(irq_write_status_of(EACCES), IRQ_WRITE_PERMANENT);
+	ck_assert_int_eq(irq_write_status_of(ENOENT), IRQ_WRITE_GONE);
+	ck_assert_str_eq(irq_write_status_name(IRQ_WRITE_GONE), "gone");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("irqapply");
+	TCase *tc = tcase_create("irqapply");
+
+	tcase_add_test(tc, plan_apply_plan_restore_round_trip);
+	tcase_add_test(tc, journal_keeps_the_first_state);
+	tcase_add_test(tc, vanished_changed_and_unwritable_irqs);
+	tcase_add_test(tc, bad_journals_write_nothing);
+	tcase_add_test(tc, restore_skips_vanished_irqs);
+	tcase_add_test(tc, write_errors_are_sorted);
+	suite_add_tcase(s, tc);
+	return unit_run(s);
+}
