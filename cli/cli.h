@@ -73,5 +73,7 @@ int signals_catch_reload(void);
 const char *format_us(uint64_t ns, char *buf, size_t size);
 /* a duration in its natural unit: "850 ns", "21.7 us", "4.000 ms", "1.50 s" */
 const char *format_duration(uint64_t ns, char *buf, size_t size);
+/* a size in its natural binary unit: "512 bytes", "3.5 MiB", "16.0 GiB" */
+const char *format_bytes(uint64_t bytes, char *buf, size_t size);
 
 #endif

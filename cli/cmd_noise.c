@@ -213,21 +213,43 @@ static void choose_clock(struct noise_options *o, struct sysroot *root)
 	}
 }
 
+/* Every gap buffer is allocated and locked before the first read: refuse what cannot fit. */
+static int check_size(const struct noise_options *o)
+{
+	unsigned int nr_cpus = cpuset_count(&o->params.cpus);
+	uint64_t need = noise_memory_estimate(&o->params), limit;
+	const char *source = rt_memory_limit(true, &limit);
+	char a[32], b[32], c[32];
+
+	if (need <= limit)
+		return 0;
+	return usage_error("--max-gaps %zu on %u cpu%s would take %s of memory (%s a cpu), more "
+			   "than the %s allowed (%s): lower --max-gaps or measure fewer cpus",
+			   o->params.max_gaps, nr_cpus, nr_cpus == 1 ? "" : "s",
+			   format_bytes(need, a, sizeof(a)),
+			   format_bytes(need / nr_cpus, b, sizeof(b)),
+			   format_bytes(limit, c, sizeof(c)), source);
+}
+
 /* Reject a threshold the loop cannot resolve: every read would be a gap. */
 static int check_threshold(const struct noise_options *o)
 {
 	struct tsc_clock probe;
 	uint64_t floor_ns;
-	char a[32], b[32];
+	char a[32], b[32], c[32];
 
 	tsc_calibrate_begin(&probe, o->params.use_tsc, 100000000ULL);
 	floor_ns = tsc_read_cost_ns(&probe);
+	/*
+	 * The suggestion has a margin: the read cost is measured again on the
+	 * next run, and a value just above this one's limit may fail there.
+	 */
 	if (o->params.threshold_ns <= 2 * floor_ns)
 		return usage_error("--threshold %s is below what the loop resolves on this "
-				   "machine (a read costs %s; use at least %s)",
+				   "machine (a read costs %s; use %s or more)",
 				   format_duration(o->params.threshold_ns, a, sizeof(a)),
 				   format_duration(floor_ns, b, sizeof(b)),
-				   format_duration(2 * floor_ns + 1, a, sizeof(a)));
+				   format_duration((3 * floor_ns + 4) / 5 * 5, c, sizeof(c)));
 	return 0;
 }
 
@@ -352,8 +374,11 @@ static int measure(struct noise_options *o, struct sysroot *root, const struct t
 	rt_place_main_thread(&topo->online, &o->params.cpus, NULL);
 	if (noise_prepare(&run, root, &o->params) ||
 	    noise_explain_begin(&explain, o->explain, &run, root, &limit, o->trace_dir != NULL) ||
-	    noise_start(&run))
+	    noise_start(&run)) {
+		if (rt_stop_requested())
+			status = runtime_error("stopped before the measurement began");
 		goto out;
+	}
 	noise_report_header(stdout, &run);
 	follow_run(o, &run, &explain);
 	noise_stop(&run);
@@ -397,6 +422,8 @@ int cmd_noise(int argc, char **argv)
 	if (status)
 		goto out;
 	status = check_against_machine(&o, &topo);
+	if (!status)
+		status = check_size(&o);
 	if (status)
 		goto out;
 	choose_clock(&o, root);

@@ -205,38 +205,42 @@ static void print_causes(FILE *out, const struct explain_cpu *engine,
 	}
 }
 
-static void print_worst(FILE *out, const struct explain_cpu *engine, uint64_t origin_ns)
+void explain_report_spike(FILE *out, const char *prefix, const struct explain_cpu *engine,
+			  const struct explain_spike *s, uint64_t origin_ns)
 {
 	const struct explain_cause *causes;
-	const struct explain_spike *worst;
-	unsigned int nr_causes, nr_worst, i, k;
+	unsigned int nr_causes, k;
+	char length[32];
 
 	causes = explain_cpu_causes(engine, &nr_causes);
+	fprintf(out, "%s%s at %.6f s%s\n", prefix,
+		format_duration(s->window.end_ns - s->window.start_ns, length, sizeof(length)),
+		(double)(s->window.start_ns - origin_ns) / 1e9,
+		s->incomplete ? " (trace events were lost during it)" : "");
+	for (k = 0; k < s->nr_segments; k++) {
+		const struct explain_segment *g = &s->timeline[k];
+		char offset[32], duration[32], label[128];
+
+		fprintf(out, "       +%-12s %11s  %s\n",
+			format_duration(g->start_ns - s->window.start_ns, offset, sizeof(offset)),
+			format_duration(g->end_ns - g->start_ns, duration, sizeof(duration)),
+			explain_cause_label(engine, &causes[g->cause], label, sizeof(label)));
+	}
+}
+
+static void print_worst(FILE *out, const struct explain_cpu *engine, uint64_t origin_ns)
+{
+	const struct explain_spike *worst;
+	unsigned int nr_worst, i;
+	char prefix[16];
+
 	worst = explain_cpu_worst(engine, &nr_worst);
 	if (!nr_worst)
 		return;
 	fprintf(out, "  worst spikes:\n");
 	for (i = 0; i < nr_worst && i < WORST_SHOWN; i++) {
-		const struct explain_spike *s = &worst[i];
-		char length[32];
-
-		fprintf(out, "  %u. %s at %.6f s%s\n", i + 1,
-			format_duration(s->window.end_ns - s->window.start_ns, length,
-					sizeof(length)),
-			(double)(s->window.start_ns - origin_ns) / 1e9,
-			s->incomplete ? " (trace events were lost during it)" : "");
-		for (k = 0; k < s->nr_segments; k++) {
-			const struct explain_segment *g = &s->timeline[k];
-			char offset[32], duration[32], label[128];
-
-			fprintf(out, "       +%-12s %11s  %s\n",
-				format_duration(g->start_ns - s->window.start_ns, offset,
-						sizeof(offset)),
-				format_duration(g->end_ns - g->start_ns, duration,
-						sizeof(duration)),
-				explain_cause_label(engine, &causes[g->cause], label,
-						    sizeof(label)));
-		}
+		snprintf(prefix, sizeof(prefix), "  %u. ", i + 1);
+		explain_report_spike(out, prefix, engine, &worst[i], origin_ns);
 	}
 }
 

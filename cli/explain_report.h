@@ -37,6 +37,18 @@ char *explain_report_source_causes(const struct explain_cpu *engine,
 				   const struct explain_join *join, unsigned int source, char *buf,
 				   size_t size);
 
+/**
+ * explain_report_spike - one spike: "<prefix>3.012 ms at 0.087000 s", then
+ * its timeline, a line per cause in the order they ran
+ * @out: where to print
+ * @prefix: what comes first on the spike's line ("  1. ")
+ * @engine: the finished engine the spike is from
+ * @spike: the spike
+ * @origin_ns: the run's start on the timeline
+ */
+void explain_report_spike(FILE *out, const char *prefix, const struct explain_cpu *engine,
+			  const struct explain_spike *spike, uint64_t origin_ns);
+
 /* The interrupt and softirq counts of a CPU during the run, and its SMIs. */
 void explain_report_counters(FILE *out, const char *heading, const struct counters_run *counters,
 			     unsigned int cpu);

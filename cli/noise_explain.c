@@ -26,13 +26,14 @@ int noise_explain_begin(struct noise_explain *x, enum explain_choice choice, str
 			bool keep_raw_events)
 {
 	struct explain_session_options options = { 0 };
-	unsigned int *lane_cpu = lane_cpus(run);
+	unsigned int *lane_cpu;
 	int ret;
 
 	memset(x, 0, sizeof(*x));
 	if (choice == EXPLAIN_OFF)
 		return 0;
 	x->limit = limit;
+	lane_cpu = lane_cpus(run);
 	x->next_gap = calloc(run->nr_cpus, sizeof(*x->next_gap));
 	if (!lane_cpu || !x->next_gap) {
 		free(lane_cpu);

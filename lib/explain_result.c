@@ -146,6 +146,13 @@ static json_t *spike_json(const struct explain_cpu *engine, const struct explain
 	return s;
 }
 
+json_t *explain_result_spike(const struct explain_cpu *engine, const struct explain_spike *spike)
+{
+	unsigned int nr_causes;
+
+	return spike_json(engine, spike, explain_cpu_causes(engine, &nr_causes));
+}
+
 json_t *explain_result_cpu(const struct explain_cpu *engine, const struct names *names,
 			   const struct explain_join *join)
 {

@@ -146,6 +146,21 @@ static uint64_t short_limit_for(const struct noise_run *run)
 
 #define RING_BYTES (NOISE_RING_RECORDS * sizeof(struct noise_gap))
 
+uint64_t noise_memory_estimate(const struct noise_params *params)
+{
+	/*
+	 * Per CPU: the gap records stored at most, and after the run one period
+	 * event and a throttling flag per stored gap; the record ring, the
+	 * histogram, the short-gap counts and the locked stack of the measuring
+	 * thread.
+	 */
+	uint64_t per_gap = sizeof(struct noise_gap) + sizeof(struct period_event) + 1;
+	uint64_t per_cpu = (uint64_t)params->max_gaps * per_gap + RING_BYTES + sizeof(struct hist) +
+			   SHORT_TICKS * sizeof(uint64_t) + WORKER_STACK_BYTES;
+
+	return per_cpu * cpuset_count(&params->cpus);
+}
+
 /* In the thread, after pinning: what it writes on its own node. */
 static int noise_thread_setup(struct worker *worker)
 {

@@ -31,4 +31,11 @@ json_t *explain_result_cpu(const struct explain_cpu *engine, const struct names 
 void explain_result_sources(const struct explain_cpu *engine, const struct names *names,
 			    const struct explain_join *join, json_t *sources);
 
+/**
+ * explain_result_spike - one spike of a finished engine as JSON: start_ns,
+ * duration_ns, incomplete, contributions and timeline, as in "worst_spikes"
+ * Returns a new reference, or NULL.
+ */
+json_t *explain_result_spike(const struct explain_cpu *engine, const struct explain_spike *spike);
+
 #endif
