@@ -213,7 +213,7 @@ static void choose_clock(struct noise_options *o, struct sysroot *root)
 	}
 }
 
-/* Every gap buffer is allocated and locked before the first read: refuse what cannot fit. */
+/* Every ring is allocated and locked before the first read: refuse what cannot fit. */
 static int check_size(const struct noise_options *o)
 {
 	unsigned int nr_cpus = cpuset_count(&o->params.cpus);
@@ -223,10 +223,9 @@ static int check_size(const struct noise_options *o)
 
 	if (need <= limit)
 		return 0;
-	return usage_error("--max-gaps %zu on %u cpu%s would take %s of memory (%s a cpu), more "
-			   "than the %s allowed (%s): lower --max-gaps or measure fewer cpus",
-			   o->params.max_gaps, nr_cpus, nr_cpus == 1 ? "" : "s",
-			   format_bytes(need, a, sizeof(a)),
+	return usage_error("%u cpu%s would lock %s of memory before the first read (%s a cpu), "
+			   "more than the %s allowed (%s): measure fewer cpus",
+			   nr_cpus, nr_cpus == 1 ? "" : "s", format_bytes(need, a, sizeof(a)),
 			   format_bytes(need / nr_cpus, b, sizeof(b)),
 			   format_bytes(limit, c, sizeof(c)), source);
 }

@@ -149,14 +149,13 @@ static uint64_t short_limit_for(const struct noise_run *run)
 uint64_t noise_memory_estimate(const struct noise_params *params)
 {
 	/*
-	 * Per CPU: the gap records stored at most, and after the run one period
-	 * event and a throttling flag per stored gap; the record ring, the
-	 * histogram, the short-gap counts and the locked stack of the measuring
-	 * thread.
+	 * Per CPU, allocated and locked before the first read: the record
+	 * ring, the histogram, the short-gap counts and the stack of the
+	 * measuring thread. The stored gaps grow as they come; a growth that
+	 * fails is counted as not stored, not refused up front.
 	 */
-	uint64_t per_gap = sizeof(struct noise_gap) + sizeof(struct period_event) + 1;
-	uint64_t per_cpu = (uint64_t)params->max_gaps * per_gap + RING_BYTES + sizeof(struct hist) +
-			   SHORT_TICKS * sizeof(uint64_t) + WORKER_STACK_BYTES;
+	uint64_t per_cpu = RING_BYTES + sizeof(struct hist) + SHORT_TICKS * sizeof(uint64_t) +
+			   WORKER_STACK_BYTES;
 
 	return per_cpu * cpuset_count(&params->cpus);
 }

@@ -113,15 +113,16 @@ struct noise_run {
 #define NOISE_DRAIN_EVERY_NS 250000000ULL
 
 /**
- * noise_memory_estimate - the memory a run with @params may take, in bytes:
- * every CPU's gap records and what the analysis after the run adds per
- * stored gap; what a caller checks against rt_memory_limit() first
+ * noise_memory_estimate - the memory a run with @params allocates and locks
+ * before its first read, in bytes (every CPU's record ring, histogram and
+ * stack; stored gaps grow later, up to max_gaps); what a caller checks
+ * against rt_memory_limit() first
  */
 uint64_t noise_memory_estimate(const struct noise_params *params);
 
 /**
  * noise_params_default - what a noise run measures unless told otherwise
- * @params: receives 10 s at SCHED_OTHER, gaps from 1 us, 2^17 gaps stored
+ * @params: receives 10 s at SCHED_OTHER, gaps from 1 us, 2^20 gaps stored
  *	    per CPU, the TSC as the clock, and no CPU (the caller picks them)
  */
 void noise_params_default(struct noise_params *params);
