@@ -764,12 +764,19 @@ static void legend_entry(struct plot *p, unsigned int i, double x, double y)
 	plot_text(p, x + 24, y, "start", p->legend[i].label, TICK_FONT, NULL);
 }
 
+void plot_unclip(struct plot *p)
+{
+	if (!p->unclipped)
+		textbuf_puts(p->out, "</g>\n");
+	p->unclipped = true;
+}
+
 void plot_end(struct plot *p)
 {
 	unsigned int i;
 	double widest = 0, x, y;
 
-	textbuf_puts(p->out, "</g>\n");
+	plot_unclip(p);
 	if (p->nr_legend) {
 		for (i = 0; i < p->nr_legend; i++)
 			widest = fmax(widest, text_width(p->legend[i].label, TICK_FONT));
