@@ -287,6 +287,23 @@ static bool cpu_in(const struct run *run, int cpu)
 	return false;
 }
 
+/* every input taking part measured @cpu only: its overlay is the one of all series */
+static bool only_cpu(const struct report *r, enum run_measure measure, int cpu)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < r->nr_inputs; i++) {
+		const struct run *run = r->inputs[i].run;
+
+		if (!run_is_measurement(run) || run->series[0].measure != measure)
+			continue;
+		for (k = 0; k < run->nr_series; k++)
+			if (run->series[k].cpu != cpu)
+				return false;
+	}
+	return true;
+}
+
 static int plan_overlays(struct report *r, enum run_measure measure)
 {
 	const char *what = measure == RUN_MEASURE_NOISE ? "noise" : "latency";
@@ -334,7 +351,8 @@ static int plan_overlays(struct report *r, enum run_measure measure)
 					earlier++;
 			}
 			/* once per CPU, and only CPUs that two inputs share */
-			if (seen < 2 || earlier || (k && run->series[k - 1].cpu == cpu))
+			if (seen < 2 || earlier || (k && run->series[k - 1].cpu == cpu) ||
+			    only_cpu(r, measure, cpu))
 				continue;
 			f = add_figure(r, FIGURE_OVERLAY_EXCEEDANCE, 0, "compare-%s-cpu%d", what,
 				       cpu);
