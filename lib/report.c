@@ -210,10 +210,7 @@ static void cell(struct textbuf *out, const char *text, bool number)
 	textbuf_puts(out, "</td>");
 }
 
-/*
- * How long a run ran, from its start and end: "3.33 s"; "< 1 s" for a run
- * whose times are whole seconds (ISO 8601 without a fraction) and equal.
- */
+/* How long a run ran, from its start and end: "3.33 s"; "—" when they do not say */
 static const char *run_span_text(const struct run *run, char *buf, size_t size)
 {
 	int64_t span;
@@ -222,11 +219,9 @@ static const char *run_span_text(const struct run *run, char *buf, size_t size)
 	    run->end_ns < run->start_ns)
 		return "—";
 	span = run->end_ns - run->start_ns;
-	if (span < 1000000000LL && run->start_ns % 1000000000LL == 0 &&
-	    run->end_ns % 1000000000LL == 0) {
-		snprintf(buf, size, "< 1 s");
-		return buf;
-	}
+	/* the same instant: written at the end only (irq), or timed to the second */
+	if (!span)
+		return "—";
 	return plot_format_duration((double)span, buf, size);
 }
 

@@ -40,7 +40,12 @@ const char *report_cause_colour(enum run_cause_kind kind)
 	}
 }
 
-static const struct plot_style budget_style = { "#D55E00", 1.5, "6 3", 0 };
+/*
+ * The budget in black dash-dot, and missed periods in grey: every palette
+ * colour is some CPU's or input's on a page, and a line in one of them would
+ * read as that series.
+ */
+static const struct plot_style budget_style = { "#000000", 1.5, "8 3 2 3", 0 };
 static const struct plot_style max_style_base = { "#333333", 1, "3 3", 0 };
 
 static const char *measure_noun(enum run_measure m)
@@ -610,6 +615,13 @@ static void mark_percentiles(struct plot *p, const struct run_series *s,
 			at = (double)ns;
 		if (!isfinite(at) || at <= 0)
 			continue;
+		/* where the max's own dot and label are (the last samples): they say it */
+		if (s && isfinite(report_series_max(s)) &&
+		    fabs(plot_scale_map(&p->x, at) - plot_scale_map(&p->x, report_series_max(s))) <
+			    40 &&
+		    fabs(plot_scale_map(&p->y, tail) -
+			 plot_scale_map(&p->y, 1 / (double)h->total)) < 14)
+			continue;
 		snprintf(label, sizeof(label), "p%g %s", wanted[i],
 			 plot_format_duration(at, value, sizeof(value)));
 		plot_point_label(p, at, tail, labels ? label : NULL, style);
@@ -919,7 +931,7 @@ static int draw_windows(const struct report *r, const struct figure *f, struct t
 	}
 	if (any_missed) {
 		/* a mark under each pixel column that holds a window with missed periods */
-		struct plot_style missed = { "#D55E00", 0, NULL, 0 };
+		struct plot_style missed = { "#555555", 0, NULL, 0 };
 		struct plot_reducer reducer;
 		struct plot_point *points;
 		double *x, *y;
@@ -1267,6 +1279,16 @@ static size_t irq_rates(const struct run *run, struct cpu_rate **out)
 	return kept;
 }
 
+static bool any_rate(const struct cpu_rate *rates, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (rates[i].before > 0 || (isfinite(rates[i].after) && rates[i].after > 0))
+			return true;
+	return false;
+}
+
 static int draw_irq(const struct report *r, const struct figure *f, struct textbuf *out,
 		    bool standalone)
 {
@@ -1335,6 +1357,10 @@ static int draw_irq(const struct report *r, const struct figure *f, struct textb
 					  NULL);
 			}
 		}
+		if (top <= 1 && !any_rate(rates, shown))
+			plot_text(&p, (p.left + p.right) / 2, (p.top + p.bottom) / 2 + 4, "middle",
+				  "no device interrupt on any CPU while the rates were sampled", 11,
+				  "fill=\"#555555\"");
 		if (has_after) {
 			plot_legend(&p, "before the plan", &before, true);
 			plot_legend(&p, "after the plan", &after, true);

@@ -321,13 +321,15 @@ static int plan_overlays(struct report *r, enum run_measure measure)
 		return -ENOMEM;
 	f->measure = measure;
 	f->compact = true;
-	snprintf(f->title, sizeof(f->title), "P(%s > x) of each input, all its series", what);
+	snprintf(f->title, sizeof(f->title), "P(%s > x) of each input, all its series",
+		 measure == RUN_MEASURE_NOISE ? "gap" : "latency");
 	f = add_figure(r, FIGURE_OVERLAY_HISTOGRAM, 0, "compare-%s-histogram", what);
 	if (!f)
 		return -ENOMEM;
 	f->measure = measure;
 	f->compact = true;
-	snprintf(f->title, sizeof(f->title), "%s histogram of each input (log x)", what);
+	snprintf(f->title, sizeof(f->title), "%s histogram of each input (log x)",
+		 measure == RUN_MEASURE_NOISE ? "gap" : "latency");
 	/* one CPU at a time where two inputs or more measured it */
 	for (i = 0; i < r->nr_inputs && cpus < REPORT_OVERLAY_CPUS; i++) {
 		const struct run *run = r->inputs[i].run;
@@ -361,7 +363,8 @@ static int plan_overlays(struct report *r, enum run_measure measure)
 			f->measure = measure;
 			f->compact = true;
 			f->cpu = cpu;
-			snprintf(f->title, sizeof(f->title), "P(%s > x) on cpu %d", what, cpu);
+			snprintf(f->title, sizeof(f->title), "P(%s > x) on cpu %d",
+				 measure == RUN_MEASURE_NOISE ? "gap" : "latency", cpu);
 			cpus++;
 		}
 	}
