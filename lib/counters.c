@@ -296,6 +296,11 @@ bool counters_smi(const struct counters_run *run, unsigned int cpu, uint64_t *co
 	return true;
 }
 
+bool counters_have_interrupts(const struct counters_run *run)
+{
+	return run->irqs_ok;
+}
+
 bool counters_smi_in_guest(const struct counters_run *run)
 {
 	return run->in_guest;

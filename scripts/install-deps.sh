@@ -5,8 +5,8 @@
 set -eu
 
 BUILD="meson ninja-build pkg-config gcc libc6-dev libtracefs-dev libtraceevent-dev
-libjansson-dev libnuma-dev zlib1g-dev"
-TEST="check python3 util-linux mount procps"
+libjansson-dev libnuma-dev zlib1g-dev libgsl-dev"
+TEST="check python3 util-linux mount procps r-base-core r-cran-evd"
 # latscope monitor: HTTP with TLS, native histograms, web config, bcrypt, sd_notify;
 # its tests run a real Prometheus and promtool and make certificates with openssl
 BUILD="$BUILD libmicrohttpd-dev libgnutls28-dev libprotobuf-c-dev protobuf-c-compiler
