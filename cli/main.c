@@ -16,6 +16,8 @@ static const struct command commands[] = {
 	  cmd_timer, &timer_command, NULL },
 	{ "irq", NULL, "keep interrupts off RT CPUs: show, plan, apply, balance, restore", cmd_irq,
 	  NULL, &irq_group },
+	{ "report", NULL, "one HTML page of plots from results, latscope's or cyclictest's",
+	  cmd_report, &report_command, NULL },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -18,10 +18,12 @@ TEST="$TEST libxml2-utils chromium gnuplot-nox"
 # the Debian package and its check (scripts/check-package.sh): build, lintian,
 # man -w, systemd-analyze verify and security, the installed bash completion
 TEST="$TEST build-essential debhelper dpkg-dev lintian man-db systemd bash-completion"
+# the fuzzers (libFuzzer is in clang's runtime) and the symbolizer of sanitizer reports
+FUZZ="clang libclang-rt-14-dev llvm"
 # peers the benchmarks compare against; optional at run time
 BENCH="rt-tests hyperfine time"
 
-want="$BUILD $TEST"
+want="$BUILD $TEST $FUZZ"
 [ "${1:-}" = "--bench" ] && want="$want $BENCH"
 
 missing=""
