@@ -3,12 +3,15 @@
 # The Debian package, end to end, as `make test` runs it:
 #  1. build it with dpkg-buildpackage from a scratch copy of the tree (the
 #     files git tracks or would track), so nothing lands in the tree;
-#  2. lintian: no error;
+#  2. lintian on the binary package and the source package: no error, no
+#     warning (pedantic tags are shown);
 #  3. install it with dpkg -i and check what is installed: latscope
-#     --version, every man page of doc/ found by man -w, the units clean for
-#     systemd-analyze verify and their exposure below MAX_EXPOSURE, the
-#     units' default options accepted by the binary, the bash completion
-#     run by bash, the units installed disabled, the conffiles;
+#     --version, a man page for every command the binary lists (man -w,
+#     and latscope(1) naming it) and every page of doc/, the units clean
+#     for systemd-analyze verify and their exposure below MAX_EXPOSURE, the
+#     units' default options accepted by the binary and the options their
+#     /etc/default files suggest known to it, the bash completion run by
+#     bash, the units installed disabled, the conffiles;
 #  4. purge it and check that nothing is left.
 # The package is purged on every exit path, Ctrl-C included: the machine is
 # left as found. Needs root (dpkg -i); skips, saying why, without it or
@@ -25,6 +28,13 @@ cd "$(dirname "$0")/.."
 start=$(date +%s)
 
 say() { echo "check-package: $*"; }
+# each step says how long it took: $took, the seconds since the last lap
+lap=$start
+lap() {
+	now=$(date +%s)
+	took="$((now - lap)) s"
+	lap=$now
+}
 # dpkg under the lock the callers of apt-get and dpkg take on this machine
 locked() { flock "$APT_LOCK" "$@"; }
 fail() {
@@ -97,21 +107,28 @@ package_version=$(cd "$scratch/latscope" && dpkg-parsechangelog -S Version)
 [ "$package_version" = "$version" ] ||
 	fail "debian/changelog says $package_version, meson.build $version"
 say "building latscope $version (dpkg-buildpackage -us -uc -b; the unit tests ran already)"
+# the source package first, from the clean copy, for lintian's source checks
+(cd "$scratch/latscope" && dpkg-source -b . >"$scratch/source.log" 2>&1) ||
+	{ cat "$scratch/source.log" >&2; fail "dpkg-source -b failed"; }
 (cd "$scratch/latscope" &&
 	DEB_BUILD_OPTIONS="nocheck parallel=$(nproc)" dpkg-buildpackage -us -uc -b \
 		>"$scratch/build.log" 2>&1) ||
 	{ tail -n 40 "$scratch/build.log" >&2; fail "dpkg-buildpackage failed (log above)"; }
 deb=$(ls "$scratch"/latscope_"$version"_*.deb)
 [ -f "$deb" ] || fail "no latscope_*.deb was built"
+lap
+say "built $(basename "$deb") in $took"
 
-# 2. lintian: errors fail, the rest is shown.
-lintian --fail-on error --display-info "$scratch"/latscope_"$version"_*.changes \
-	>"$scratch/lintian.log" 2>&1 || { cat "$scratch/lintian.log" >&2; fail "lintian errors"; }
-if grep -q '^[EWI]:' "$scratch/lintian.log"; then
-	say "lintian:"
-	grep '^[EWI]:' "$scratch/lintian.log"
+# 2. lintian: errors and warnings fail, the rest is shown.
+lintian --fail-on error,warning --display-info --pedantic \
+	"$scratch"/latscope_"$version"_*.changes "$scratch/latscope_$version.dsc" \
+	>"$scratch/lintian.log" 2>&1 || { cat "$scratch/lintian.log" >&2; fail "lintian"; }
+lap
+if grep -q '^[EWIP]:' "$scratch/lintian.log"; then
+	say "lintian (in $took):"
+	grep '^[EWIP]:' "$scratch/lintian.log"
 else
-	say "lintian: clean"
+	say "lintian: clean (binary and source, pedantic), in $took"
 fi
 
 # What the package may touch, to compare after the purge: the directories
@@ -131,13 +148,18 @@ snapshot | sort >"$scratch/before"
 
 # 3. Install, and check what is installed.
 installed=yes
-locked dpkg -i "$deb" >"$scratch/install.log" 2>&1 || { cat "$scratch/install.log" >&2; fail "dpkg -i"; }
+# (a minimal image's path-exclude of /usr/share/man would drop the pages the
+# check is about; the include, last, wins there and changes nothing elsewhere)
+locked dpkg --path-include='/usr/share/man/man1/latscope*' -i "$deb" >"$scratch/install.log" 2>&1 ||
+	{ cat "$scratch/install.log" >&2; fail "dpkg -i"; }
 say "installed $(basename "$deb")"
 
 [ "$(latscope --version)" = "latscope $version" ] || fail "latscope --version: $(latscope --version)"
 say "latscope --version: ok"
 
-# man finds every page the package installed, and doc/ has no page it lacks
+# man finds every page the package installed, doc/ has no page it lacks,
+# and every command the binary lists (its completion table) has its page,
+# named in latscope(1)
 pages=$(dpkg -L latscope | sed -n 's|^/usr/share/man/man1/\(.*\)\.1\.gz$|\1|p' | sort)
 for name in $pages; do
 	found=$(man -w "$name" 2>/dev/null) || fail "man -w $name finds nothing"
@@ -146,8 +168,15 @@ done
 for page in doc/*.1; do
 	echo "$pages" | grep -qx "$(basename "$page" .1)" || fail "$page is not in the package (doc/meson.build)"
 done
-say "man -w: $(echo "$pages" | tr '\n' ' ')"
-[ -f doc/latscope-doctor.1 ] || say "latscope-doctor(1) is not in doc/ yet: not checked"
+commands=$(latscope --completion-table | awk -F '\t' '$1 == "command" { print $2 }')
+[ -n "$commands" ] || fail "latscope --completion-table lists no command"
+for name in $commands; do
+	man -w "latscope-$name" >/dev/null 2>&1 ||
+		fail "latscope $name has no man page: doc/latscope-$name.1, installed by doc/meson.build"
+	zcat "$(man -w latscope)" | grep -q "^\.BR latscope-$name (1)" ||
+		fail "latscope(1) does not name latscope-$name(1)"
+done
+say "man -w: $(echo "$pages" | tr '\n' ' ')(commands: $(echo "$commands" | tr '\n' ' '))"
 
 units=$(dpkg -L latscope | grep '\.service$')
 [ -n "$units" ] || fail "no systemd unit in the package"
@@ -182,6 +211,14 @@ for unit in $units; do
 	latscope $words $options --help >/dev/null 2>"$scratch/options.log" ||
 		fail "$name: latscope $words refuses $variable=\"$options\": $(cat "$scratch/options.log")"
 	say "$name: latscope $words takes $variable=\"$options\""
+	# the options the file's comments suggest are the command's own
+	sed -n 's/^#[[:space:]]\{1,\}\(--.*\)/\1/p' "$file" | grep -o -- '--[a-z-]*' >"$scratch/suggested"
+	while read -r option; do
+		latscope --completion-table |
+			awk -F '\t' -v k="$words" -v o="$option" '$1 == "option" && $2 == k && $3 == o { f = 1 } END { exit !f }' ||
+			fail "$file suggests $option, which latscope $words does not take"
+	done <"$scratch/suggested"
+	say "$name: the options $file suggests are latscope $words's"
 done
 
 conffiles=$(dpkg-query -W -f='${Conffiles}' latscope | awk '{ print $1 }' | sort | tr '\n' ' ')
@@ -204,6 +241,8 @@ if command -v promtool >/dev/null 2>&1; then
 		fail "promtool check rules /usr/share/latscope/latscope.rules.yml"
 fi
 say "Prometheus rules: /usr/share/latscope/latscope.rules.yml"
+lap
+say "installed and checked in $took"
 
 # 4. Purge: nothing of the package is left, the monitor's state neither.
 made_state=yes
@@ -222,5 +261,6 @@ done <"$scratch/contents"
 snapshot | sort >"$scratch/after"
 diff -u "$scratch/before" "$scratch/after" >"$scratch/left.diff" ||
 	{ cat "$scratch/left.diff" >&2; fail "the purge left the machine changed"; }
-say "purged: nothing left"
+lap
+say "purged: nothing left, in $took"
 say "ok in $(($(date +%s) - start)) s"
