@@ -9,8 +9,9 @@
 #   latscope-irq-balance  three intervals on the last CPU as the RT CPU, with
 #                         --restore-on-exit: moves made, journal in
 #                         /run/latscope, every affinity as before at the end
-#   latscope-monitor      `latscope monitor` when the build has it, else the
-#                         monitor's engine (tests/system/exporter_driver.c):
+#   latscope-monitor      `latscope monitor` with the options of
+#                         /etc/default/latscope-monitor when the build has
+#                         it, else the monitor's engine (exporter-driver):
 #                         READY=1 (Type=notify), /metrics answers, the state
 #                         is checkpointed in StateDirectory=, SIGTERM ends it
 #                         with status 0, no tracing instance is left
@@ -98,8 +99,9 @@ Restart=no
 EOF
 
 if "$LATSCOPE" monitor --help >/dev/null 2>&1; then
-	monitor="$LATSCOPE monitor --cpus $last_cpu --explain --listen 127.0.0.1:$PORT --state /var/lib/latscope-try/monitor.json --checkpoint 2s --audit-every 3s"
-	say "monitor: latscope monitor"
+	# the unit's own options (/etc/default/latscope-monitor: --explain) after the test's
+	monitor="$LATSCOPE monitor --cpus $last_cpu --listen 127.0.0.1:$PORT --state /var/lib/latscope-try/monitor.json --checkpoint 2s --audit-every 3s \$LATSCOPE_MONITOR_OPTIONS"
+	say "monitor: latscope monitor, with LATSCOPE_MONITOR_OPTIONS=$(sed -n 's/^LATSCOPE_MONITOR_OPTIONS=//p' contrib/default/latscope-monitor)"
 else
 	[ -x "$DRIVER" ] || fail "no latscope monitor and no $DRIVER"
 	monitor="$DRIVER --monitor --cpus $last_cpu --explain --listen 127.0.0.1:$PORT --state /var/lib/latscope-try/monitor.json --checkpoint 2000000000 --audit-every 3000000000"
