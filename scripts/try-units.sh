@@ -30,6 +30,9 @@ cd "$(dirname "$0")/.."
 BUILD=$(cd "${1:-build}" && pwd)
 LATSCOPE=$BUILD/cli/latscope
 DRIVER=$BUILD/tests/exporter-driver
+# the units run copies in the namespaces' own /run: a build tree under /tmp
+# is out of their sight (PrivateTmp=)
+BIN=/run/try-bin
 LOCK=/tmp/latscope-machine.lock
 GROUP=latscope-try
 PORT=$((19700 + RANDOM % 100))
@@ -79,7 +82,7 @@ units=$work/units
 mkdir -p "$units" "$work/etc/default"
 cp contrib/default/* "$work/etc/default/"
 for unit in latscope-monitor latscope-irq-balance; do
-	sed "s|@BINDIR@|$BUILD/cli|; s|@SYSCONFDIR@|$work/etc|" \
+	sed "s|@BINDIR@|$BIN|; s|@SYSCONFDIR@|$work/etc|" \
 		"contrib/systemd/$unit.service.in" >"$units/$unit.service"
 	mkdir -p "$units/$unit.service.d"
 done
@@ -92,7 +95,7 @@ cat >"$units/latscope-irq-balance.service.d/try.conf" <<EOF
 DefaultDependencies=no
 [Service]
 ExecStart=
-ExecStart=$LATSCOPE irq balance --rt-cpus $last_cpu --interval 1s --count 3 --json /run/latscope/balance.json \$LATSCOPE_IRQ_BALANCE_OPTIONS
+ExecStart=$BIN/latscope irq balance --rt-cpus $last_cpu --interval 1s --count 3 --json /run/latscope/balance.json \$LATSCOPE_IRQ_BALANCE_OPTIONS
 StandardOutput=file:/run/try/irq-balance.out
 StandardError=file:/run/try/irq-balance.err
 Restart=no
@@ -100,11 +103,13 @@ EOF
 
 if "$LATSCOPE" monitor --help >/dev/null 2>&1; then
 	# the unit's own options (/etc/default/latscope-monitor: --explain) after the test's
-	monitor="$LATSCOPE monitor --cpus $last_cpu --listen 127.0.0.1:$PORT --state /var/lib/latscope-try/monitor.json --checkpoint 2s --audit-every 3s \$LATSCOPE_MONITOR_OPTIONS"
-	say "monitor: latscope monitor, with LATSCOPE_MONITOR_OPTIONS=$(sed -n 's/^LATSCOPE_MONITOR_OPTIONS=//p' contrib/default/latscope-monitor)"
+	monitor="$BIN/latscope monitor --cpus $last_cpu --listen 127.0.0.1:$PORT --state /var/lib/latscope-try/monitor.json --checkpoint 2s --audit-every 3s \$LATSCOPE_MONITOR_OPTIONS"
+	# shellcheck disable=SC1091
+	monitor_options=$(. contrib/default/latscope-monitor && echo "$LATSCOPE_MONITOR_OPTIONS")
+	say "monitor: latscope monitor, with LATSCOPE_MONITOR_OPTIONS=\"$monitor_options\""
 else
 	[ -x "$DRIVER" ] || fail "no latscope monitor and no $DRIVER"
-	monitor="$DRIVER --monitor --cpus $last_cpu --explain --listen 127.0.0.1:$PORT --state /var/lib/latscope-try/monitor.json --checkpoint 2000000000 --audit-every 3000000000"
+	monitor="$BIN/exporter-driver --monitor --cpus $last_cpu --explain --listen 127.0.0.1:$PORT --state /var/lib/latscope-try/monitor.json --checkpoint 2000000000 --audit-every 3000000000"
 	say "monitor: not in this build; its engine (exporter-driver --monitor) in its place"
 fi
 cat >"$units/latscope-monitor.service.d/try.conf" <<EOF
@@ -119,17 +124,28 @@ StandardOutput=file:/run/try/monitor.out
 StandardError=file:/run/try/monitor.err
 Restart=no
 EOF
-# LimitRTPRIO=99 raises a hard limit: that needs CAP_SYS_RESOURCE, which a
-# container's systemd may not have; CAP_SYS_NICE stands in for it then
+# LimitRTPRIO=99 and LimitMEMLOCK=infinity raise hard limits: that needs
+# CAP_SYS_RESOURCE, which a container's systemd may not have; CAP_SYS_NICE
+# and CAP_IPC_LOCK stand in for them then (SCHED_FIFO and mlockall() with
+# the limits as they are)
 effective=$(sed -n 's/^CapEff:[[:space:]]*//p' /proc/self/status)
 if [ $(((0x$effective >> 24) & 1)) -eq 0 ]; then
-	say "no CAP_SYS_RESOURCE here: LimitRTPRIO= and LimitMEMLOCK= replaced by CAP_SYS_NICE and the current limits"
+	say "no CAP_SYS_RESOURCE here: LimitRTPRIO= and LimitMEMLOCK= replaced by CAP_SYS_NICE, CAP_IPC_LOCK and the current limits"
 	cat >>"$units/latscope-monitor.service.d/try.conf" <<EOF
 LimitRTPRIO=$(ulimit -Hr)
 LimitMEMLOCK=$(($(ulimit -Hl) * 1024))
-CapabilityBoundingSet=CAP_SYS_NICE
+CapabilityBoundingSet=CAP_SYS_NICE CAP_IPC_LOCK
 EOF
 fi
+# The monitor's drift audit is check's: `latscope check` once in the
+# monitor's unit and sandbox (its file and drop-in, run once) tells whether
+# the sandbox hides a file an audit rule reads
+cp "$units/latscope-monitor.service" "$units/latscope-try-check.service"
+mkdir -p "$units/latscope-try-check.service.d"
+sed -e "s|^ExecStart=.\{1,\}|ExecStart=$BIN/latscope check --rt-cpus $last_cpu --all --json /var/lib/latscope-try/check.json|" \
+	-e 's|/run/try/monitor\.|/run/try/check.|' \
+	"$units/latscope-monitor.service.d/try.conf" >"$units/latscope-try-check.service.d/try.conf"
+printf 'Type=oneshot\nNotifyAccess=none\nSuccessExitStatus=2\n' >>"$units/latscope-try-check.service.d/try.conf"
 
 # --- a cgroup of its own in every hierarchy; RT runtime where it is split --
 # the cgroup mounts: ROOT MOUNTPOINT FSTYPE SUPER_OPTIONS
@@ -173,7 +189,9 @@ done)
 fi
 mountpoint -q /sys/kernel/tracing ||
 	mount -t tracefs -o nosuid,nodev,noexec tracefs /sys/kernel/tracing
-mkdir -p /run/systemd/system /run/try
+mkdir -p /run/systemd/system /run/try $BIN
+cp $LATSCOPE $BIN/
+[ ! -x $DRIVER ] || cp $DRIVER $BIN/
 cp -r $units/. /run/systemd/system/
 exec env container=latscope-try /lib/systemd/systemd --system --unit=latscope-try.target \\
 	--log-target=null --show-status=no
@@ -205,6 +223,16 @@ show() { in_ns systemctl show -p "$2" --value "$1"; }
 instances() { in_ns sh -c 'ls -d /sys/kernel/tracing/instances/latscope-* 2>/dev/null | wc -l'; }
 instances_before=$(instances)
 
+# What unit $1 said on stderr ($2), shown; a refusal the sandbox would
+# cause (EACCES, EPERM, EROFS, a device not allowed) fails.
+denied() {
+	in_ns test -s "$2" || return 0
+	say "$1 said on stderr:"
+	in_ns sed 's/^/  /' "$2"
+	! in_ns grep -q -E 'Permission denied|Operation not permitted|Read-only file system' "$2" ||
+		fail "$1: the sandbox refused something it needs (above)"
+}
+
 # --- latscope-irq-balance ---------------------------------------------------
 in_ns systemctl start latscope-irq-balance.service || true
 for _ in $(seq 40); do
@@ -222,6 +250,7 @@ diff -u "$work/affinities.before" "$work/affinities.after" >&2 ||
 	fail "latscope-irq-balance left affinities changed"
 in_ns test ! -e /run/latscope/irq-journal.json || fail "latscope-irq-balance left its journal"
 say "latscope-irq-balance: success; $moved moves under the sandbox, every affinity restored on exit"
+denied latscope-irq-balance /run/try/irq-balance.err
 
 # --- latscope-monitor -------------------------------------------------------
 in_ns systemctl start latscope-monitor.service ||
@@ -239,8 +268,45 @@ say "latscope-monitor: /metrics has $count samples of cpu $last_cpu"
 in_ns systemctl stop latscope-monitor.service
 [ "$(show latscope-monitor.service Result)" = success ] ||
 	{ in_ns cat /run/try/monitor.err >&2; fail "latscope-monitor: $(show latscope-monitor.service Result) on SIGTERM"; }
-python3 -c "import json; d = json.load(open('/var/lib/latscope-try/monitor.json')); assert d['command'] == 'monitor'" ||
-	fail "latscope-monitor: no state in StateDirectory="
+# what the sandbox must let through: the state, the audit (every 3 s) and,
+# with --explain, the tracing instance's spikes explained
+python3 - "$monitor ${monitor_options:-}" /var/lib/latscope-try/monitor.json >"$work/state.txt" 2>&1 <<'EOF' ||
+import json, sys
+d = json.load(open(sys.argv[2]))
+assert d["command"] == "monitor", "not a monitor state"
+assert d["audit"] and d["audit"]["runs"] >= 1, "no audit ran: %s" % d["audit"]
+explained = [c["explain"] for c in d["cpus"] if "explain" in c]
+if " --explain" in sys.argv[1] + " ":
+    assert explained, "--explain but no cpu's spikes explained"
+print("%d audit runs (%d rules failed), %s" % (
+    d["audit"]["runs"], len(d["audit"].get("failed", [])),
+    "%d causes named, %d events lost" % (sum(len(x["causes"]) for x in explained),
+                                         sum(x["lost_events"] for x in explained))
+    if explained else "no explain"))
+EOF
+	{ cat "$work/state.txt" >&2; in_ns cat /run/try/monitor.err >&2; fail "latscope-monitor: the state in StateDirectory="; }
 [ "$(instances)" -le "$instances_before" ] || fail "latscope-monitor left a tracing instance"
-say "latscope-monitor: SIGTERM ended it with status 0, state checkpointed, no tracing instance left"
+say "latscope-monitor: SIGTERM ended it with status 0, state checkpointed ($(cat "$work/state.txt")), no tracing instance left"
+denied latscope-monitor /run/try/monitor.err
+# --- the audit in the monitor's sandbox --------------------------------------
+in_ns systemctl start latscope-try-check.service ||
+	{ in_ns cat /run/try/check.err >&2; fail "latscope check in the monitor's sandbox failed"; }
+"$LATSCOPE" check --rt-cpus "$last_cpu" --all --json "$work/check.json" >/dev/null ||
+	[ $? -eq 2 ] || fail "latscope check outside the sandbox failed"
+python3 - /var/lib/latscope-try/check.json "$work/check.json" >"$work/audit.txt" 2>&1 <<'EOF' ||
+import json, sys
+inside, outside = ({f["id"]: f for f in json.load(open(path))["findings"]} for path in sys.argv[1:])
+hidden = [f"{rule}: {f['detail']}" for rule, f in sorted(inside.items())
+          if f["status"] == "skip" and outside.get(rule, {}).get("status") != "skip"]
+assert set(inside) == set(outside), "not the same rules"
+assert not hidden, "skipped in the sandbox only:\n  " + "\n  ".join(hidden)
+# (a rule on tasks sees only the namespaces' own in their /proc)
+moved = ["%s %s here, %s outside" % (rule, inside[rule]["status"], outside[rule]["status"])
+         for rule in sorted(inside) if inside[rule]["status"] != outside[rule]["status"]]
+print("%d rules, none skipped for the sandbox%s" % (
+    len(inside), "; not the same in both runs: " + ", ".join(moved) if moved else ""))
+EOF
+	{ cat "$work/audit.txt" >&2; fail "the monitor's sandbox hides what the audit reads"; }
+say "latscope check in the monitor's sandbox: $(cat "$work/audit.txt")"
+denied "latscope check in the monitor's sandbox" /run/try/check.err
 say "ok"
