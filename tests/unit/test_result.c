@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +17,8 @@ START_TEST(document_envelope)
 	char *argv[] = { "noise", "--cpus", "1" };
 	json_t *doc = result_new("noise", 3, argv), *line;
 
-	ck_assert_str_eq(json_string_value(json_object_get(doc, "schema")), "latscope/1");
+	ck_assert_str_eq(json_string_value(json_object_get(doc, "schema")), "latscope/2");
+	ck_assert(result_schema_readable(doc));
 	ck_assert_str_eq(json_string_value(json_object_get(doc, "command")), "noise");
 	line = json_object_get(doc, "command_line");
 	ck_assert_uint_eq(json_array_size(line), 4);
@@ -36,7 +40,7 @@ START_TEST(host_facts_from_a_fixture)
 	ck_assert_str_eq(json_string_value(json_object_get(host, "cpu_model")),
 			 "Fixture CPU @ 2.0GHz");
 	ck_assert_str_eq(json_string_value(json_object_get(host, "virtualization")), "none");
-	ck_assert_uint_eq(json_array_size(json_object_get(host, "isolated_cpus")), 4);
+	ck_assert_str_eq(json_string_value(json_object_get(host, "isolated_cpus")), "2-3,6-7");
 	ck_assert_int_eq(json_integer_value(json_object_get(host, "numa_nodes")), 2);
 	ck_assert(json_is_null(json_object_get(host, "clocksource")));
 	json_decref(host);
@@ -97,6 +101,267 @@ START_TEST(atomic_write_and_early_check)
 }
 END_TEST
 
+START_TEST(cpu_sets_are_cpu_lists)
+{
+	struct cpuset set, back;
+	json_t *value;
+	size_t len;
+	int cpu;
+
+	cpuset_clear(&set);
+	value = result_cpuset(&set);
+	ck_assert_str_eq(json_string_value(value), "");
+	json_decref(value);
+	ck_assert_int_eq(cpuset_parse_list("0-3,8-11", &set), 0);
+	value = result_cpuset(&set);
+	ck_assert_str_eq(json_string_value(value), "0-3,8-11");
+	ck_assert_int_eq(result_read_cpuset(value, &back), 0);
+	ck_assert(cpuset_equal(&set, &back));
+	json_decref(value);
+	/* the longest list there is: never cut short */
+	cpuset_clear(&set);
+	for (cpu = 0; cpu < CPUSET_MAX_CPUS; cpu++)
+		if (cpu % 3 != 2)
+			cpuset_add(&set, (unsigned int)cpu);
+	value = result_cpuset(&set);
+	len = strlen(json_string_value(value));
+	ck_assert_uint_eq(len, 26568);
+	ck_assert_ptr_null(strstr(json_string_value(value), "..."));
+	ck_assert_int_eq(result_read_cpuset(value, &back), 0);
+	ck_assert(cpuset_equal(&set, &back));
+	json_decref(value);
+}
+END_TEST
+
+START_TEST(latscope_1_documents_are_read)
+{
+	json_t *doc = json_loads("{\"schema\": \"latscope/1\", \"rt_cpus\": [2, 3, 8],"
+				 " \"none\": [], \"bad\": [1, \"x\"], \"neg\": [-1],"
+				 " \"big\": [8192]}",
+				 0, NULL);
+	json_t *other = json_loads("{\"schema\": \"latscope/3\"}", 0, NULL);
+	struct cpuset set, want;
+
+	ck_assert(result_schema_readable(doc));
+	ck_assert(!result_schema_readable(other));
+	ck_assert_int_eq(result_read_cpuset(json_object_get(doc, "rt_cpus"), &set), 0);
+	ck_assert_int_eq(cpuset_parse_list("2-3,8", &want), 0);
+	ck_assert(cpuset_equal(&set, &want));
+	ck_assert_int_eq(result_read_cpuset(json_object_get(doc, "none"), &set), 0);
+	ck_assert(cpuset_empty(&set));
+	ck_assert_int_eq(result_read_cpuset(json_object_get(doc, "bad"), &set), -EINVAL);
+	ck_assert_int_eq(result_read_cpuset(json_object_get(doc, "neg"), &set), -EINVAL);
+	ck_assert_int_eq(result_read_cpuset(json_object_get(doc, "big"), &set), -ERANGE);
+	ck_assert_int_eq(result_read_cpuset(json_object_get(doc, "schema"), &set), -EINVAL);
+	ck_assert_int_eq(result_read_cpuset(NULL, &set), -EINVAL);
+	json_decref(doc);
+	json_decref(other);
+}
+END_TEST
+
+/* A scratch directory; entries() counts what is in it. */
+static void scratch(char *dir, size_t size)
+{
+	snprintf(dir, size, "/tmp/latscope-result-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static int entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+static void remove_scratch(const char *dir)
+{
+	char command[600];
+
+	snprintf(command, sizeof(command), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(command), 0);
+}
+
+static char *slurp(const char *path)
+{
+	static char text[65536];
+	ssize_t n;
+	int fd = open(path, O_RDONLY);
+
+	ck_assert_int_ge(fd, 0);
+	n = read(fd, text, sizeof(text) - 1);
+	ck_assert_int_ge(n, 0);
+	text[n] = '\0';
+	close(fd);
+	return text;
+}
+
+START_TEST(compact_in_files_pretty_on_request)
+{
+	json_t *doc = json_pack("{s:i, s:[i, i]}", "answer", 42, "list", 1, 2);
+	char dir[64], path[128];
+
+	scratch(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/out.json", dir);
+	/* a file is not a terminal: one line */
+	ck_assert_int_eq(result_write(doc, path), 0);
+	ck_assert_str_eq(slurp(path), "{\"answer\":42,\"list\":[1,2]}\n");
+	ck_assert_int_eq(result_write_as(doc, path, RESULT_LAYOUT_COMPACT), 0);
+	ck_assert_str_eq(slurp(path), "{\"answer\":42,\"list\":[1,2]}\n");
+	ck_assert_int_eq(result_write_as(doc, path, RESULT_LAYOUT_PRETTY), 0);
+	ck_assert_str_eq(slurp(path),
+			 "{\n  \"answer\": 42,\n  \"list\": [\n    1,\n    2\n  ]\n}\n");
+	ck_assert_int_eq(entries(dir), 1);
+	json_decref(doc);
+	remove_scratch(dir);
+}
+END_TEST
+
+START_TEST(large_document_round_trip)
+{
+	json_t *doc = json_array(), *back;
+	char dir[64], path[128];
+	json_error_t error;
+	struct stat st;
+	int i;
+
+	/* several buffers' worth: the pieces must join up at every boundary */
+	for (i = 0; i < 100000; i++)
+		json_array_append_new(doc, json_pack("{s:i, s:s}", "n", i, "t", "0-1023"));
+	scratch(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/big.json", dir);
+	ck_assert_int_eq(result_write(doc, path), 0);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_gt(st.st_size, 4 * 65536);
+	back = json_load_file(path, 0, &error);
+	ck_assert_ptr_nonnull(back);
+	ck_assert(json_equal(doc, back));
+	json_decref(back);
+	json_decref(doc);
+	remove_scratch(dir);
+}
+END_TEST
+
+START_TEST(paths_that_cannot_work_fail_before)
+{
+	json_t *doc = json_pack("{s:i}", "answer", 42);
+	char dir[64], path[600], name[300];
+
+	scratch(dir, sizeof(dir));
+	/* root passes access(W_OK) on a directory: the check must not */
+	ck_assert_int_eq(result_check_writable(dir), -EISDIR);
+	ck_assert_int_eq(result_write(doc, dir), -EISDIR);
+	snprintf(path, sizeof(path), "%s/", dir);
+	ck_assert_int_eq(result_check_writable(path), -EISDIR);
+	snprintf(path, sizeof(path), "%s/missing/out.json", dir);
+	ck_assert_int_eq(result_check_writable(path), -ENOENT);
+	ck_assert_int_eq(result_write(doc, path), -ENOENT);
+	/* a file where a directory should be */
+	snprintf(path, sizeof(path), "%s/file", dir);
+	ck_assert_int_eq(result_write(doc, path), 0);
+	snprintf(path, sizeof(path), "%s/file/out.json", dir);
+	ck_assert_int_eq(result_check_writable(path), -ENOTDIR);
+	snprintf(path, sizeof(path), "%s/file", dir);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(result_check_writable(""), -ENOENT);
+	/* a name of 256 characters cannot exist */
+	memset(name, 'n', 256);
+	name[256] = '\0';
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	ck_assert_int_eq(result_check_writable(path), -ENAMETOOLONG);
+	ck_assert_int_eq(entries(dir), 0);
+	json_decref(doc);
+	remove_scratch(dir);
+}
+END_TEST
+
+START_TEST(names_up_to_name_max)
+{
+	json_t *doc = json_pack("{s:i}", "answer", 42);
+	char dir[64], path[600], name[300];
+	size_t len;
+
+	scratch(dir, sizeof(dir));
+	/* 248 to 255 characters: the temporary name still fits NAME_MAX */
+	for (len = 248; len <= NAME_MAX; len++) {
+		memset(name, 'a', len);
+		memcpy(name + len - 5, ".json", 6);
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		ck_assert_int_eq(result_check_writable(path), 0);
+		ck_assert_int_eq(result_write(doc, path), 0);
+		ck_assert_str_eq(slurp(path), "{\"answer\":42}\n");
+		ck_assert_int_eq(unlink(path), 0);
+	}
+	ck_assert_int_eq(entries(dir), 0);
+	json_decref(doc);
+	remove_scratch(dir);
+}
+END_TEST
+
+START_TEST(symlinks_are_written_through)
+{
+	json_t *doc = json_pack("{s:i}", "answer", 42);
+	char dir[64], link[128], target[128], sub[128], buf[256];
+	struct stat st;
+	ssize_t n;
+
+	scratch(dir, sizeof(dir));
+	snprintf(sub, sizeof(sub), "%s/real", dir);
+	ck_assert_int_eq(mkdir(sub, 0755), 0);
+	snprintf(target, sizeof(target), "%s/real/out.json", dir);
+	snprintf(link, sizeof(link), "%s/link.json", dir);
+	/* a relative link to a file that does not exist yet */
+	ck_assert_int_eq(symlink("real/out.json", link), 0);
+	ck_assert_int_eq(result_check_writable(link), 0);
+	ck_assert_int_eq(result_write(doc, link), 0);
+	ck_assert_int_eq(lstat(link, &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	n = readlink(link, buf, sizeof(buf) - 1);
+	ck_assert_int_eq(n, (ssize_t)strlen("real/out.json"));
+	ck_assert_str_eq(slurp(target), "{\"answer\":42}\n");
+	/* again, now that the target exists and has its own mode */
+	ck_assert_int_eq(chmod(target, 0600), 0);
+	json_object_set_new(doc, "answer", json_integer(43));
+	ck_assert_int_eq(result_write(doc, link), 0);
+	ck_assert_int_eq(lstat(link, &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	ck_assert_str_eq(slurp(target), "{\"answer\":43}\n");
+	ck_assert_int_eq(stat(target, &st), 0);
+	ck_assert_int_eq(st.st_mode & 07777, 0600);
+	/* the temporary file went beside the target, and is gone */
+	ck_assert_int_eq(entries(dir), 2);
+	ck_assert_int_eq(entries(sub), 1);
+	/* a link to a directory is a directory */
+	ck_assert_int_eq(unlink(link), 0);
+	ck_assert_int_eq(symlink(sub, link), 0);
+	ck_assert_int_eq(result_check_writable(link), -EISDIR);
+	ck_assert_int_eq(unlink(link), 0);
+	/* a loop */
+	ck_assert_int_eq(symlink("link.json", link), 0);
+	ck_assert_int_eq(result_check_writable(link), -ELOOP);
+	json_decref(doc);
+	remove_scratch(dir);
+}
+END_TEST
+
+START_TEST(devices_are_written_in_place)
+{
+	json_t *doc = json_pack("{s:i}", "answer", 42);
+
+	ck_assert_int_eq(result_check_writable("/dev/null"), 0);
+	ck_assert_int_eq(result_write(doc, "/dev/null"), 0);
+	/* a device that is always full: the error comes back, once */
+	ck_assert_int_eq(result_check_writable("/dev/full"), 0);
+	ck_assert_int_eq(result_write(doc, "/dev/full"), -ENOSPC);
+	json_decref(doc);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("result");
@@ -106,6 +371,14 @@ int main(void)
 	tcase_add_test(tc, host_facts_from_a_fixture);
 	tcase_add_test(tc, histogram_and_percentiles);
 	tcase_add_test(tc, atomic_write_and_early_check);
+	tcase_add_test(tc, cpu_sets_are_cpu_lists);
+	tcase_add_test(tc, latscope_1_documents_are_read);
+	tcase_add_test(tc, compact_in_files_pretty_on_request);
+	tcase_add_test(tc, large_document_round_trip);
+	tcase_add_test(tc, paths_that_cannot_work_fail_before);
+	tcase_add_test(tc, names_up_to_name_max);
+	tcase_add_test(tc, symlinks_are_written_through);
+	tcase_add_test(tc, devices_are_written_in_place);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
