@@ -276,9 +276,21 @@ void irq_context_release(struct irq_context *ctx)
 
 void irq_context_close(struct irq_context *ctx)
 {
+	irq_journal_unlock(ctx->journal_lock);
+	ctx->journal_lock = NULL;
 	irq_context_release(ctx);
 	sysroot_free(ctx->root);
 	ctx->root = NULL;
+}
+
+int irq_lock_journal(struct irq_context *ctx, bool create)
+{
+	int ret = irq_journal_lock(ctx->journal, create, IRQ_JOURNAL_LOCK_WAIT_NS,
+				   &ctx->journal_lock);
+
+	if (ret == -ENOENT)
+		log_error("no journal %s: nothing to restore", ctx->journal);
+	return ret ? EXIT_ERROR : EXIT_OK;
 }
 
 /* Only show lists per-CPU counts: 40 MB on a 1024-CPU machine with 10,000 IRQs. */
@@ -600,6 +612,9 @@ static int run_apply(const struct irq_options *options, struct irq_context *ctx)
 	if (options->verify && !sysroot_is_live(ctx->root))
 		return usage_error(
 			"--verify counts live interrupts: it cannot be used with --root");
+	/* before the affinities are read: a second apply plans from what this one leaves */
+	if (irq_lock_journal(ctx, true))
+		return EXIT_ERROR;
 	ret = load_and_plan(ctx, options, &plan);
 	if (ret)
 		return ret;
@@ -623,7 +638,10 @@ static int run_apply(const struct irq_options *options, struct irq_context *ctx)
 		status = runtime_error("out of memory");
 		goto out;
 	}
-	if (irq_apply(ctx->root, &ctx->topo, &ctx->table, &plan, ctx->journal, &report)) {
+	ret = irq_apply(ctx->root, &ctx->topo, &ctx->table, &plan, ctx->journal_lock, &report);
+	irq_journal_unlock(ctx->journal_lock);
+	ctx->journal_lock = NULL;
+	if (ret) {
 		status = EXIT_ERROR;
 		goto out;
 	}
@@ -653,13 +671,18 @@ static int run_restore(const struct irq_options *options, struct irq_context *ct
 
 	if (sysroot_is_live(ctx->root) && geteuid())
 		return runtime_error("restore writes /proc/irq: run it as root");
-	ret = irq_journal_restore(ctx->root, ctx->journal, &report);
-	if (ret == -ENOENT || ret == -EINVAL)
+	if (irq_lock_journal(ctx, false))
+		return EXIT_ERROR;
+	ret = irq_journal_restore(ctx->root, ctx->journal_lock, &report);
+	irq_journal_unlock(ctx->journal_lock);
+	ctx->journal_lock = NULL;
+	/* refused or unreadable: nothing was written, the library said why */
+	if (ret && ret != -EIO && ret != -ESTALE)
 		return EXIT_ERROR;
 	status = ret ? EXIT_ERROR : EXIT_OK;
-	printf("restored: %u irqs%s, %u gone, %u failed; journal %s\n", report.restored,
+	printf("restored: %u irqs%s, %u gone, %u skipped, %u failed; journal %s\n", report.restored,
 	       report.default_restored ? " and default_smp_affinity" : "", report.gone,
-	       report.failed, ret ? "kept" : "removed");
+	       report.stale, report.failed, ret ? "kept" : "removed");
 	if (!options->json_path)
 		return status;
 	/* the host facts name the CPUs; restore needed no topology until now */
@@ -669,6 +692,7 @@ static int run_restore(const struct irq_options *options, struct irq_context *ct
 	json_object_set_new(doc, "journal", json_string(ctx->journal));
 	json_object_set_new(doc, "restored", json_integer(report.restored));
 	json_object_set_new(doc, "gone", json_integer(report.gone));
+	json_object_set_new(doc, "skipped", json_integer(report.stale));
 	json_object_set_new(doc, "failed", json_integer(report.failed));
 	json_object_set_new(doc, "default_restored", json_boolean(report.default_restored));
 	if (irq_json_write(doc, options))
@@ -697,6 +721,15 @@ int cmd_irq(int argc, char **argv)
 		if (status)
 			return runtime_error("cannot write '%s': %s", options.json_path,
 					     strerror(-status));
+	}
+	if (options.journal_path) {
+		status = irq_journal_check_path(options.journal_path);
+		if (status)
+			return usage_error("invalid --journal '%.64s%s': %s", options.journal_path,
+					   strlen(options.journal_path) > 64 ? "..." : "",
+					   status == -EINVAL ? "not a regular file" :
+					   status == -EISDIR ? "a directory; name a file in it" :
+							       strerror(-status));
 	}
 	if (signals_catch())
 		return runtime_error("cannot catch signals: %s", strerror(errno));

@@ -57,13 +57,23 @@ struct irq_context {
 	uint64_t window_ns; /* 0: counts since boot */
 	double *rates; /* per IRQ row */
 	char journal[4096];
+	/* held from before the first read of the journal to after the last write */
+	struct irq_journal_lock *journal_lock;
 };
 
 int irq_context_open(struct irq_context *ctx, const struct irq_options *options);
 /* topology, table, default affinity, then rates over the sample */
 int irq_context_load(struct irq_context *ctx, const struct irq_options *options);
 void irq_context_release(struct irq_context *ctx);
+/* closes the context; releases the journal's lock when held */
 void irq_context_close(struct irq_context *ctx);
+
+/*
+ * Take the journal for this run (apply and balance: @create its directory;
+ * restore: a missing directory is "no journal"), waiting up to
+ * IRQ_JOURNAL_LOCK_WAIT_NS for another holder. 0 or EXIT_ERROR (said).
+ */
+int irq_lock_journal(struct irq_context *ctx, bool create);
 
 /* usage error when --rt-cpus covers every online CPU */
 int irq_check_rt_cpus(const struct irq_context *ctx, const struct irq_options *options);

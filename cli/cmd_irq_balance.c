@@ -268,8 +268,8 @@ static int step(struct daemon *d)
 	if (!report.moves || !done)
 		ret = -ENOMEM;
 	if (!ret)
-		ret = irq_apply(d->ctx.root, &d->ctx.topo, &d->ctx.table, &plan, d->ctx.journal,
-				&report);
+		ret = irq_apply(d->ctx.root, &d->ctx.topo, &d->ctx.table, &plan,
+				d->ctx.journal_lock, &report);
 	if (!ret) {
 		record(d, &plan, &report, done);
 		if (plan.default_change)
@@ -307,8 +307,8 @@ static int finish(struct daemon *d, int status)
 	struct irq_restore_report restored;
 	json_t *doc;
 
-	if (d->options->restore_on_exit && !access(d->ctx.journal, F_OK)) {
-		if (irq_journal_restore(d->ctx.root, d->ctx.journal, &restored))
+	if (d->options->restore_on_exit && d->ctx.journal_lock && !access(d->ctx.journal, F_OK)) {
+		if (irq_journal_restore(d->ctx.root, d->ctx.journal_lock, &restored))
 			status = EXIT_ERROR;
 		else
 			printf("restored: %u irqs%s, %u gone\n", restored.restored,
@@ -352,6 +352,9 @@ int irq_balance(const struct irq_options *options)
 		goto out;
 	}
 	status = refuse_to_fight(&d);
+	/* for the whole run: a second balancer on this journal would fight this one */
+	if (!status)
+		status = irq_lock_journal(&d.ctx, true);
 	if (!status && signals_catch_reload())
 		status = runtime_error("cannot catch SIGHUP: %s", strerror(errno));
 	if (status)
