@@ -7,6 +7,8 @@ set -eu
 BUILD="meson ninja-build pkg-config gcc libc6-dev libtracefs-dev libtraceevent-dev
 libjansson-dev libnuma-dev zlib1g-dev"
 TEST="check python3 util-linux mount procps"
+# irq-fixture delays one apply's rename with strace to interleave two applies
+TEST="$TEST strace"
 # peers the benchmarks compare against; optional at run time
 BENCH="rt-tests hyperfine time"
 
