@@ -724,20 +724,31 @@ static const struct timer_stats **results(struct timer_session *s)
 	return stats;
 }
 
+struct histogram_output {
+	const struct timer_session *s;
+	const struct timer_stats **stats;
+};
+
+static int print_histogram(FILE *out, void *data)
+{
+	const struct histogram_output *h = data;
+
+	timer_render_histogram(out, h->stats, h->s->opts.params.nr_threads, h->s->opts.histofall);
+	return 0;
+}
+
 static int write_histogram(struct timer_session *s, const struct timer_stats **stats)
 {
-	FILE *file = s->out;
+	struct histogram_output h = { s, stats };
+	int ret;
 
-	if (s->opts.histfile) {
-		file = fopen(s->opts.histfile, "w");
-		if (!file)
-			return runtime_error("cannot write the histogram to '%s': %s",
-					     s->opts.histfile, strerror(errno));
-	}
-	timer_render_histogram(file, stats, s->opts.params.nr_threads, s->opts.histofall);
-	if (s->opts.histfile && fclose(file))
+	if (!s->opts.histfile)
+		return print_histogram(s->out, &h);
+	/* as the JSON: a temporary file renamed, nothing partial on a full disk */
+	ret = result_write_text(s->opts.histfile, print_histogram, &h);
+	if (ret)
 		return runtime_error("cannot write the histogram to '%s': %s", s->opts.histfile,
-				     strerror(errno));
+				     strerror(-ret));
 	return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "latscope/result.h"
 #include "noise_report.h"
 
 #define LABEL_WIDTH 20
@@ -263,14 +264,12 @@ void noise_report_summary(FILE *out, const struct noise_run *run, const struct r
 	fflush(out);
 }
 
-int noise_report_gaps_file(const char *path, const struct noise_run *run)
+static int print_gaps(FILE *f, void *data)
 {
+	const struct noise_run *run = data;
 	unsigned int i;
 	size_t g;
-	FILE *f = fopen(path, "w");
 
-	if (!f)
-		return -errno;
 	fprintf(f,
 		"# latscope noise gaps >= %llu ns; start: ns since the cpu's first read\n"
 		"# cpu start_ns duration_ns throttled\n",
@@ -284,20 +283,19 @@ int noise_report_gaps_file(const char *path, const struct noise_run *run)
 				(unsigned long long)c->gaps[g].duration_ns,
 				c->throttled ? c->throttled[g] : 0);
 	}
-	if (ferror(f)) {
-		fclose(f);
-		return -EIO;
-	}
-	return fclose(f) ? -errno : 0;
+	return 0;
 }
 
-int noise_report_histogram_file(const char *path, const struct noise_run *run)
+int noise_report_gaps_file(const char *path, const struct noise_run *run)
 {
-	unsigned int i, b;
-	FILE *f = fopen(path, "w");
+	return result_write_text(path, print_gaps, (void *)run);
+}
 
-	if (!f)
-		return -errno;
+static int print_histogram(FILE *f, void *data)
+{
+	const struct noise_run *run = data;
+	unsigned int i, b;
+
 	fprintf(f, "# latscope noise histogram: one row per bucket holding a value\n"
 		   "# low_ns high_ns");
 	for (i = 0; i < run->nr_cpus; i++)
@@ -320,9 +318,10 @@ int noise_report_histogram_file(const char *path, const struct noise_run *run)
 	for (i = 0; i < run->nr_cpus; i++)
 		fprintf(f, " %llu", (unsigned long long)run->cpus[i].hist->overflow);
 	fputc('\n', f);
-	if (ferror(f)) {
-		fclose(f);
-		return -EIO;
-	}
-	return fclose(f) ? -errno : 0;
+	return 0;
+}
+
+int noise_report_histogram_file(const char *path, const struct noise_run *run)
+{
+	return result_write_text(path, print_histogram, (void *)run);
 }

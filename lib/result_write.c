@@ -284,22 +284,11 @@ static int dump(json_t *doc, int fd, enum result_layout layout)
 	return ret;
 }
 
-static int write_in_place(json_t *doc, const char *path, enum result_layout layout)
-{
-	int fd, ret;
-
-	/* what the program printed so far goes first */
-	fflush(stdout);
-	fd = open_in_place(path);
-	if (fd < 0)
-		return fd;
-	ret = dump(doc, fd, layout);
-	if (close(fd) && !ret && errno != EINTR)
-		ret = -errno;
-	return ret;
-}
-
-int result_write_as(json_t *doc, const char *path, enum result_layout layout)
+/*
+ * Everything up to and after the bytes: in place, or a temporary file that
+ * is fsynced and renamed over the target (and removed on any failure).
+ */
+static int write_target(const char *path, int (*emit)(int fd, void *data), void *data)
 {
 	char temp[PATH_MAX];
 	struct output_target t;
@@ -308,12 +297,21 @@ int result_write_as(json_t *doc, const char *path, enum result_layout layout)
 	ret = resolve_target(path, &t);
 	if (ret)
 		return ret;
-	if (t.in_place)
-		return write_in_place(doc, path, layout);
+	if (t.in_place) {
+		/* what the program printed so far goes first */
+		fflush(stdout);
+		fd = open_in_place(path);
+		if (fd < 0)
+			return fd;
+		ret = emit(fd, data);
+		if (close(fd) && !ret && errno != EINTR)
+			ret = -errno;
+		return ret;
+	}
 	fd = create_temp(&t, temp, sizeof(temp));
 	if (fd < 0)
 		return fd;
-	ret = dump(doc, fd, layout);
+	ret = emit(fd, data);
 	if (!ret && t.exists && fchmod(fd, t.mode))
 		ret = -errno;
 	if (!ret && fsync(fd))
@@ -328,7 +326,63 @@ int result_write_as(json_t *doc, const char *path, enum result_layout layout)
 	return ret;
 }
 
+struct document {
+	json_t *doc;
+	enum result_layout layout;
+};
+
+static int emit_document(int fd, void *data)
+{
+	const struct document *d = data;
+
+	return dump(d->doc, fd, d->layout);
+}
+
+int result_write_as(json_t *doc, const char *path, enum result_layout layout)
+{
+	struct document d = { doc, layout };
+
+	return write_target(path, emit_document, &d);
+}
+
 int result_write(json_t *doc, const char *path)
 {
 	return result_write_as(doc, path, RESULT_LAYOUT_AUTO);
+}
+
+struct text {
+	int (*fill)(FILE *out, void *data);
+	void *data;
+};
+
+static int emit_text(int fd, void *data)
+{
+	const struct text *t = data;
+	int copy = dup(fd), ret;
+	FILE *out;
+
+	if (copy < 0)
+		return -errno;
+	out = fdopen(copy, "w");
+	if (!out) {
+		ret = -errno;
+		close(copy);
+		return ret;
+	}
+	/* stdio's buffer, as big as the documents' */
+	setvbuf(out, NULL, _IOFBF, DUMP_BUFFER_SIZE);
+	errno = 0;
+	ret = t->fill(out, t->data);
+	if (!ret && (fflush(out) || ferror(out)))
+		ret = errno ? -errno : -EIO;
+	if (fclose(out) && !ret)
+		ret = errno ? -errno : -EIO;
+	return ret;
+}
+
+int result_write_text(const char *path, int (*fill)(FILE *out, void *data), void *data)
+{
+	struct text t = { fill, data };
+
+	return write_target(path, emit_text, &t);
 }

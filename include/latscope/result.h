@@ -4,6 +4,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "latscope/cpuset.h"
@@ -141,5 +142,18 @@ int result_write_as(json_t *doc, const char *path, enum result_layout layout);
 
 /* result_write_as() with RESULT_LAYOUT_AUTO */
 int result_write(json_t *doc, const char *path);
+
+/**
+ * result_write_text - write any other output file (a histogram, a gap list)
+ * by the same rules as documents
+ * @path: where it goes
+ * @fill: prints the contents into @out (a stream with a 64 KiB buffer on
+ *	  the temporary file); returns 0 or a negative errno code
+ * @data: handed to @fill
+ *
+ * Returns 0, @fill's error, or a negative errno code of the write; on
+ * failure no partial file is left.
+ */
+int result_write_text(const char *path, int (*fill)(FILE *out, void *data), void *data);
 
 #endif
