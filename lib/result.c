@@ -57,9 +57,14 @@ void result_set_end_time(json_t *doc)
 
 json_t *result_cpuset(const struct cpuset *set)
 {
-	char *text = malloc(CPUSET_LIST_SIZE);
+	char small[256], *text;
 	json_t *list;
 
+	/* most sets are short; "..." is how a list says it did not fit */
+	cpuset_format_list(set, small, sizeof(small));
+	if (!strstr(small, "..."))
+		return json_string(small);
+	text = malloc(CPUSET_LIST_SIZE);
 	if (!text)
 		return NULL;
 	list = json_string(cpuset_format_list(set, text, CPUSET_LIST_SIZE));
