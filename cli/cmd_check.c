@@ -235,7 +235,7 @@ static void print_report(const struct check_options *opts, const struct audit_re
 static json_t *params_json(const struct check_options *opts)
 {
 	return json_pack("{s:o, s:s, s:s}", "rt_cpus",
-			 opts->rt_given ? json_string(opts->rt_text) : json_null(), "root",
+			 opts->rt_given ? result_cpuset(&opts->rt_cpus) : json_null(), "root",
 			 opts->root_dir ? opts->root_dir : "/", "fail_on",
 			 opts->fail_on < AUDIT_NR_SEVERITIES ? audit_severity_name(opts->fail_on) :
 							       "never");
