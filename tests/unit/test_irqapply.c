@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -546,12 +548,35 @@ START_TEST(one_holder_at_a_time)
 }
 END_TEST
 
+struct waiter {
+	const char *path;
+	int ret;
+	struct irq_journal_lock *lock;
+};
+
+static void *wait_for_lock(void *data)
+{
+	struct waiter *w = data;
+
+	w->ret = irq_journal_lock(w->path, true, 60ULL * 1000 * 1000 * 1000, &w->lock);
+	return NULL;
+}
+
+/* set by the log hook when a taker says it waits: the moment to let go */
+static atomic_bool waiting;
+
+static void notice_waiting(enum log_level level, const char *message)
+{
+	if (level == LOG_WARNING && strstr(message, "waiting up to"))
+		atomic_store(&waiting, true);
+}
+
 START_TEST(a_second_one_waits_for_the_first)
 {
 	char dir[] = "/tmp/latscope-journal-XXXXXX", path[1024], name[300], byte;
-	struct irq_journal_lock *lock;
-	int ready[2], status;
-	uint64_t start_ns;
+	struct waiter w = { .path = path, .ret = -1 };
+	int ready[2], release[2], status, i;
+	pthread_t thread;
 	pid_t child;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -560,29 +585,38 @@ START_TEST(a_second_one_waits_for_the_first)
 	name[NAME_MAX] = '\0';
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	ck_assert_int_eq(pipe(ready), 0);
+	ck_assert_int_eq(pipe(release), 0);
 	child = fork();
 	ck_assert_int_ge(child, 0);
 	if (!child) {
-		struct timespec hold = { 0, 300 * 1000 * 1000 };
+		struct irq_journal_lock *lock;
 
-		if (irq_journal_lock(path, true, 0, &lock))
+		/* holds the journal until the parent says its taker is waiting */
+		if (irq_journal_lock(path, true, 0, &lock) || write(ready[1], "x", 1) != 1 ||
+		    read(release[0], &byte, 1) != 1)
 			_exit(1);
-		if (write(ready[1], "x", 1) != 1)
-			_exit(1);
-		nanosleep(&hold, NULL);
 		irq_journal_unlock(lock);
 		_exit(0);
 	}
-	close(ready[1]);
 	ck_assert_int_eq(read(ready[0], &byte, 1), 1);
-	start_ns = clock_ns(CLOCK_MONOTONIC);
-	ck_assert_int_eq(irq_journal_lock(path, true, 10ULL * 1000 * 1000 * 1000, &lock), 0);
-	/* it had to wait for the child's unlock */
-	ck_assert_uint_ge(clock_ns(CLOCK_MONOTONIC) - start_ns, 100 * 1000 * 1000);
+	atomic_store(&waiting, false);
+	log_set_hook(notice_waiting);
+	ck_assert_int_eq(pthread_create(&thread, NULL, wait_for_lock, &w), 0);
+	for (i = 0; i < 3000 && !atomic_load(&waiting); i++)
+		usleep(10 * 1000);
+	ck_assert_msg(atomic_load(&waiting), "the second taker never said it waits");
+	ck_assert_int_eq(write(release[1], "x", 1), 1);
+	ck_assert_int_eq(pthread_join(thread, NULL), 0);
+	log_set_hook(NULL);
+	/* it got the journal once the first holder let go */
+	ck_assert_int_eq(w.ret, 0);
 	ck_assert_int_eq(waitpid(child, &status, 0), child);
 	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	irq_journal_unlock(lock);
+	irq_journal_unlock(w.lock);
 	close(ready[0]);
+	close(ready[1]);
+	close(release[0]);
+	close(release[1]);
 	ck_assert_int_eq(files_in(dir), 0);
 	ck_assert_int_eq(rmdir(dir), 0);
 }
