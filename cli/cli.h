@@ -16,23 +16,29 @@ enum exit_code {
 	EXIT_USAGE = 129,
 };
 
+/*
+ * A command: main() runs it with its own words (argv[0] is its name) and
+ * returns what it returns. `latscope help NAME` runs it with "--help", so
+ * the help is the one its option table prints.
+ */
 struct command {
 	const char *name;
 	const char *alias;
 	const char *summary;
 	int (*run)(int argc, char **argv);
-	void (*usage)(FILE *out);
 };
 
-/* The commands, one file each. */
+/* The commands, one cmd_<name>.c each, and their option tables (timer's is in timer_options.c). */
+struct option_command;
+struct option_group;
 int cmd_noise(int argc, char **argv);
-void cmd_noise_usage(FILE *out);
+extern const struct option_command noise_command;
 int cmd_check(int argc, char **argv);
-void cmd_check_usage(FILE *out);
+extern const struct option_command check_command;
 int cmd_timer(int argc, char **argv);
-void cmd_timer_usage(FILE *out);
+extern const struct option_command timer_command;
 int cmd_irq(int argc, char **argv);
-void cmd_irq_usage(FILE *out);
+extern const struct option_group irq_group;
 
 /*
  * Errors for the user: one line on stderr, "latscope <command>: <what>".
@@ -49,22 +55,6 @@ void cli_set_verbosity(int level);
  * logs what and why itself, so the command only picks the exit code.
  */
 void cli_install_log_hook(void);
-
-/*
- * Option values through the one checked parser; on a bad value these print
- * the usage error naming the option and the value and return EXIT_USAGE.
- */
-int option_integer(const char *option, const char *arg, long long min, long long max,
-		   long long *value);
-int option_duration(const char *option, const char *arg, uint64_t bare_unit_ns, uint64_t min_ns,
-		    uint64_t max_ns, uint64_t *ns);
-int option_cpus(const char *option, const char *arg, struct cpuset *set);
-/* an output file (--json, --histogram) checked before any work: a path that
- * cannot be written is a usage error naming the option; NULL is fine */
-int option_output_path(const char *option, const char *path);
-/* the usage error for an option getopt_long rejected (unknown, missing value) */
-struct option;
-int option_rejected(int argc, char **argv, const char *shortopts, const struct option *longopts);
 
 /*
  * SIGINT, SIGTERM and SIGHUP set the stop flag (the signal's number); the

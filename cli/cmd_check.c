@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "latscope/audit.h"
 #include "latscope/clock.h"
 #include "latscope/result.h"
+#include "machine.h"
+#include "option_table.h"
+#include "output_path.h"
 
 struct check_options {
 	struct cpuset rt_cpus;
@@ -23,118 +23,82 @@ struct check_options {
 	bool color;
 };
 
-void cmd_check_usage(FILE *out)
+#define CHECK(member) OPTION_FIELD(struct check_options, member)
+
+/* the JSON keeps the list as the user wrote it */
+static int parse_rt_cpus(const struct option_value *value)
 {
-	fprintf(out,
-		"usage: latscope check [--rt-cpus LIST] [--root DIR] [--json FILE]\n"
-		"                      [--fail-on fatal|high|medium|low|never] [--all] [--verbose]\n\n"
-		"Audit the kernel build and the running settings for real-time readiness:\n"
-		"every finding with its severity, the evidence read and the exact fix.\n\n"
-		"  -c, --rt-cpus LIST   CPUs for real-time work (default: isolated and nohz_full)\n"
-		"  -r, --root DIR       read DIR as / (a fixture tree) instead of this machine\n"
-		"  -j, --json FILE      also write the findings as a latscope/1 document\n"
-		"  -f, --fail-on LEVEL  exit 2 when a check fails at LEVEL or above "
-		"(default: fatal)\n"
-		"  -a, --all            list the passed and skipped checks too\n"
-		"  -v, --verbose        show the evidence, the files read and the time taken\n"
-		"  -h, --help           show this help\n\n"
-		"exit status: 0 ok, 1 error, 2 a check failed at --fail-on or above, 129 usage "
-		"error\n");
-}
-
-static int parse_fail_on(const char *arg, enum audit_severity *level)
-{
-	if (!strcmp(arg, "never")) {
-		*level = AUDIT_NR_SEVERITIES;
-		return 0;
-	}
-	if (audit_severity_parse(arg, level) || *level == AUDIT_INFO)
-		return usage_error("invalid level '%s' for --fail-on (use fatal, high, medium, "
-				   "low or never)",
-				   arg);
-	return 0;
-}
-
-static int parse_options(int argc, char **argv, struct check_options *opts)
-{
-	static const char shortopts[] = "c:r:j:f:avh";
-	static const struct option longopts[] = {
-		{ "rt-cpus", required_argument, NULL, 'c' },
-		{ "root", required_argument, NULL, 'r' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "fail-on", required_argument, NULL, 'f' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, ret;
-
-	memset(opts, 0, sizeof(*opts));
-	opts->fail_on = AUDIT_FATAL;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			ret = option_cpus("--rt-cpus", optarg, &opts->rt_cpus);
-			if (ret)
-				return ret;
-			opts->rt_given = true;
-			opts->rt_text = optarg;
-			break;
-		case 'r':
-			opts->root_dir = optarg;
-			break;
-		case 'j':
-			opts->json_path = optarg;
-			break;
-		case 'f':
-			ret = parse_fail_on(optarg, &opts->fail_on);
-			if (ret)
-				return ret;
-			break;
-		case 'a':
-			opts->all = true;
-			break;
-		case 'v':
-			opts->verbose++;
-			break;
-		case 'h':
-			cmd_check_usage(stdout);
-			return -1;
-		default:
-			return option_rejected(argc, argv, shortopts, longopts);
-		}
-	}
-	if (optind < argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
-	opts->color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
-	return 0;
-}
-
-static int check_root(const char *dir)
-{
-	struct stat st;
-
-	if (stat(dir, &st))
-		return usage_error("cannot use '%s' for --root: %s", dir, strerror(errno));
-	if (!S_ISDIR(st.st_mode))
-		return usage_error("cannot use '%s' for --root: not a directory", dir);
-	return 0;
-}
-
-/* A path that cannot be written is the user's to fix; a full disk is not. */
-static int check_json_path(const char *path)
-{
-	int ret = result_check_writable(path);
+	struct check_options *opts = value->options;
+	int ret = option_cpus(value->spelled, value->text, &opts->rt_cpus);
 
 	if (!ret)
-		return 0;
-	if (ret == -ENOSPC || ret == -EDQUOT || ret == -EIO)
-		return runtime_error("cannot write '%s' for --json: %s", path, strerror(-ret));
-	return usage_error("cannot write '%s' for --json: %s", path, strerror(-ret));
+		opts->rt_text = value->text;
+	return ret;
 }
+
+static const struct option_choice fail_levels[] = {
+	{ "fatal", AUDIT_FATAL }, { "high", AUDIT_HIGH },	    { "medium", AUDIT_MEDIUM },
+	{ "low", AUDIT_LOW },	  { "never", AUDIT_NR_SEVERITIES }, { NULL, 0 },
+};
+
+static const struct option_spec check_option_specs[] = {
+	{ .long_name = "rt-cpus",
+	  .short_name = 'c',
+	  .kind = OPTION_CUSTOM,
+	  .where = CHECK(rt_text),
+	  .given = CHECK(rt_given),
+	  .parse = parse_rt_cpus,
+	  .value_name = "LIST",
+	  .help = "CPUs for real-time work",
+	  .default_text = "isolated and nohz_full" },
+	{ .long_name = "root",
+	  .short_name = 'r',
+	  .kind = OPTION_INPUT_DIR,
+	  .where = CHECK(root_dir),
+	  .help = "read DIR as / (a fixture tree) instead of this machine" },
+	{ .long_name = "json",
+	  .short_name = 'j',
+	  .kind = OPTION_OUTPUT_FILE,
+	  .where = CHECK(json_path),
+	  .help = "also write the findings as a latscope/2 document" },
+	{ .long_name = "fail-on",
+	  .short_name = 'f',
+	  .kind = OPTION_CHOICE,
+	  .where = CHECK(fail_on),
+	  .choices = fail_levels,
+	  .noun = "level",
+	  .value_name = "LEVEL",
+	  .help = "exit 2 when a check fails at LEVEL or above" },
+	{ .long_name = "all",
+	  .short_name = 'a',
+	  .kind = OPTION_FLAG,
+	  .where = CHECK(all),
+	  .help = "list the passed and skipped checks too" },
+	{ .long_name = "verbose",
+	  .short_name = 'v',
+	  .kind = OPTION_COUNTER,
+	  .where = CHECK(verbose),
+	  .help = "show the evidence, the files read and the time taken" },
+	OPTION_TABLE_END,
+};
+
+static void check_defaults(void *options)
+{
+	struct check_options *opts = options;
+
+	opts->fail_on = AUDIT_FATAL;
+}
+
+const struct option_command check_command = {
+	.name = "check",
+	.description = "Audit the kernel build and the running settings for real-time readiness:\n"
+		       "every finding with its severity, the evidence read and the exact fix.",
+	.options = check_option_specs,
+	.size = sizeof(struct check_options),
+	.init = check_defaults,
+	.footer = "exit status: 0 ok, 1 error, 2 a check failed at --fail-on or above,\n"
+		  "129 usage error",
+};
 
 static const char *paint(const struct check_options *opts, enum audit_status status)
 {
@@ -246,7 +210,7 @@ static int write_json(const struct check_options *opts, struct sysroot *root,
 		      char **argv)
 {
 	json_t *doc = result_new("check", argc, argv), *audit;
-	int ret;
+	int status;
 
 	if (!doc)
 		return runtime_error("out of memory");
@@ -256,11 +220,9 @@ static int write_json(const struct check_options *opts, struct sysroot *root,
 	json_object_update(doc, audit);
 	json_decref(audit);
 	result_set_end_time(doc);
-	ret = result_write(doc, opts->json_path);
+	status = output_json_write("--json", opts->json_path, doc);
 	json_decref(doc);
-	if (ret)
-		return runtime_error("cannot write '%s': %s", opts->json_path, strerror(-ret));
-	return 0;
+	return status;
 }
 
 static int validate_rt_cpus(const struct check_options *opts, const struct topology *topo)
@@ -279,35 +241,26 @@ static int validate_rt_cpus(const struct check_options *opts, const struct topol
 
 int cmd_check(int argc, char **argv)
 {
-	struct audit_report report;
+	struct audit_report report = { 0 };
 	struct check_options opts;
 	uint64_t start = clock_ns(CLOCK_MONOTONIC);
-	struct topology topo;
-	struct sysroot *root;
-	int ret;
+	struct topology topo = { 0 };
+	struct sysroot *root = NULL;
+	int status;
 
-	ret = parse_options(argc, argv, &opts);
-	if (ret)
-		return ret < 0 ? EXIT_OK : ret;
+	if (!option_parse(&check_command, argc, argv, &opts, NULL, &status))
+		goto out;
 	cli_set_verbosity(opts.verbose);
-	if (opts.root_dir && (ret = check_root(opts.root_dir)))
-		return ret;
-	if (opts.json_path && (ret = check_json_path(opts.json_path)))
-		return ret;
-	root = sysroot_new(opts.root_dir);
-	if (!root)
-		return runtime_error("out of memory");
-	if (topology_load(root, &topo)) {
-		sysroot_free(root);
-		return EXIT_ERROR;
-	}
-	ret = validate_rt_cpus(&opts, &topo);
-	if (!ret && audit_run(root, &topo, opts.rt_given ? &opts.rt_cpus : NULL, &report))
-		ret = runtime_error("the audit could not run");
-	if (ret) {
-		topology_release(&topo);
-		sysroot_free(root);
-		return ret;
+	opts.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+	status = machine_open(opts.root_dir, &root, &topo);
+	if (status)
+		goto out;
+	status = validate_rt_cpus(&opts, &topo);
+	if (status)
+		goto out;
+	if (audit_run(root, &topo, opts.rt_given ? &opts.rt_cpus : NULL, &report)) {
+		status = runtime_error("the audit could not run");
+		goto out;
 	}
 	print_report(&opts, &report);
 	fflush(stdout);
@@ -316,11 +269,13 @@ int cmd_check(int argc, char **argv)
 			report.nr_findings, sysroot_files_read(root),
 			(double)(clock_ns(CLOCK_MONOTONIC) - start) / 1e6);
 	if (opts.json_path)
-		ret = write_json(&opts, root, &topo, &report, argc, argv);
-	if (!ret && audit_fails_at(&report, opts.fail_on))
-		ret = EXIT_BUDGET;
+		status = write_json(&opts, root, &topo, &report, argc, argv);
+	if (!status && audit_fails_at(&report, opts.fail_on))
+		status = EXIT_BUDGET;
+out:
 	audit_report_release(&report);
 	topology_release(&topo);
 	sysroot_free(root);
-	return ret;
+	option_release(&check_command, &opts);
+	return status;
 }

@@ -1,423 +1,177 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
-#include "cmd_irq.h"
+#include "irq_balance.h"
+#include "irq_context.h"
+#include "irq_report.h"
 #include "latscope/log.h"
 #include "latscope/parse.h"
-#include "latscope/result.h"
+#include "option_table.h"
 
 #define DEFAULT_SAMPLE_NS NS_PER_SEC
 #define DEFAULT_VERIFY_NS (3 * NS_PER_SEC)
 
-void cmd_irq_usage(FILE *out)
-{
-	fprintf(out,
-		"usage: latscope irq show    [--root DIR] [--rt-cpus LIST] [--sample DUR] [--json FILE]\n"
-		"       latscope irq plan    [--root DIR] [--rt-cpus LIST] [--sample DUR] [--json FILE]\n"
-		"       latscope irq apply   [plan options] [--verify] [--journal FILE]\n"
-		"       latscope irq balance [plan options] [--interval DUR] [--max-moves-per-hour N]\n"
-		"                            [--min-dwell DUR] [--dead-band PCT] [--restore-on-exit]\n"
-		"                            [--force] [--journal FILE] [--count N]\n"
-		"       latscope irq restore [--root DIR] [--journal FILE] [--json FILE]\n"
-		"\n"
-		"Keep interrupts off real-time CPUs, place them on their device's NUMA node,\n"
-		"move them rarely and say why.\n"
-		"\n"
-		"  show     per CPU, what can interrupt it and how often; flags movable IRQs\n"
-		"           that can reach an RT CPU and managed IRQs delivered to one\n"
-		"  plan     the moves that would be made, each with its reason (a dry run)\n"
-		"  apply    make them: journal first, write, read back, check effective CPUs\n"
-		"  balance  plan and apply every interval, with hysteresis, dwell and budget\n"
-		"  restore  put back every affinity the journal holds\n"
-		"\n"
-		"  --root DIR               read and write a fixture tree instead of / \n"
-		"  --rt-cpus LIST           RT CPUs on top of isolated and nohz_full ones\n"
-		"  --sample DUR             rate window (default 1s; a fixture uses counts\n"
-		"                           since boot)\n"
-		"  --json FILE              write the result document\n"
-		"  --verify                 count interrupts on RT CPUs before and after (3s)\n"
-		"  --journal FILE           default " IRQ_JOURNAL_PATH " under the root\n"
-		"  --interval DUR           balance interval (default 10s)\n"
-		"  --max-moves-per-hour N   balance budget (default 12)\n"
-		"  --min-dwell DUR          an IRQ moved stays at least this long (default 5m)\n"
-		"  --dead-band PCT          overload above the node mean + PCT%% (default 25)\n"
-		"  --restore-on-exit        balance restores the journal on SIGINT/SIGTERM\n"
-		"  --force                  balance even while irqbalance runs\n"
-		"  --count N                balance N intervals, then stop\n"
-		"  -v, --verbose            more detail (twice: debug)\n"
-		"\n"
-		"exit status: 0 ok, 1 error (a write failed, no CPU left), 129 usage error\n");
-}
+#define IRQ(member) OPTION_FIELD(struct irq_options, member)
 
-enum {
-	OPT_ROOT = 1000,
-	OPT_JSON,
-	OPT_RT_CPUS,
-	OPT_SAMPLE,
-	OPT_VERIFY,
-	OPT_JOURNAL,
-	OPT_INTERVAL,
-	OPT_MAX_MOVES,
-	OPT_MIN_DWELL,
-	OPT_DEAD_BAND,
-	OPT_RESTORE_ON_EXIT,
-	OPT_FORCE,
-	OPT_COUNT,
+/* The options of every subcommand: which tree, which document. */
+static const struct option_spec irq_common_specs[] = {
+	{ .long_name = "root",
+	  .kind = OPTION_INPUT_DIR,
+	  .where = IRQ(root_dir),
+	  .help = "read and write a fixture tree instead of /" },
+	{ .long_name = "json",
+	  .kind = OPTION_OUTPUT_FILE,
+	  .where = IRQ(json_path),
+	  .help = "write the result document" },
+	{ .long_name = "verbose",
+	  .short_name = 'v',
+	  .kind = OPTION_COUNTER,
+	  .where = IRQ(verbose),
+	  .help = "more detail (twice: debug)" },
+	OPTION_TABLE_END,
 };
 
-static const struct option long_options[] = {
-	{ "root", required_argument, NULL, OPT_ROOT },
-	{ "json", required_argument, NULL, OPT_JSON },
-	{ "rt-cpus", required_argument, NULL, OPT_RT_CPUS },
-	{ "sample", required_argument, NULL, OPT_SAMPLE },
-	{ "verify", no_argument, NULL, OPT_VERIFY },
-	{ "journal", required_argument, NULL, OPT_JOURNAL },
-	{ "interval", required_argument, NULL, OPT_INTERVAL },
-	{ "max-moves-per-hour", required_argument, NULL, OPT_MAX_MOVES },
-	{ "min-dwell", required_argument, NULL, OPT_MIN_DWELL },
-	{ "dead-band", required_argument, NULL, OPT_DEAD_BAND },
-	{ "restore-on-exit", no_argument, NULL, OPT_RESTORE_ON_EXIT },
-	{ "force", no_argument, NULL, OPT_FORCE },
-	{ "count", required_argument, NULL, OPT_COUNT },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+/* What a plan is made from: show, plan, apply and balance. */
+static const struct option_spec irq_plan_specs[] = {
+	OPTION_INCLUDE_TABLE(irq_common_specs),
+	{ .long_name = "rt-cpus",
+	  .kind = OPTION_CPUS,
+	  .where = IRQ(rt_cpus),
+	  .help = "RT CPUs on top of isolated and nohz_full ones" },
+	{ .long_name = "sample",
+	  .kind = OPTION_DURATION,
+	  .where = IRQ(sample_ns),
+	  .given = IRQ(sample_given),
+	  .duration = { NS_PER_SEC, 10 * NS_PER_MS, NS_PER_HOUR },
+	  .help = "rate window; a fixture uses counts since boot" },
+	OPTION_TABLE_END,
 };
 
-#define BIT(opt) (1U << ((opt)-OPT_ROOT))
-#define PLAN_OPTIONS (BIT(OPT_ROOT) | BIT(OPT_JSON) | BIT(OPT_RT_CPUS) | BIT(OPT_SAMPLE))
-
-static const struct {
-	const char *name;
-	const char *command_name; /* for error messages: "latscope irq plan: ..." */
-	unsigned int options; /* the BIT()s it accepts */
-} subcommands[] = {
-	[IRQ_SHOW] = { "show", "irq show", PLAN_OPTIONS },
-	[IRQ_PLAN] = { "plan", "irq plan", PLAN_OPTIONS },
-	[IRQ_APPLY] = { "apply", "irq apply", PLAN_OPTIONS | BIT(OPT_VERIFY) | BIT(OPT_JOURNAL) },
-	[IRQ_BALANCE] = { "balance", "irq balance",
-			  PLAN_OPTIONS | BIT(OPT_JOURNAL) | BIT(OPT_INTERVAL) | BIT(OPT_MAX_MOVES) |
-				  BIT(OPT_MIN_DWELL) | BIT(OPT_DEAD_BAND) |
-				  BIT(OPT_RESTORE_ON_EXIT) | BIT(OPT_FORCE) | BIT(OPT_COUNT) },
-	[IRQ_RESTORE] = { "restore", "irq restore",
-			  BIT(OPT_ROOT) | BIT(OPT_JOURNAL) | BIT(OPT_JSON) },
+/* apply and balance write the journal first, restore removes it: one rule for its path */
+static const struct option_spec irq_journal_specs[] = {
+	{ .long_name = "journal",
+	  .kind = OPTION_OUTPUT_FILE,
+	  .where = IRQ(journal_path),
+	  .help = "the affinities before the moves: apply and balance write it, restore "
+		  "reads it",
+	  .default_text = IRQ_JOURNAL_PATH " under the root" },
+	OPTION_TABLE_END,
 };
 
-#define NR_SUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))
+static const struct option_spec irq_show_specs[] = {
+	OPTION_INCLUDE_TABLE(irq_plan_specs),
+	OPTION_TABLE_END,
+};
 
-static const char *option_name(int opt)
+static const struct option_spec irq_apply_specs[] = {
+	OPTION_INCLUDE_TABLE(irq_plan_specs),
+	{ .long_name = "verify",
+	  .kind = OPTION_FLAG,
+	  .where = IRQ(verify),
+	  .help = "count interrupts on RT CPUs before and after (3s, or --sample)" },
+	OPTION_INCLUDE_TABLE(irq_journal_specs),
+	OPTION_TABLE_END,
+};
+
+static const struct option_spec irq_balance_specs[] = {
+	OPTION_INCLUDE_TABLE(irq_plan_specs),
+	OPTION_INCLUDE_TABLE(irq_journal_specs),
+	{ .long_name = "interval",
+	  .kind = OPTION_DURATION,
+	  .where = IRQ(interval_ns),
+	  .duration = { NS_PER_SEC, 100 * NS_PER_MS, NS_PER_DAY },
+	  .help = "balance interval" },
+	{ .long_name = "max-moves-per-hour",
+	  .kind = OPTION_INTEGER,
+	  .where = IRQ(policy.max_moves_per_hour),
+	  .integer = { 0, 100000 },
+	  .help = "balance budget" },
+	{ .long_name = "min-dwell",
+	  .kind = OPTION_DURATION,
+	  .where = IRQ(policy.min_dwell_ns),
+	  .duration = { NS_PER_SEC, 0, 7 * NS_PER_DAY },
+	  .help = "an IRQ moved stays at least this long" },
+	{ .long_name = "dead-band",
+	  .kind = OPTION_NUMBER,
+	  .where = IRQ(policy.dead_band),
+	  .number = { 1, 1000, 100 },
+	  .value_name = "PCT",
+	  .help = "a CPU is overloaded above its node's mean + PCT%" },
+	{ .long_name = "restore-on-exit",
+	  .kind = OPTION_FLAG,
+	  .where = IRQ(restore_on_exit),
+	  .help = "restore the journal on SIGINT/SIGTERM" },
+	{ .long_name = "force",
+	  .kind = OPTION_FLAG,
+	  .where = IRQ(force),
+	  .help = "balance even while irqbalance runs" },
+	{ .long_name = "count",
+	  .kind = OPTION_INTEGER,
+	  .where = IRQ(count),
+	  .integer = { 1, 1000000000 },
+	  .help = "balance N intervals, then stop" },
+	OPTION_TABLE_END,
+};
+
+/* restore reads the journal and removes it */
+static const struct option_spec irq_restore_specs[] = {
+	OPTION_INCLUDE_TABLE(irq_common_specs),
+	OPTION_INCLUDE_TABLE(irq_journal_specs),
+	OPTION_TABLE_END,
+};
+
+/* The defaults: the planner's own (one definition, in the library), the daemon's. */
+static void irq_defaults(void *options)
 {
-	const struct option *o;
+	struct irq_options *o = options;
 
-	for (o = long_options; o->name; o++)
-		if (o->val == opt)
-			return o->name;
-	return "?";
-}
-
-static int parse_value(struct irq_options *o, int opt, const char *arg)
-{
-	long long value;
-	int ret = 0;
-
-	switch (opt) {
-	case OPT_ROOT:
-		o->root_dir = arg;
-		break;
-	case OPT_JSON:
-		o->json_path = arg;
-		break;
-	case OPT_JOURNAL:
-		o->journal_path = arg;
-		break;
-	case OPT_RT_CPUS:
-		ret = option_cpus("--rt-cpus", arg, &o->rt_cpus);
-		break;
-	case OPT_SAMPLE:
-		ret = option_duration("--sample", arg, NS_PER_SEC, 10 * NS_PER_MS, NS_PER_HOUR,
-				      &o->sample_ns);
-		o->sample_given = true;
-		break;
-	case OPT_INTERVAL:
-		ret = option_duration("--interval", arg, NS_PER_SEC, 100 * NS_PER_MS, NS_PER_DAY,
-				      &o->interval_ns);
-		break;
-	case OPT_MIN_DWELL:
-		ret = option_duration("--min-dwell", arg, NS_PER_SEC, 0, 7 * NS_PER_DAY,
-				      &o->min_dwell_ns);
-		break;
-	case OPT_MAX_MOVES:
-		ret = option_integer("--max-moves-per-hour", arg, 0, 100000, &value);
-		o->max_moves_per_hour = (unsigned int)value;
-		break;
-	case OPT_DEAD_BAND:
-		ret = option_integer("--dead-band", arg, 1, 1000, &value);
-		o->dead_band = (double)value / 100;
-		break;
-	case OPT_COUNT:
-		ret = option_integer("--count", arg, 1, 1000000000, &value);
-		o->count = (unsigned long long)value;
-		break;
-	case OPT_VERIFY:
-		o->verify = true;
-		break;
-	case OPT_RESTORE_ON_EXIT:
-		o->restore_on_exit = true;
-		break;
-	case OPT_FORCE:
-		o->force = true;
-		break;
-	}
-	return ret;
-}
-
-static int parse_options(struct irq_options *o, int argc, char **argv, bool *help)
-{
-	size_t i;
-	int opt;
-
-	memset(o, 0, sizeof(*o));
+	irqplan_policy_default(&o->policy);
 	o->sample_ns = DEFAULT_SAMPLE_NS;
 	o->interval_ns = 10 * NS_PER_SEC;
-	o->max_moves_per_hour = 12;
-	o->min_dwell_ns = 5 * NS_PER_MIN;
-	o->dead_band = 0.25;
-	o->argc = argc;
-	o->argv = argv;
-	*help = false;
-	if (argc < 2)
-		return usage_error("missing subcommand: show, plan, apply, balance or restore");
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-		*help = true;
-		return 0;
+}
+
+#define IRQ_SUBCOMMAND(id, table, text)                                                       \
+	{                                                                                     \
+		.name = "irq " id, .summary = text, .options = table,                         \
+		.size = sizeof(struct irq_options), .init = irq_defaults, .group = &irq_group \
 	}
-	for (i = 0; i < NR_SUBCOMMANDS; i++)
-		if (!strcmp(argv[1], subcommands[i].name))
-			break;
-	if (i == NR_SUBCOMMANDS)
-		return usage_error("no subcommand '%s' (show, plan, apply, balance or restore)",
-				   argv[1]);
-	o->subcommand = (enum irq_subcommand)i;
-	o->name = subcommands[i].name;
-	cli_set_command_name(subcommands[i].command_name);
-	opterr = 0;
-	optind = 2;
-	while ((opt = getopt_long(argc, argv, "vh", long_options, NULL)) != -1) {
-		int ret;
 
-		if (opt == 'h') {
-			*help = true;
-			return 0;
-		}
-		if (opt == 'v') {
-			o->verbose++;
-			continue;
-		}
-		if (opt == '?')
-			return option_rejected(argc, argv, "vh", long_options);
-		if (!(subcommands[i].options & BIT(opt)))
-			return usage_error("option '--%s' is not for 'latscope irq %s'",
-					   option_name(opt), o->name);
-		ret = parse_value(o, opt, optarg);
-		if (ret)
-			return ret;
-	}
-	if (optind < argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
-	return 0;
-}
+static const struct option_command irq_subcommand_specs[] = {
+	[IRQ_SHOW] =
+		IRQ_SUBCOMMAND("show", irq_show_specs,
+			       "per CPU, what can interrupt it and how often; flags movable "
+			       "IRQs that can reach an RT CPU and managed IRQs delivered to one"),
+	[IRQ_PLAN] =
+		IRQ_SUBCOMMAND("plan", irq_show_specs,
+			       "the moves that would be made, each with its reason (a dry run)"),
+	[IRQ_APPLY] = IRQ_SUBCOMMAND("apply", irq_apply_specs,
+				     "make them: journal first, write, read back, check effective "
+				     "CPUs"),
+	[IRQ_BALANCE] = IRQ_SUBCOMMAND("balance", irq_balance_specs,
+				       "plan and apply every interval, with hysteresis, dwell and "
+				       "budget"),
+	[IRQ_RESTORE] = IRQ_SUBCOMMAND("restore", irq_restore_specs,
+				       "put back every affinity the journal holds"),
+};
 
-bool irq_sleep(uint64_t ns)
-{
-	uint64_t end = clock_ns(CLOCK_MONOTONIC) + ns, now;
-	struct timespec ts;
+static const struct option_command *const irq_subcommands[] = {
+	&irq_subcommand_specs[IRQ_SHOW],    &irq_subcommand_specs[IRQ_PLAN],
+	&irq_subcommand_specs[IRQ_APPLY],   &irq_subcommand_specs[IRQ_BALANCE],
+	&irq_subcommand_specs[IRQ_RESTORE], NULL,
+};
 
-	while (!stop_requested && (now = clock_ns(CLOCK_MONOTONIC)) < end) {
-		ts = clock_timespec(end - now);
-		/* a signal (no SA_RESTART) ends the sleep early */
-		if (nanosleep(&ts, NULL) && errno == EINTR && (stop_requested || reload_requested))
-			break;
-	}
-	return !stop_requested;
-}
-
-int irq_context_open(struct irq_context *ctx, const struct irq_options *options)
-{
-	int ret;
-
-	memset(ctx, 0, sizeof(*ctx));
-	ctx->root = sysroot_new(options->root_dir);
-	if (!ctx->root)
-		return -ENOMEM;
-	if (options->journal_path) {
-		if (strlen(options->journal_path) >= sizeof(ctx->journal))
-			return -ENAMETOOLONG;
-		strcpy(ctx->journal, options->journal_path);
-		return 0;
-	}
-	ret = irq_journal_default_path(ctx->root, ctx->journal, sizeof(ctx->journal));
-	return ret;
-}
-
-void irq_context_release(struct irq_context *ctx)
-{
-	free(ctx->rates);
-	ctx->rates = NULL;
-	irq_counts_release(&ctx->window);
-	irq_table_release(&ctx->table);
-	topology_release(&ctx->topo);
-}
-
-void irq_context_close(struct irq_context *ctx)
-{
-	irq_journal_unlock(ctx->journal_lock);
-	ctx->journal_lock = NULL;
-	irq_context_release(ctx);
-	sysroot_free(ctx->root);
-	ctx->root = NULL;
-}
-
-int irq_lock_journal(struct irq_context *ctx, bool create)
-{
-	int ret = irq_journal_lock(ctx->journal, create, IRQ_JOURNAL_LOCK_WAIT_NS,
-				   &ctx->journal_lock);
-
-	if (ret == -ENOENT)
-		log_error("no journal %s: nothing to restore", ctx->journal);
-	return ret ? EXIT_ERROR : EXIT_OK;
-}
-
-/* Only show lists per-CPU counts: 40 MB on a 1024-CPU machine with 10,000 IRQs. */
-static bool wants_window(const struct irq_options *options)
-{
-	return options->subcommand == IRQ_SHOW;
-}
-
-/* Rates from two reads @ns apart; -ESTALE when IRQs came or went meanwhile. */
-static int sample(struct irq_context *ctx, const struct irq_options *options, uint64_t ns)
-{
-	struct irq_counts after;
-	int ret;
-
-	ret = irq_counts_init(&after, &ctx->table);
-	if (ret)
-		return ret;
-	if (!irq_sleep(ns)) {
-		irq_counts_release(&after);
-		return -EINTR;
-	}
-	ret = irq_counts_read(ctx->root, &ctx->table, &after);
-	if (!ret && wants_window(options))
-		ret = irq_counts_delta(&ctx->table.counts, &after, &ctx->window);
-	if (!ret) {
-		ctx->window_ns = after.time_ns - ctx->table.counts.time_ns;
-		irq_rates(&ctx->table, &ctx->table.counts, &after, ctx->rates);
-	}
-	irq_counts_release(&after);
-	return ret;
-}
-
-static int load_once(struct irq_context *ctx, const struct irq_options *options)
-{
-	uint64_t start = clock_ns(CLOCK_MONOTONIC);
-	int ret;
-
-	ret = topology_load(ctx->root, &ctx->topo);
-	if (!ret)
-		ret = irq_table_load(ctx->root, &ctx->table);
-	if (!ret)
-		ret = irq_read_default_affinity(ctx->root, &ctx->default_affinity);
-	if (!ret && wants_window(options))
-		ret = irq_counts_init(&ctx->window, &ctx->table);
-	if (!ret) {
-		ctx->rates = calloc(ctx->table.nr_irqs + 1, sizeof(double));
-		if (!ctx->rates)
-			ret = -ENOMEM;
-	}
-	if (ret)
-		return ret;
-	log_info("inventory: %u irqs, %u vectors, %u cpus read in %.1f ms", ctx->table.nr_irqs,
-		 ctx->table.nr_vectors, ctx->table.nr_columns,
-		 (double)(clock_ns(CLOCK_MONOTONIC) - start) / 1e6);
-	/* a fixture is one snapshot: its counts since boot are the weights */
-	if (!sysroot_is_live(ctx->root) || !options->sample_ns) {
-		if (options->sample_given && !sysroot_is_live(ctx->root))
-			log_info("--sample ignored: a fixture has a single snapshot");
-		if (wants_window(options))
-			memcpy(ctx->window.values, ctx->table.counts.values,
-			       (size_t)ctx->window.nr_rows * ctx->window.nr_columns *
-				       sizeof(uint32_t));
-		ctx->window_ns = 0;
-		irq_rates(&ctx->table, NULL, &ctx->table.counts, ctx->rates);
-		return 0;
-	}
-	return sample(ctx, options, options->sample_ns);
-}
-
-int irq_context_load(struct irq_context *ctx, const struct irq_options *options)
-{
-	int ret = load_once(ctx, options);
-
-	/* an IRQ came or went while sampling: once more */
-	if (ret == -ESTALE) {
-		irq_context_release(ctx);
-		ret = load_once(ctx, options);
-	}
-	if (ret == -ESTALE)
-		log_error("the IRQs keep changing while sampled; try again");
-	if (ret == -EINTR)
-		log_error("interrupted while sampling the interrupt counts");
-	return ret;
-}
-
-void irq_policy(const struct irq_options *options, struct irqplan_policy *policy)
-{
-	irqplan_policy_default(policy);
-	policy->dead_band = options->dead_band;
-	if (options->subcommand == IRQ_BALANCE) {
-		policy->overload_intervals = 3;
-		policy->min_dwell_ns = options->min_dwell_ns;
-		policy->max_moves_per_hour = options->max_moves_per_hour;
-	}
-}
-
-void irq_plan_input(const struct irq_context *ctx, const struct irq_options *options,
-		    struct irqplan_input *input)
-{
-	memset(input, 0, sizeof(*input));
-	input->topo = &ctx->topo;
-	input->table = &ctx->table;
-	input->rates = ctx->rates;
-	input->rates_are_counts = ctx->window_ns == 0;
-	input->rt_cpus = options->rt_cpus;
-	input->default_affinity = ctx->default_affinity;
-}
-
-/* --rt-cpus alone must leave a CPU: otherwise it is the argument that is wrong. */
-int irq_check_rt_cpus(const struct irq_context *ctx, const struct irq_options *options)
-{
-	char text[256];
-	struct cpuset left;
-
-	if (cpuset_empty(&options->rt_cpus))
-		return 0;
-	cpuset_andnot(&left, &ctx->topo.online, &options->rt_cpus);
-	if (cpuset_empty(&left))
-		return usage_error(
-			"--rt-cpus '%s' covers every online cpu: none is left for interrupts",
-			cpuset_format_list(&options->rt_cpus, text, sizeof(text)));
-	cpuset_andnot(&left, &options->rt_cpus, &ctx->topo.online);
-	if (!cpuset_empty(&left))
-		log_warning("--rt-cpus: cpu %s not online",
-			    cpuset_format_list(&left, text, sizeof(text)));
-	return 0;
-}
+const struct option_group irq_group = {
+	.name = "irq",
+	.description =
+		"Keep interrupts off real-time CPUs, place them on their device's NUMA node,\n"
+		"move them rarely and say why.",
+	.subcommands = irq_subcommands,
+	.footer = "exit status: 0 ok, 1 error (a write failed, no CPU left), 129 usage error",
+};
 
 static int load_and_plan(struct irq_context *ctx, const struct irq_options *options,
 			 struct irqplan *plan)
@@ -451,43 +205,47 @@ static void rt_set(const struct irq_context *ctx, const struct irq_options *opti
 
 static int run_show(const struct irq_options *options, struct irq_context *ctx)
 {
+	json_t *doc = NULL;
 	struct cpuset rt;
-	json_t *doc;
-	int ret;
+	int status = EXIT_OK;
 
-	if (irq_context_load(ctx, options))
-		return EXIT_ERROR;
+	if (irq_context_load(ctx, options)) {
+		status = EXIT_ERROR;
+		goto out;
+	}
 	rt_set(ctx, options, &rt);
 	irq_print_show(ctx, options, &rt);
 	if (!options->json_path)
-		return EXIT_OK;
+		goto out;
 	doc = irq_json_document(ctx, options);
 	irq_json_add_irqs(doc, ctx);
 	irq_json_add_show(doc, ctx, &rt);
-	ret = irq_json_write(doc, options);
+	status = irq_json_write(doc, options);
+out:
 	json_decref(doc);
-	return ret;
+	return status;
 }
 
 static int run_plan(const struct irq_options *options, struct irq_context *ctx)
 {
-	struct irqplan plan;
-	json_t *doc;
-	int ret;
+	struct irqplan plan = { 0 };
+	json_t *doc = NULL;
+	int status;
 
-	ret = load_and_plan(ctx, options, &plan);
-	if (ret)
-		return ret;
+	status = load_and_plan(ctx, options, &plan);
+	if (status)
+		goto out;
 	irq_print_plan(ctx, &plan);
-	if (options->json_path) {
-		doc = irq_json_document(ctx, options);
-		irq_json_add_irqs(doc, ctx);
-		irq_json_add_plan(doc, ctx, &plan);
-		ret = irq_json_write(doc, options);
-		json_decref(doc);
-	}
+	if (!options->json_path)
+		goto out;
+	doc = irq_json_document(ctx, options);
+	irq_json_add_irqs(doc, ctx);
+	irq_json_add_plan(doc, ctx, &plan);
+	status = irq_json_write(doc, options);
+out:
+	json_decref(doc);
 	irqplan_release(&plan);
-	return ret;
+	return status;
 }
 
 /* Device interrupts per second on each RT CPU over @ns (--verify). */
@@ -602,22 +360,27 @@ static int run_apply(const struct irq_options *options, struct irq_context *ctx)
 	struct irq_apply_report report = { 0 };
 	uint64_t verify_ns = options->sample_given ? options->sample_ns : DEFAULT_VERIFY_NS;
 	double *before = NULL, *after = NULL;
-	struct irqplan plan;
+	struct irqplan plan = { 0 };
 	json_t *doc = NULL;
 	struct cpuset rt;
-	int ret, status;
+	int status, ret;
 
-	if (sysroot_is_live(ctx->root) && geteuid())
-		return runtime_error("apply writes /proc/irq: run it as root");
-	if (options->verify && !sysroot_is_live(ctx->root))
-		return usage_error(
+	if (sysroot_is_live(ctx->root) && geteuid()) {
+		status = runtime_error("apply writes /proc/irq: run it as root");
+		goto out;
+	}
+	if (options->verify && !sysroot_is_live(ctx->root)) {
+		status = usage_error(
 			"--verify counts live interrupts: it cannot be used with --root");
+		goto out;
+	}
 	/* before the affinities are read: a second apply plans from what this one leaves */
-	if (irq_lock_journal(ctx, true))
-		return EXIT_ERROR;
-	ret = load_and_plan(ctx, options, &plan);
-	if (ret)
-		return ret;
+	status = irq_lock_journal(ctx, true);
+	if (status)
+		goto out;
+	status = load_and_plan(ctx, options, &plan);
+	if (status)
+		goto out;
 	irq_print_plan(ctx, &plan);
 	if (options->json_path) {
 		doc = irq_json_document(ctx, options);
@@ -666,25 +429,30 @@ out:
 static int run_restore(const struct irq_options *options, struct irq_context *ctx)
 {
 	struct irq_restore_report report;
-	json_t *doc;
+	json_t *doc = NULL;
 	int ret, status;
 
-	if (sysroot_is_live(ctx->root) && geteuid())
-		return runtime_error("restore writes /proc/irq: run it as root");
-	if (irq_lock_journal(ctx, false))
-		return EXIT_ERROR;
+	if (sysroot_is_live(ctx->root) && geteuid()) {
+		status = runtime_error("restore writes /proc/irq: run it as root");
+		goto out;
+	}
+	status = irq_lock_journal(ctx, false);
+	if (status)
+		goto out;
 	ret = irq_journal_restore(ctx->root, ctx->journal_lock, &report);
 	irq_journal_unlock(ctx->journal_lock);
 	ctx->journal_lock = NULL;
 	/* refused or unreadable: nothing was written, the library said why */
-	if (ret && ret != -EIO && ret != -ESTALE)
-		return EXIT_ERROR;
+	if (ret && ret != -EIO && ret != -ESTALE) {
+		status = EXIT_ERROR;
+		goto out;
+	}
 	status = ret ? EXIT_ERROR : EXIT_OK;
 	printf("restored: %u irqs%s, %u gone, %u skipped, %u failed; journal %s\n", report.restored,
 	       report.default_restored ? " and default_smp_affinity" : "", report.gone,
 	       report.stale, report.failed, ret ? "kept" : "removed");
 	if (!options->json_path)
-		return status;
+		goto out;
 	/* the host facts name the CPUs; restore needed no topology until now */
 	if (topology_load(ctx->root, &ctx->topo))
 		memset(&ctx->topo, 0, sizeof(ctx->topo));
@@ -697,68 +465,61 @@ static int run_restore(const struct irq_options *options, struct irq_context *ct
 	json_object_set_new(doc, "default_restored", json_boolean(report.default_restored));
 	if (irq_json_write(doc, options))
 		status = EXIT_ERROR;
+out:
 	json_decref(doc);
 	return status;
 }
 
+static int run(const struct irq_options *options, struct irq_context *ctx)
+{
+	switch (options->subcommand) {
+	case IRQ_SHOW:
+		return run_show(options, ctx);
+	case IRQ_PLAN:
+		return run_plan(options, ctx);
+	case IRQ_APPLY:
+		return run_apply(options, ctx);
+	case IRQ_RESTORE:
+		return run_restore(options, ctx);
+	case IRQ_BALANCE:
+		return irq_balance(options);
+	}
+	return EXIT_ERROR;
+}
+
 int cmd_irq(int argc, char **argv)
 {
-	struct irq_options options;
-	struct irq_context ctx;
-	bool help;
-	int status;
+	const struct option_command *sub;
+	struct irq_options options = { 0 };
+	struct irq_context ctx = { 0 };
+	int status, ret;
 
-	status = parse_options(&options, argc, argv, &help);
-	if (status)
-		return status;
-	if (help) {
-		cmd_irq_usage(stdout);
-		return EXIT_OK;
-	}
+	sub = option_subcommand(&irq_group, argc, argv, &status);
+	if (!sub)
+		goto out;
+	if (!option_parse(sub, argc - 1, argv + 1, &options, NULL, &status))
+		goto out;
+	options.subcommand = (enum irq_subcommand)(sub - irq_subcommand_specs);
+	options.name = argv[1];
+	options.argc = argc;
+	options.argv = argv;
 	cli_set_verbosity(options.verbose);
-	if (options.json_path) {
-		status = result_check_writable(options.json_path);
-		if (status)
-			return runtime_error("cannot write '%s': %s", options.json_path,
-					     strerror(-status));
+	if (signals_catch()) {
+		status = runtime_error("cannot catch signals: %s", strerror(errno));
+		goto out;
 	}
-	if (options.journal_path) {
-		status = irq_journal_check_path(options.journal_path);
-		if (status)
-			return usage_error("invalid --journal '%.64s%s': %s", options.journal_path,
-					   strlen(options.journal_path) > 64 ? "..." : "",
-					   status == -EINVAL ? "not a regular file" :
-					   status == -EISDIR ? "a directory; name a file in it" :
-							       strerror(-status));
+	/* balance keeps a context of its own, reloaded as the machine changes */
+	if (options.subcommand != IRQ_BALANCE) {
+		ret = irq_context_open(&ctx, &options);
+		if (ret) {
+			status = runtime_error("cannot use the root '%s': %s",
+					       options.root_dir ? options.root_dir : "/",
+					       strerror(-ret));
+			goto out;
+		}
 	}
-	if (signals_catch())
-		return runtime_error("cannot catch signals: %s", strerror(errno));
-	if (options.subcommand == IRQ_BALANCE)
-		return irq_balance(&options);
-	status = irq_context_open(&ctx, &options);
-	if (status) {
-		status =
-			runtime_error("cannot use the root '%s': %s",
-				      options.root_dir ? options.root_dir : "/", strerror(-status));
-		irq_context_close(&ctx);
-		return status;
-	}
-	switch (options.subcommand) {
-	case IRQ_SHOW:
-		status = run_show(&options, &ctx);
-		break;
-	case IRQ_PLAN:
-		status = run_plan(&options, &ctx);
-		break;
-	case IRQ_APPLY:
-		status = run_apply(&options, &ctx);
-		break;
-	case IRQ_RESTORE:
-		status = run_restore(&options, &ctx);
-		break;
-	default:
-		status = EXIT_ERROR;
-	}
+	status = run(&options, &ctx);
+out:
 	irq_context_close(&ctx);
 	return status;
 }

@@ -1,22 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "common_options.h"
 #include "latscope/log.h"
 #include "latscope/noise.h"
 #include "latscope/noise_result.h"
 #include "latscope/parse.h"
 #include "latscope/result.h"
 #include "latscope/topology.h"
+#include "machine.h"
 #include "noise_explain.h"
 #include "noise_report.h"
-
-#define DEFAULT_MAX_GAPS (1U << 17)
+#include "option_table.h"
+#include "output_path.h"
 
 struct noise_options {
 	struct noise_params params;
@@ -31,170 +32,127 @@ struct noise_options {
 	int verbose;
 };
 
-void cmd_noise_usage(FILE *out)
+#define NOISE(member) OPTION_FIELD(struct noise_options, member)
+
+static const struct option_choice clocks[] = {
+	{ "tsc", true },
+	{ "monotonic", false },
+	{ NULL, 0 },
+};
+
+static const struct option_spec noise_option_specs[] = {
+	{ .long_name = "cpus",
+	  .short_name = 'c',
+	  .kind = OPTION_CPUS,
+	  .where = NOISE(params.cpus),
+	  .given = NOISE(cpus_given),
+	  .help = "cpus to measure",
+	  .default_text = "isolated cpus, else all online" },
+	{ .long_name = "duration",
+	  .short_name = 'd',
+	  .kind = OPTION_DURATION,
+	  .where = NOISE(params.duration_ns),
+	  .duration = { NS_PER_SEC, 10 * NS_PER_MS, 30 * NS_PER_DAY },
+	  .help = "how long" },
+	{ .long_name = "threshold",
+	  .short_name = 't',
+	  .kind = OPTION_DURATION,
+	  .where = NOISE(params.threshold_ns),
+	  .duration = { NS_PER_US, 1, 10 * NS_PER_SEC },
+	  .help = "smallest gap recorded" },
+	{ .long_name = "policy",
+	  .kind = OPTION_CUSTOM,
+	  .where = NOISE(params.policy),
+	  .given = NOISE(policy_given),
+	  .parse = option_parse_rt_policy,
+	  .value_name = "POLICY",
+	  .help = "other, fifo, rr, batch or idle",
+	  .default_text = "other" },
+	{ .long_name = "priority",
+	  .short_name = 'p',
+	  .kind = OPTION_INTEGER,
+	  .where = NOISE(params.priority),
+	  .given = NOISE(priority_given),
+	  .integer = { 1, 99 },
+	  .help = "1-99 for fifo/rr (implies fifo)" },
+	{ .long_name = "json",
+	  .short_name = 'j',
+	  .kind = OPTION_OUTPUT_FILE,
+	  .where = NOISE(json_path),
+	  .help = "write the result document (latscope/2 JSON)" },
+	{ .long_name = "histogram",
+	  .kind = OPTION_OUTPUT_FILE,
+	  .where = NOISE(histogram_path),
+	  .help = "write the histograms as text columns (gnuplot-ready)" },
+	{ .long_name = "gaps",
+	  .kind = OPTION_OUTPUT_FILE,
+	  .where = NOISE(gaps_path),
+	  .help = "write every stored gap: cpu, start, duration" },
+	{ .long_name = "explain",
+	  .short_name = 'e',
+	  .kind = OPTION_CHOICE,
+	  .flags = OPTION_OPTIONAL,
+	  .where = NOISE(explain),
+	  .choices = explain_choices,
+	  .bare = "trace",
+	  .value_name = "HOW",
+	  .help = "attribute every gap to its cause, from tracepoints in a private tracefs "
+		  "instance or from the interrupt counters" },
+	{ .long_name = "trace-dir",
+	  .kind = OPTION_OUTPUT_DIR,
+	  .where = NOISE(trace_dir),
+	  .help = "keep the raw events around the largest gaps, a file each" },
+	{ .long_name = "quiet",
+	  .short_name = 'q',
+	  .kind = OPTION_FLAG,
+	  .where = NOISE(quiet),
+	  .help = "no live view" },
+	{ .long_name = "fail-above",
+	  .kind = OPTION_DURATION,
+	  .where = NOISE(fail_above_ns),
+	  .duration = { NS_PER_US, 1, 1000 * NS_PER_SEC },
+	  .help = "exit 2 when a cpu's largest gap exceeds DUR" },
+	{ .long_name = "force",
+	  .kind = OPTION_FLAG,
+	  .where = NOISE(force),
+	  .help = "allow fifo/rr spinning on every online cpu" },
+	{ .long_name = "no-dma-latency",
+	  .kind = OPTION_FLAG,
+	  .where = NOISE(no_dma_latency),
+	  .help = "do not hold /dev/cpu_dma_latency at 0 while measuring" },
+	{ .long_name = "max-gaps",
+	  .kind = OPTION_INTEGER,
+	  .where = NOISE(params.max_gaps),
+	  .integer = { 0, 1LL << 28 },
+	  .help = "gaps stored per cpu; more are counted" },
+	{ .long_name = "clock",
+	  .kind = OPTION_CHOICE,
+	  .where = NOISE(params.use_tsc),
+	  .choices = clocks,
+	  .noun = "clock",
+	  .value_name = "CLOCK",
+	  .help = "the clock read back to back; tsc needs a constant, nonstop TSC" },
+	{ .long_name = "verbose",
+	  .short_name = 'v',
+	  .kind = OPTION_COUNTER,
+	  .where = NOISE(verbose),
+	  .help = "say what is set up" },
+	OPTION_TABLE_END,
+};
+
+static void noise_defaults(void *options)
 {
-	fprintf(out,
-		"usage: latscope noise [OPTIONS]\n"
-		"\n"
-		"Spin on each CPU reading the TSC back to back; every gap the CPU loses to\n"
-		"an interrupt, a thread, firmware or the hypervisor is measured, and\n"
-		"recurring gaps are reported with their period.\n"
-		"\n"
-		"  -c, --cpus LIST         cpus to measure (default: isolated cpus, else all online)\n"
-		"  -d, --duration DUR      how long (default 10s; a bare number is seconds)\n"
-		"  -t, --threshold DUR     smallest gap recorded (default 1us; bare number: us)\n"
-		"      --policy POLICY     other (default), fifo, rr, batch or idle\n"
-		"  -p, --priority N        1-99 for fifo/rr (implies fifo)\n"
-		"  -j, --json FILE         write the result document (latscope/1 JSON)\n"
-		"      --histogram FILE    write the histograms as text columns (gnuplot-ready)\n"
-		"      --gaps FILE         write every stored gap: cpu, start, duration\n"
-		"  -e, --explain[=HOW]     attribute every gap to its cause: trace (default:\n"
-		"                          tracepoints, in a private tracefs instance) or counters\n"
-		"      --trace-dir DIR     keep the raw events around the largest gaps, a file each\n"
-		"  -q, --quiet             no live view\n"
-		"      --fail-above DUR    exit 2 when a cpu's largest gap exceeds DUR (bare: us)\n"
-		"      --force             allow fifo/rr spinning on every online cpu\n"
-		"      --no-dma-latency    do not hold /dev/cpu_dma_latency at 0 while measuring\n"
-		"      --max-gaps N        gaps stored per cpu (default %u; more are counted)\n"
-		"      --clock CLOCK       tsc (default when constant and nonstop) or monotonic\n"
-		"  -v, --verbose           say what is set up\n"
-		"  -h, --help              this text\n"
-		"\n"
-		"Durations take a unit: ns, us, ms, s, m, h. Exit status: 0 ok, 1 error,\n"
-		"2 --fail-above exceeded, 129 usage error. See latscope-noise(1).\n",
-		DEFAULT_MAX_GAPS);
+	struct noise_options *o = options;
+
+	noise_params_default(&o->params);
 }
 
-enum long_only {
-	OPT_POLICY = 256,
-	OPT_HISTOGRAM,
-	OPT_GAPS,
-	OPT_TRACE_DIR,
-	OPT_FAIL_ABOVE,
-	OPT_FORCE,
-	OPT_NO_DMA_LATENCY,
-	OPT_MAX_GAPS,
-	OPT_CLOCK,
-};
-
-static const char short_options[] = "c:d:t:p:j:e::qvh";
-static const struct option long_options[] = {
-	{ "cpus", required_argument, NULL, 'c' },
-	{ "duration", required_argument, NULL, 'd' },
-	{ "threshold", required_argument, NULL, 't' },
-	{ "policy", required_argument, NULL, OPT_POLICY },
-	{ "priority", required_argument, NULL, 'p' },
-	{ "json", required_argument, NULL, 'j' },
-	{ "histogram", required_argument, NULL, OPT_HISTOGRAM },
-	{ "gaps", required_argument, NULL, OPT_GAPS },
-	{ "explain", optional_argument, NULL, 'e' },
-	{ "trace-dir", required_argument, NULL, OPT_TRACE_DIR },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "fail-above", required_argument, NULL, OPT_FAIL_ABOVE },
-	{ "force", no_argument, NULL, OPT_FORCE },
-	{ "no-dma-latency", no_argument, NULL, OPT_NO_DMA_LATENCY },
-	{ "max-gaps", required_argument, NULL, OPT_MAX_GAPS },
-	{ "clock", required_argument, NULL, OPT_CLOCK },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
-/* Returns 0, EXIT_USAGE after printing the error, or -1 for --help. */
-static int parse_options(int argc, char **argv, struct noise_options *o)
+/* Rules between options, once every word is read. */
+static int noise_finish(void *options, void *context)
 {
-	long long number;
-	int c, ret = 0;
+	struct noise_options *o = options;
 
-	memset(o, 0, sizeof(*o));
-	o->params.duration_ns = 10 * NS_PER_SEC;
-	o->params.threshold_ns = NS_PER_US;
-	o->params.max_gaps = DEFAULT_MAX_GAPS;
-	o->params.use_tsc = true;
-	o->params.policy = RT_POLICY_OTHER;
-	opterr = 0;
-	optind = 1;
-	while (!ret && (c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			ret = option_cpus("--cpus", optarg, &o->params.cpus);
-			o->cpus_given = true;
-			break;
-		case 'd':
-			ret = option_duration("--duration", optarg, NS_PER_SEC, 10 * NS_PER_MS,
-					      30 * NS_PER_DAY, &o->params.duration_ns);
-			break;
-		case 't':
-			ret = option_duration("--threshold", optarg, NS_PER_US, 1, 10 * NS_PER_SEC,
-					      &o->params.threshold_ns);
-			break;
-		case OPT_POLICY:
-			if (rt_policy_parse(optarg, &o->params.policy))
-				ret = usage_error(
-					"invalid policy '%s' for --policy (other, fifo or rr)",
-					optarg);
-			o->policy_given = true;
-			break;
-		case 'p':
-			ret = option_integer("--priority", optarg, 1, 99, &number);
-			o->params.priority = (int)number;
-			o->priority_given = true;
-			break;
-		case 'j':
-			o->json_path = optarg;
-			break;
-		case OPT_HISTOGRAM:
-			o->histogram_path = optarg;
-			break;
-		case OPT_GAPS:
-			o->gaps_path = optarg;
-			break;
-		case 'e':
-			ret = explain_choice_parse("--explain", optarg, &o->explain);
-			break;
-		case OPT_TRACE_DIR:
-			o->trace_dir = optarg;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case OPT_FAIL_ABOVE:
-			ret = option_duration("--fail-above", optarg, NS_PER_US, 1,
-					      1000 * NS_PER_SEC, &o->fail_above_ns);
-			break;
-		case OPT_FORCE:
-			o->force = true;
-			break;
-		case OPT_NO_DMA_LATENCY:
-			o->no_dma_latency = true;
-			break;
-		case OPT_MAX_GAPS:
-			ret = option_integer("--max-gaps", optarg, 0, 1LL << 28, &number);
-			o->params.max_gaps = (size_t)number;
-			break;
-		case OPT_CLOCK:
-			if (!strcmp(optarg, "tsc"))
-				o->params.use_tsc = true;
-			else if (!strcmp(optarg, "monotonic"))
-				o->params.use_tsc = false;
-			else
-				ret = usage_error(
-					"invalid clock '%s' for --clock (tsc or monotonic)",
-					optarg);
-			break;
-		case 'v':
-			o->verbose++;
-			break;
-		case 'h':
-			return -1;
-		default:
-			return option_rejected(argc, argv, short_options, long_options);
-		}
-	}
-	if (ret)
-		return ret;
-	if (optind < argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
+	(void)context;
 	if (o->priority_given && !o->policy_given)
 		o->params.policy = RT_POLICY_FIFO;
 	if (o->priority_given && !rt_policy_is_realtime(o->params.policy))
@@ -205,6 +163,19 @@ static int parse_options(int argc, char **argv, struct noise_options *o)
 		return usage_error("--trace-dir needs --explain (with tracing)");
 	return 0;
 }
+
+const struct option_command noise_command = {
+	.name = "noise",
+	.description = "Spin on each CPU reading the TSC back to back; every gap the CPU loses to\n"
+		       "an interrupt, a thread, firmware or the hypervisor is measured, and\n"
+		       "recurring gaps are reported with their period.",
+	.options = noise_option_specs,
+	.size = sizeof(struct noise_options),
+	.init = noise_defaults,
+	.finish = noise_finish,
+	.footer = "Durations take a unit: ns, us, ms, s, m, h. Exit status: 0 ok, 1 error,\n"
+		  "2 --fail-above exceeded, 129 usage error. See latscope-noise(1).",
+};
 
 /* What only the machine can tell: online cpus, the default set, RT spinning. */
 static int check_against_machine(struct noise_options *o, const struct topology *topo)
@@ -268,26 +239,43 @@ static void wait_a_while(const struct noise_run *run, uint64_t most)
 	clock_nanosleep(CLOCK_MONOTONIC, 0, &pause, NULL);
 }
 
+/* A text output through the one rule: whole or not at all. */
+static int write_text(const char *option, const char *path, const struct noise_run *run,
+		      void (*write)(FILE *out, const struct noise_run *run))
+{
+	struct atomic_file file;
+	int status;
+
+	status = output_text_open(&file, option, path);
+	if (status)
+		return status;
+	write(file.stream, run);
+	return output_text_commit(&file, option, path);
+}
+
 static int write_outputs(const struct noise_options *o, const struct noise_run *run,
 			 const struct noise_explain *explain, const struct topology *topo,
 			 struct sysroot *root, json_t *doc)
 {
 	json_t *cpus;
-	int ret;
+	int status;
 
-	if (o->trace_dir && noise_explain_write_captures(explain, run, o->trace_dir) < 0)
-		return EXIT_ERROR;
+	if (o->trace_dir) {
+		status = output_dir_create("--trace-dir", o->trace_dir);
+		if (status)
+			return status;
+		if (noise_explain_write_captures(explain, run, o->trace_dir) < 0)
+			return EXIT_ERROR;
+	}
 	if (o->histogram_path) {
-		ret = noise_report_histogram_file(o->histogram_path, run);
-		if (ret)
-			return runtime_error("cannot write --histogram '%s': %s", o->histogram_path,
-					     strerror(-ret));
+		status = write_text("--histogram", o->histogram_path, run, noise_report_histogram);
+		if (status)
+			return status;
 	}
 	if (o->gaps_path) {
-		ret = noise_report_gaps_file(o->gaps_path, run);
-		if (ret)
-			return runtime_error("cannot write --gaps '%s': %s", o->gaps_path,
-					     strerror(-ret));
+		status = write_text("--gaps", o->gaps_path, run, noise_report_gaps);
+		if (status)
+			return status;
 	}
 	if (!o->json_path)
 		return 0;
@@ -303,10 +291,7 @@ static int write_outputs(const struct noise_options *o, const struct noise_run *
 	cpus = noise_result_cpus(run);
 	noise_explain_json(explain, run, cpus);
 	json_object_set_new(doc, "cpus", cpus);
-	ret = result_write(doc, o->json_path);
-	if (ret)
-		return runtime_error("cannot write --json '%s': %s", o->json_path, strerror(-ret));
-	return 0;
+	return output_json_write("--json", o->json_path, doc);
 }
 
 static int exit_status(const struct noise_options *o, const struct noise_run *run)
@@ -348,38 +333,29 @@ static int measure(struct noise_options *o, struct sysroot *root, const struct t
 	struct rt_dma_latency dma = { .fd = -1 };
 	struct rt_throttling limit = { .runtime_us = -1, .period_us = 1000000 };
 	struct noise_explain explain = { 0 };
-	struct noise_run run;
-	int ret, status;
+	struct noise_run run = { 0 };
+	bool memory_held = true;
+	int status = EXIT_ERROR;
 
 	if (rt_policy_is_realtime(o->params.policy) && rt_read_throttling(root, &limit))
 		log_warning(
 			"cannot read sched_rt_runtime_us: RT throttling will not be recognised");
 	if (rt_lock_memory())
 		log_warning("measuring with unlocked memory: page faults may show as gaps");
-	if (!o->no_dma_latency && rt_dma_latency_hold(root, 0, &dma)) {
-		rt_unlock_memory();
-		return EXIT_ERROR;
-	}
+	if (!o->no_dma_latency && rt_dma_latency_hold(root, 0, &dma))
+		goto out;
 	rt_place_main_thread(&topo->online, &o->params.cpus, NULL);
-	ret = noise_prepare(&run, root, &o->params);
-	if (!ret)
-		ret = noise_explain_begin(&explain, o->explain, &run, root, &limit,
-					  o->trace_dir != NULL);
-	if (!ret)
-		ret = noise_start(&run);
-	if (ret) {
-		noise_explain_release(&explain);
-		noise_release(&run);
-		rt_dma_latency_release(&dma);
-		rt_unlock_memory();
-		return EXIT_ERROR;
-	}
+	if (noise_prepare(&run, root, &o->params) ||
+	    noise_explain_begin(&explain, o->explain, &run, root, &limit, o->trace_dir != NULL) ||
+	    noise_start(&run))
+		goto out;
 	noise_report_header(stdout, &run);
 	follow_run(o, &run, &explain);
 	noise_stop(&run);
 	/* kernel state first: nothing of ours outlives the measurement */
 	rt_dma_latency_release(&dma);
 	rt_unlock_memory();
+	memory_held = false;
 	if (noise_explain_end(&explain, &run))
 		log_warning("out of memory explaining the gaps");
 	noise_classify_throttling(&run, &limit);
@@ -390,6 +366,10 @@ static int measure(struct noise_options *o, struct sysroot *root, const struct t
 	status = write_outputs(o, &run, &explain, topo, root, doc);
 	if (!status)
 		status = exit_status(o, &run);
+out:
+	rt_dma_latency_release(&dma);
+	if (memory_held)
+		rt_unlock_memory();
 	noise_explain_release(&explain);
 	noise_release(&run);
 	return status;
@@ -398,47 +378,34 @@ static int measure(struct noise_options *o, struct sysroot *root, const struct t
 int cmd_noise(int argc, char **argv)
 {
 	struct noise_options o;
-	struct topology topo;
-	struct sysroot *root;
+	struct topology topo = { 0 };
+	struct sysroot *root = NULL;
 	json_t *doc = NULL;
-	int ret;
+	int status;
 
-	ret = parse_options(argc, argv, &o);
-	if (ret < 0) {
-		cmd_noise_usage(stdout);
-		return EXIT_OK;
-	}
-	if (ret)
-		return ret;
+	if (!option_parse(&noise_command, argc, argv, &o, NULL, &status))
+		goto out;
 	cli_set_verbosity(o.verbose);
-	root = sysroot_new(NULL);
-	if (!root)
-		return runtime_error("out of memory");
-	if (topology_load(root, &topo)) {
-		sysroot_free(root);
-		return EXIT_ERROR;
+	status = machine_open(NULL, &root, &topo);
+	if (status)
+		goto out;
+	status = check_against_machine(&o, &topo);
+	if (status)
+		goto out;
+	choose_clock(&o, root);
+	status = check_threshold(&o);
+	if (status)
+		goto out;
+	if (signals_catch()) {
+		status = runtime_error("cannot catch signals: %s", strerror(errno));
+		goto out;
 	}
-	ret = check_against_machine(&o, &topo);
-	if (!ret)
-		ret = option_output_path("--json", o.json_path);
-	if (!ret)
-		ret = option_output_path("--histogram", o.histogram_path);
-	if (!ret)
-		ret = option_output_path("--gaps", o.gaps_path);
-	if (!ret && o.trace_dir)
-		ret = explain_check_trace_dir(o.trace_dir);
-	if (!ret) {
-		choose_clock(&o, root);
-		ret = check_threshold(&o);
-	}
-	if (!ret && signals_catch())
-		ret = runtime_error("cannot catch signals: %s", strerror(errno));
-	if (!ret) {
-		doc = result_new("noise", argc, argv);
-		ret = measure(&o, root, &topo, doc);
-	}
+	doc = result_new("noise", argc, argv);
+	status = measure(&o, root, &topo, doc);
+out:
 	json_decref(doc);
 	topology_release(&topo);
 	sysroot_free(root);
-	return ret;
+	option_release(&noise_command, &o);
+	return status;
 }

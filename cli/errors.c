@@ -51,10 +51,10 @@ int runtime_error(const char *fmt, ...)
 static void print_log(enum log_level level, const char *fmt, ...)
 {
 	static const char *const kinds[] = {
-		[LOG_ERROR] = "",
-		[LOG_WARNING] = "warning: ",
-		[LOG_INFO] = "",
-		[LOG_DEBUG] = "debug: ",
+		[LATSCOPE_LOG_ERROR] = "",
+		[LATSCOPE_LOG_WARNING] = "warning: ",
+		[LATSCOPE_LOG_INFO] = "",
+		[LATSCOPE_LOG_DEBUG] = "debug: ",
 	};
 	va_list ap;
 
@@ -66,9 +66,9 @@ static void print_log(enum log_level level, const char *fmt, ...)
 /* The library's log hook: errors and warnings always, the rest on request. */
 static void cli_log(enum log_level level, const char *message)
 {
-	if (level == LOG_INFO && verbosity < 1)
+	if (level == LATSCOPE_LOG_INFO && verbosity < 1)
 		return;
-	if (level == LOG_DEBUG && verbosity < 2)
+	if (level == LATSCOPE_LOG_DEBUG && verbosity < 2)
 		return;
 	print_log(level, "%s", message);
 }

@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "explain_report.h"
@@ -10,31 +9,6 @@
 #include "latscope/explain_result.h"
 #include "latscope/log.h"
 #include "latscope/result.h"
-
-int explain_choice_parse(const char *option, const char *value, enum explain_choice *choice)
-{
-	if (!value || !strcmp(value, "trace"))
-		*choice = EXPLAIN_WITH_TRACE;
-	else if (!strcmp(value, "counters"))
-		*choice = EXPLAIN_WITH_COUNTERS;
-	else
-		return usage_error("invalid value '%s' for %s (trace or counters)", value, option);
-	return 0;
-}
-
-int explain_check_trace_dir(const char *dir)
-{
-	char probe[4096];
-	int ret;
-
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		return usage_error("cannot create --trace-dir '%s': %s", dir, strerror(errno));
-	snprintf(probe, sizeof(probe), "%s/.latscope-probe", dir);
-	ret = result_check_writable(probe);
-	if (ret)
-		return usage_error("cannot write into --trace-dir '%s': %s", dir, strerror(-ret));
-	return 0;
-}
 
 int explain_run_begin(struct explain_run *x, enum explain_choice choice, struct sysroot *root,
 		      const struct cpuset *cpus, const struct explain_session_options *options)

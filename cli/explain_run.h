@@ -15,12 +15,6 @@ enum explain_choice {
 	EXPLAIN_WITH_COUNTERS, /* counters only */
 };
 
-/* Parse the value of --explain (NULL: trace); a usage error otherwise. */
-int explain_choice_parse(const char *option, const char *value, enum explain_choice *choice);
-
-/* --trace-dir: an existing writable directory, or one that can be made. */
-int explain_check_trace_dir(const char *dir);
-
 /*
  * What noise and timer share of --explain: the counters of the measured
  * CPUs, the tracing session with one lane per measuring thread, its

@@ -7,14 +7,12 @@
 #include "latscope-config.h"
 
 static const struct command commands[] = {
-	{ "noise", NULL, "OS noise: gaps a busy CPU loses, their sizes and periods", cmd_noise,
-	  cmd_noise_usage },
-	{ "check", NULL, "real-time readiness audit: findings, evidence and fixes", cmd_check,
-	  cmd_check_usage },
+	{ "noise", NULL, "OS noise: gaps a busy CPU loses, their sizes and periods", cmd_noise },
+	{ "check", NULL, "real-time readiness audit: findings, evidence and fixes", cmd_check },
 	{ "timer", "cyclic", "timer wake-up latency, cyclictest-compatible, with percentiles",
-	  cmd_timer, cmd_timer_usage },
-	{ "irq", NULL, "keep interrupts off RT CPUs: show, plan, apply, balance, restore", cmd_irq,
-	  cmd_irq_usage },
+	  cmd_timer },
+	{ "irq", NULL, "keep interrupts off RT CPUs: show, plan, apply, balance, restore",
+	  cmd_irq },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -46,9 +44,11 @@ static void main_usage(FILE *out)
 		"exit status: 0 ok, 1 error, 2 a budget was exceeded, 129 usage error\n");
 }
 
+/* `latscope help NAME` is `latscope NAME --help`: one help, from the table. */
 static int help(int argc, char **argv)
 {
 	const struct command *command;
+	char *words[] = { NULL, "--help", NULL };
 
 	if (argc < 2) {
 		main_usage(stdout);
@@ -57,8 +57,9 @@ static int help(int argc, char **argv)
 	command = find_command(argv[1]);
 	if (!command)
 		return usage_error("no command '%s' (see 'latscope --help')", argv[1]);
-	command->usage(stdout);
-	return EXIT_OK;
+	cli_set_command_name(command->name);
+	words[0] = argv[1];
+	return command->run(2, words);
 }
 
 /* A write error on stdout (a full disk, a closed pipe) must not exit 0. */

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "latscope/result.h"
 #include "noise_report.h"
 
 #define LABEL_WIDTH 20
@@ -174,13 +173,6 @@ static void cell_throttled(const struct noise_run *run, const struct noise_cpu *
 
 static void print_table(FILE *out, const struct noise_run *run)
 {
-	static const struct {
-		const char *label;
-		double percent;
-	} percentiles[] = {
-		{ "p50 (us):", 50 },	 { "p90 (us):", 90 },	    { "p99 (us):", 99 },
-		{ "p99.9 (us):", 99.9 }, { "p99.99 (us):", 99.99 }, { "p99.999 (us):", 99.999 },
-	};
 	char label[64], threshold[32];
 	unsigned int i;
 	size_t p;
@@ -198,8 +190,10 @@ static void print_table(FILE *out, const struct noise_run *run)
 	row(out, run, "Max (us):", cell_max, NULL);
 	row(out, run, "Count:", cell_count, NULL);
 	row(out, run, "Test time (s):", cell_time, NULL);
-	for (p = 0; p < sizeof(percentiles) / sizeof(percentiles[0]); p++)
-		row(out, run, percentiles[p].label, cell_percentile, &percentiles[p].percent);
+	for (p = 0; p < HIST_NR_REPORTED; p++) {
+		snprintf(label, sizeof(label), "p%g (us):", hist_reported_percentiles[p]);
+		row(out, run, label, cell_percentile, &hist_reported_percentiles[p]);
+	}
 	snprintf(label, sizeof(label), "Gaps >= %s:",
 		 format_duration(run->params.threshold_ns, threshold, sizeof(threshold)));
 	row(out, run, label, cell_gaps, NULL);
@@ -264,9 +258,8 @@ void noise_report_summary(FILE *out, const struct noise_run *run, const struct r
 	fflush(out);
 }
 
-static int print_gaps(FILE *f, void *data)
+void noise_report_gaps(FILE *f, const struct noise_run *run)
 {
-	const struct noise_run *run = data;
 	unsigned int i;
 	size_t g;
 
@@ -283,17 +276,10 @@ static int print_gaps(FILE *f, void *data)
 				(unsigned long long)c->gaps[g].duration_ns,
 				c->throttled ? c->throttled[g] : 0);
 	}
-	return 0;
 }
 
-int noise_report_gaps_file(const char *path, const struct noise_run *run)
+void noise_report_histogram(FILE *f, const struct noise_run *run)
 {
-	return result_write_text(path, print_gaps, (void *)run);
-}
-
-static int print_histogram(FILE *f, void *data)
-{
-	const struct noise_run *run = data;
 	unsigned int i, b;
 
 	fprintf(f, "# latscope noise histogram: one row per bucket holding a value\n"
@@ -318,10 +304,4 @@ static int print_histogram(FILE *f, void *data)
 	for (i = 0; i < run->nr_cpus; i++)
 		fprintf(f, " %llu", (unsigned long long)run->cpus[i].hist->overflow);
 	fputc('\n', f);
-	return 0;
-}
-
-int noise_report_histogram_file(const char *path, const struct noise_run *run)
-{
-	return result_write_text(path, print_histogram, (void *)run);
 }

@@ -20,18 +20,16 @@ void noise_report_live_clear(FILE *out, const struct noise_run *run);
 void noise_report_summary(FILE *out, const struct noise_run *run,
 			  const struct rt_throttling *limit);
 
-/**
- * noise_report_histogram_file - write the histograms as text columns
- * (low ns, high ns, then a count per CPU), ready for gnuplot
- * Returns 0 or a negative errno code.
+/*
+ * The histograms as text columns (low ns, high ns, then a count per CPU),
+ * ready for gnuplot; the caller opens @out and checks the writes.
  */
-int noise_report_histogram_file(const char *path, const struct noise_run *run);
+void noise_report_histogram(FILE *out, const struct noise_run *run);
 
-/**
- * noise_report_gaps_file - write every stored gap: cpu, start (ns since the
- * cpu's first read), duration in ns, and whether it was RT throttling
- * Returns 0 or a negative errno code.
+/*
+ * Every stored gap: cpu, start (ns since the cpu's first read), duration in
+ * ns, and whether it was RT throttling; the caller opens @out and checks.
  */
-int noise_report_gaps_file(const char *path, const struct noise_run *run);
+void noise_report_gaps(FILE *out, const struct noise_run *run);
 
 #endif

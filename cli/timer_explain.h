@@ -5,7 +5,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "cmd_timer.h"
+#include "timer_options.h"
 #include "explain_run.h"
 #include "latscope/hist.h"
 

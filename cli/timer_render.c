@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "cli.h"
-#include "cmd_timer.h"
+#include "timer_render.h"
 
 void timer_line_from_live(struct timer_line *line, unsigned int thread,
 			  const struct timer_live *live, int tid,
@@ -124,8 +124,6 @@ void timer_render_histogram(FILE *out, const struct timer_stats *const *threads,
 	free(values);
 }
 
-static const double summary_points[] = { 50, 99, 99.9, 99.99, 99.999 };
-
 void timer_render_summary(FILE *out, const struct timer_stats *const *threads,
 			  unsigned int nr_threads, uint64_t origin_ns)
 {
@@ -142,10 +140,11 @@ void timer_render_summary(FILE *out, const struct timer_stats *const *threads,
 			fprintf(out, "cpu %d", stats->cpu);
 		else
 			fprintf(out, "unpinned");
-		for (j = 0; j < sizeof(summary_points) / sizeof(summary_points[0]); j++)
-			fprintf(out, " p%g %s", summary_points[j],
-				format_us(hist_percentile(&stats->hist, summary_points[j]), us,
-					  sizeof(us)));
+		for (j = 0; j < HIST_NR_REPORTED; j++)
+			fprintf(out, " p%g %s", hist_reported_percentiles[j],
+				format_us(
+					hist_percentile(&stats->hist, hist_reported_percentiles[j]),
+					us, sizeof(us)));
 		fputc('\n', out);
 
 		fprintf(out, "# T:%2u ", i);

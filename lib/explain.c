@@ -67,6 +67,8 @@ struct explain_cpu {
 	unsigned int nr_worst, worst_kept;
 	struct explain_totals totals;
 	int32_t tool_pid; /* the measuring tool's main thread */
+	explain_window_hook window_hook;
+	void *window_hook_context;
 };
 
 const char *explain_kind_name(enum cause_kind kind)
@@ -115,6 +117,30 @@ struct explain_cpu *explain_cpu_new(unsigned int cpu, enum explain_mode mode,
 void explain_cpu_set_tool_pid(struct explain_cpu *e, int32_t pid)
 {
 	e->tool_pid = pid;
+}
+
+void explain_cpu_set_window_hook(struct explain_cpu *e, explain_window_hook hook, void *context)
+{
+	e->window_hook = hook;
+	e->window_hook_context = context;
+}
+
+unsigned int explain_cpu_number(const struct explain_cpu *e)
+{
+	return e->cpu;
+}
+
+int explain_cpu_forget_causes(struct explain_cpu *e)
+{
+	unsigned int i;
+
+	if (e->is_open || e->nr_worst)
+		return -EBUSY;
+	for (i = 0; i < e->nr_causes; i++)
+		free(e->causes[i].occurrences);
+	e->nr_causes = 0;
+	memset(e->index, 0, e->index_size * sizeof(*e->index));
+	return 0;
 }
 
 static void free_spike(struct explain_spike *spike)
@@ -341,6 +367,18 @@ static void close_window(struct explain_cpu *e)
 	e->totals.window_ns += w->window.end_ns - w->window.start_ns;
 	if (w->incomplete)
 		e->totals.incomplete++;
+	if (e->window_hook) {
+		struct explain_spike view = {
+			.window = w->window,
+			.contributions = w->contributions,
+			.nr_contributions = w->nr_contributions,
+			.timeline = w->timeline,
+			.nr_segments = w->nr_segments,
+			.incomplete = w->incomplete,
+		};
+
+		e->window_hook(e->window_hook_context, e, &view);
+	}
 	keep_if_worst(e, w);
 	w->nr_contributions = 0;
 	w->nr_segments = 0;

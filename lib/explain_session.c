@@ -310,12 +310,14 @@ static int write_capture(const struct explain_session *s, const struct lane *c,
 	char path[4200], line[512];
 	size_t i;
 	FILE *f;
+	int err;
 
 	snprintf(path, sizeof(path), "%s/%s-spike%u.txt", dir, lane_name, rank + 1);
 	f = fopen(path, "w");
 	if (!f) {
-		log_error("cannot write %s: %s", path, strerror(errno));
-		return -errno;
+		err = errno;
+		log_error("cannot write %s: %s", path, strerror(err));
+		return -err;
 	}
 	fprintf(f,
 		"# latscope: spike %u of %s, %" PRIu64 " ns from %" PRIu64 " to %" PRIu64
@@ -333,8 +335,9 @@ static int write_capture(const struct explain_session *s, const struct lane *c,
 			trace_record_format(r, s->names, line, sizeof(line)));
 	}
 	if (fclose(f)) {
-		log_error("cannot write %s: %s", path, strerror(errno));
-		return -errno;
+		err = errno;
+		log_error("cannot write %s: %s", path, strerror(err));
+		return -err;
 	}
 	return 0;
 }
@@ -356,6 +359,24 @@ int explain_session_write_captures(const struct explain_session *s, const char *
 		}
 	}
 	return written;
+}
+
+void explain_session_set_window_hook(struct explain_session *s, explain_window_hook hook,
+				     void *context)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nr_lanes; i++)
+		explain_cpu_set_window_hook(s->lanes[i].engine, hook, context);
+}
+
+void explain_session_forget_causes(struct explain_session *s)
+{
+	unsigned int i;
+
+	/* a lane inside a window keeps its table until the next call */
+	for (i = 0; i < s->nr_lanes; i++)
+		explain_cpu_forget_causes(s->lanes[i].engine);
 }
 
 void explain_session_free(struct explain_session *s)

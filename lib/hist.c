@@ -68,6 +68,8 @@ uint64_t hist_bucket_high(unsigned int bucket)
 	return hist_bucket_low(bucket + 1) - 1;
 }
 
+const double hist_reported_percentiles[HIST_NR_REPORTED] = { 50, 90, 99, 99.9, 99.99, 99.999 };
+
 uint64_t hist_percentile(const struct hist *h, double percent)
 {
 	uint64_t rank, seen = 0, value;

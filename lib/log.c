@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -15,6 +16,7 @@ void log_set_hook(log_hook hook)
 void log_message(enum log_level level, const char *fmt, ...)
 {
 	char message[1024];
+	int saved_errno = errno;
 	va_list ap;
 
 	if (!installed_hook)
@@ -22,5 +24,7 @@ void log_message(enum log_level level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(message, sizeof(message), fmt, ap);
 	va_end(ap);
+	/* the hook prints: stdio may set errno, the caller may still need it */
 	installed_hook(level, message);
+	errno = saved_errno;
 }

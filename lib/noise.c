@@ -7,6 +7,7 @@
 #include "latscope/counters.h"
 #include "latscope/log.h"
 #include "latscope/noise.h"
+#include "latscope/parse.h"
 
 /* deltas below this many clock ticks are counted by tick in the hot loop */
 #define SHORT_TICKS 512
@@ -189,6 +190,16 @@ static int read_steal(struct noise_run *run, uint64_t *steal)
 	if (ret)
 		log_warning("cannot read steal time from /proc/stat: %s", strerror(-ret));
 	return ret;
+}
+
+void noise_params_default(struct noise_params *params)
+{
+	memset(params, 0, sizeof(*params));
+	params->duration_ns = 10 * NS_PER_SEC;
+	params->threshold_ns = NS_PER_US;
+	params->policy = RT_POLICY_OTHER;
+	params->max_gaps = 1U << 17;
+	params->use_tsc = true;
 }
 
 int noise_prepare(struct noise_run *run, struct sysroot *root, const struct noise_params *params)

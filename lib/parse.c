@@ -23,6 +23,35 @@ int parse_integer(const char *text, long long min, long long max, long long *val
 	return 0;
 }
 
+int parse_number(const char *text, double min, double max, double *value)
+{
+	const char *p = text;
+	char *end;
+	int digits = 0;
+	double v;
+
+	if (!text)
+		return -EINVAL;
+	/* strtod alone would take " 1", "1e3", "0x10", "inf" and "nan" */
+	if (*p == '-' || *p == '+')
+		p++;
+	for (; isdigit((unsigned char)*p); p++)
+		digits++;
+	if (*p == '.')
+		for (p++; isdigit((unsigned char)*p); p++)
+			digits++;
+	if (!digits || *p)
+		return -EINVAL;
+	errno = 0;
+	v = strtod(text, &end);
+	if (*end)
+		return -EINVAL;
+	if (errno == ERANGE || v < min || v > max)
+		return -ERANGE;
+	*value = v;
+	return 0;
+}
+
 struct unit {
 	const char *suffix;
 	uint64_t ns;

@@ -209,20 +209,16 @@ json_t *result_host_facts(struct sysroot *root, const struct topology *topo)
 
 json_t *result_percentiles(const struct hist *h)
 {
-	static const struct {
-		const char *key;
-		double percent;
-	} points[] = {
-		{ "p50", 50 },	   { "p90", 90 },	{ "p99", 99 },
-		{ "p99.9", 99.9 }, { "p99.99", 99.99 }, { "p99.999", 99.999 },
-	};
 	json_t *p = json_object();
+	char key[32];
 	size_t i;
 
-	for (i = 0; i < sizeof(points) / sizeof(points[0]); i++)
+	for (i = 0; i < HIST_NR_REPORTED; i++) {
+		snprintf(key, sizeof(key), "p%g", hist_reported_percentiles[i]);
 		json_object_set_new(
-			p, points[i].key,
-			json_integer((json_int_t)hist_percentile(h, points[i].percent)));
+			p, key,
+			json_integer((json_int_t)hist_percentile(h, hist_reported_percentiles[i])));
+	}
 	return p;
 }
 

@@ -4,6 +4,7 @@
 #include <numa.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -87,6 +88,40 @@ int rt_place_main_thread(const struct cpuset *online, const struct cpuset *measu
 		return -ret;
 	}
 	log_info("main thread on cpus %s", cpuset_format_list(&target, list, sizeof(list)));
+	return 0;
+}
+
+int rt_start_housekeeping_thread(pthread_t *thread, const struct cpuset *cpus, void *(*run)(void *),
+				 void *arg)
+{
+	pthread_attr_t attr;
+	sigset_t all, old;
+	cpu_set_t set;
+	int cpu, ret;
+
+	pthread_attr_init(&attr);
+	if (cpus && !cpuset_empty(cpus)) {
+		CPU_ZERO(&set);
+		cpuset_for_each(cpu, cpus)
+			if (cpu < CPU_SETSIZE)
+				CPU_SET(cpu, &set);
+		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	}
+	/* the new thread inherits the mask: signals stay with the main thread */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	ret = pthread_create(thread, &attr, run, arg);
+	pthread_attr_destroy(&attr);
+	if (ret == EINVAL && cpus && !cpuset_empty(cpus)) {
+		/* CPUs this process may not use (a cgroup): run where it may */
+		log_warning("cannot place a housekeeping thread on its cpus: it runs anywhere");
+		ret = pthread_create(thread, NULL, run, arg);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret) {
+		log_error("cannot start a housekeeping thread: %s", strerror(ret));
+		return -ret;
+	}
 	return 0;
 }
 

@@ -359,7 +359,7 @@ static void measure(struct worker *worker)
 	unsigned int thread = (unsigned int)(worker - run->workers);
 	struct timer_stats *stats = run->stats[thread];
 	const struct timer_params *params = &run->params;
-	uint64_t now, expiry, next, overruns = 0, end = UINT64_MAX;
+	uint64_t now, expiry, next, overruns = 0, end = UINT64_MAX, missed;
 	uint64_t loops = params->loops ? params->loops : UINT64_MAX;
 	int ret = 0;
 
@@ -378,7 +378,15 @@ static void measure(struct worker *worker)
 		ret = wait_period(stats, params->mode, &expiry, &now, &overruns);
 		if (ret)
 			break;
+		missed = stats->missed;
 		next = timer_stats_add(stats, expiry, now, overruns);
+		if (params->on_sample) {
+			struct timer_spike sample = { expiry, now, now > expiry ? now - expiry : 0,
+						      stats->live.cycles - 1 };
+
+			params->on_sample(params->on_sample_context, thread, &sample,
+					  stats->missed - missed);
+		}
 		/* samples before this are all accounted for (--explain waits for it) */
 		__atomic_store_n(&stats->live.horizon_ns,
 				 params->mode == TIMER_WAIT_RELATIVE ? now : next,
@@ -521,6 +529,7 @@ int timer_start(struct timer_run **runp, const struct timer_params *params)
 		worker->setup = setup_thread;
 		worker->run = measure;
 		worker->data = run;
+		worker->stack_bytes = params->stack_bytes;
 	}
 	ret = worker_group_start(&run->group, run->workers, n);
 	if (ret) {

@@ -113,11 +113,17 @@ int topology_load(struct sysroot *root, struct topology *topo)
 	cpuset_for_each(cpu, &topo->possible)
 		topo->nr_cpus = (unsigned int)cpu + 1;
 	topo->cpus = calloc(topo->nr_cpus, sizeof(*topo->cpus));
-	if (!topo->cpus)
+	if (!topo->cpus) {
+		log_error("out of memory loading the cpu topology");
 		return -ENOMEM;
+	}
 	load_places(root, topo);
 	ret = load_nodes(root, topo);
 	if (ret) {
+		if (ret == -ERANGE)
+			log_error("more than %d NUMA nodes", TOPOLOGY_MAX_NODES);
+		else
+			log_error("out of memory loading the cpu topology");
 		topology_release(topo);
 		return ret;
 	}

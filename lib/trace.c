@@ -271,9 +271,10 @@ static int open_readers(struct trace_session *s, const struct cpuset *cpus)
 		r->cpu = (unsigned int)cpu;
 		r->tcpu = tracefs_cpu_open(s->instance, cpu, true);
 		if (!r->tcpu) {
-			log_error("cannot open the trace buffer of cpu %d: %s", cpu,
-				  strerror(errno));
-			return -errno;
+			int err = errno;
+
+			log_error("cannot open the trace buffer of cpu %d: %s", cpu, strerror(err));
+			return -err;
 		}
 		s->page_size = tracefs_cpu_read_size(r->tcpu);
 		r->page = malloc((size_t)s->page_size);
@@ -513,9 +514,11 @@ long trace_session_drain(struct trace_session *s, trace_emit emit, void *context
 			total += decode_page(s, r, emit, context);
 		}
 		if (n < 0 && errno != EAGAIN && errno != EINTR) {
+			int err = errno;
+
 			log_error("cannot read the trace buffer of cpu %u: %s", r->cpu,
-				  strerror(errno));
-			return -errno;
+				  strerror(err));
+			return -err;
 		}
 	}
 	return total;

@@ -27,7 +27,8 @@ static void *worker_main(void *arg)
 	if (!worker->error)
 		worker->error = rt_set_self_policy(worker->policy, worker->priority);
 	if (!worker->error) {
-		rt_prefault_stack(PREFAULT_STACK_BYTES);
+		rt_prefault_stack(worker->stack_bytes ? worker->stack_bytes / 2 :
+							PREFAULT_STACK_BYTES);
 		if (worker->setup)
 			worker->error = worker->setup(worker);
 	}
@@ -68,10 +69,11 @@ int worker_group_start(struct worker_group *group, struct worker *workers, unsig
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, WORKER_STACK_BYTES);
 	for (i = 0; i < nr_workers; i++) {
 		workers[i].group = group;
 		workers[i].error = 0;
+		pthread_attr_setstacksize(&attr, workers[i].stack_bytes ? workers[i].stack_bytes :
+									  WORKER_STACK_BYTES);
 		ret = -pthread_create(&workers[i].thread, &attr, worker_main, &workers[i]);
 		if (ret) {
 			log_error("cannot start a thread for cpu %u: %s", workers[i].cpu,

@@ -7,6 +7,11 @@ set -eu
 BUILD="meson ninja-build pkg-config gcc libc6-dev libtracefs-dev libtraceevent-dev
 libjansson-dev libnuma-dev zlib1g-dev"
 TEST="check python3 util-linux mount procps"
+# latscope monitor: HTTP with TLS, native histograms, web config, bcrypt, sd_notify;
+# its tests run a real Prometheus and promtool and make certificates with openssl
+BUILD="$BUILD libmicrohttpd-dev libgnutls28-dev libprotobuf-c-dev protobuf-c-compiler
+libyaml-dev libcrypt-dev libsystemd-dev"
+TEST="$TEST prometheus openssl"
 # irq-fixture delays one apply's rename with strace to interleave two applies
 TEST="$TEST strace"
 # peers the benchmarks compare against; optional at run time

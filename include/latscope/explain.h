@@ -146,6 +146,30 @@ struct explain_totals {
 
 void explain_cpu_totals(const struct explain_cpu *engine, struct explain_totals *totals);
 
+/*
+ * For a consumer that runs for weeks (latscope monitor): a hook called as
+ * each window closes, with its contributions (largest first, causes by
+ * index into explain_cpu_causes()) and timeline, valid during the call.
+ */
+typedef void (*explain_window_hook)(void *context, const struct explain_cpu *engine,
+				    const struct explain_spike *spike);
+void explain_cpu_set_window_hook(struct explain_cpu *engine, explain_window_hook hook,
+				 void *context);
+
+/* The CPU an engine follows. */
+unsigned int explain_cpu_number(const struct explain_cpu *engine);
+
+/**
+ * explain_cpu_forget_causes - drop the cause table and its occurrences, so
+ * that an engine fed for weeks stays in bounded memory (its periodicity
+ * search then covers only what came since)
+ * @engine: an engine keeping no worst spikes (worst_kept 0)
+ *
+ * Returns 0, or -EBUSY while a window is open or spikes are kept: they
+ * refer to causes by index.
+ */
+int explain_cpu_forget_causes(struct explain_cpu *engine);
+
 /* "irq", "vector", ... for a kind */
 const char *explain_kind_name(enum cause_kind kind);
 

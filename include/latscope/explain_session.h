@@ -85,6 +85,16 @@ uint64_t explain_session_lost(const struct explain_session *session);
 int explain_session_write_captures(const struct explain_session *session, const char *dir,
 				   const char *prefix, const unsigned int *numbers);
 
+/* Call @hook as each window of every lane closes (explain_cpu_set_window_hook). */
+void explain_session_set_window_hook(struct explain_session *session, explain_window_hook hook,
+				     void *context);
+
+/*
+ * Drop the cause tables of the lanes with no open window
+ * (explain_cpu_forget_causes): a session fed for weeks stays bounded.
+ */
+void explain_session_forget_causes(struct explain_session *session);
+
 void explain_session_free(struct explain_session *session);
 
 #endif

@@ -84,6 +84,13 @@ uint64_t hist_bucket_high(unsigned int bucket);
  */
 uint64_t hist_percentile(const struct hist *h, double percent);
 
+/*
+ * The percentiles every report shows, in its text and its JSON alike
+ * ("p50" ... "p99.999", named "p%g"): one list for every command.
+ */
+#define HIST_NR_REPORTED 6
+extern const double hist_reported_percentiles[HIST_NR_REPORTED];
+
 /* mean in ns, 0 when empty */
 double hist_mean(const struct hist *h);
 

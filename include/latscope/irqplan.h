@@ -60,7 +60,15 @@ struct irqplan_policy {
  */
 void irqplan_policy_default(struct irqplan_policy *policy);
 
-/* What the balance daemon remembers between intervals (irqhistory.c). */
+/**
+ * irqplan_policy_for_balance - a policy as the balance daemon applies it
+ * @policy: a policy whose dead band, dwell and budget are kept; an
+ *	    overload must now last 3 intervals before the daemon balances,
+ *	    so that one busy interval moves nothing
+ */
+void irqplan_policy_for_balance(struct irqplan_policy *policy);
+
+/* What the balance daemon remembers between intervals (irq_history.h). */
 struct irq_history;
 
 struct irqplan_input {
@@ -145,49 +153,5 @@ const char *irqplan_kind_name(enum irqplan_move_kind kind);
  * Returns @buf.
  */
 char *irqplan_format_rate(double rate, char *buf, size_t size);
-
-/*
- * The balance daemon's memory: when each IRQ last moved, the moves of the
- * last hour (the budget), for how many intervals each CPU has been
- * overloaded, and which IRQs existed at the last interval (new ones are
- * placed at once).
- */
-
-/**
- * irq_history_new - an empty history
- * Returns a history to free with irq_history_free(), or NULL.
- */
-struct irq_history *irq_history_new(void);
-void irq_history_free(struct irq_history *history);
-
-/* when @irq last moved, 0 when never */
-uint64_t irq_history_last_move(const struct irq_history *history, unsigned int irq);
-/* moves recorded after @since_ns */
-unsigned int irq_history_moves_since(const struct irq_history *history, uint64_t since_ns);
-/* consecutive earlier intervals @cpu was overloaded */
-unsigned int irq_history_overload_streak(const struct irq_history *history, unsigned int cpu);
-/* whether @irq existed at the end of the last interval (false before the first) */
-bool irq_history_known(const struct irq_history *history, unsigned int irq);
-/* whether an interval has been committed yet */
-bool irq_history_started(const struct irq_history *history);
-
-/**
- * irq_history_commit - remember one interval
- * @history: the history
- * @plan: the plan of the interval
- * @table: the IRQs that exist now (vanished ones are forgotten)
- * @done: per move of @plan, whether it was written; NULL = all
- * @now_ns: the interval's time, on the clock of irqplan_input.now_ns
- *
- * Returns 0 or -ENOMEM.
- */
-int irq_history_commit(struct irq_history *history, const struct irqplan *plan,
-		       const struct irq_table *table, const bool *done, uint64_t now_ns);
-
-/**
- * irq_history_forget_streaks - start counting overloads afresh
- * For SIGHUP or a CPU hotplug: the loads seen so far no longer compare.
- */
-void irq_history_forget_streaks(struct irq_history *history);
 
 #endif

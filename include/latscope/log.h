@@ -2,11 +2,12 @@
 #ifndef LATSCOPE_LOG_H
 #define LATSCOPE_LOG_H
 
+/* LATSCOPE_ because <syslog.h> has LOG_ERR, LOG_WARNING, LOG_INFO and LOG_DEBUG */
 enum log_level {
-	LOG_ERROR,
-	LOG_WARNING,
-	LOG_INFO,
-	LOG_DEBUG,
+	LATSCOPE_LOG_ERROR,
+	LATSCOPE_LOG_WARNING,
+	LATSCOPE_LOG_INFO,
+	LATSCOPE_LOG_DEBUG,
 };
 
 /*
@@ -26,12 +27,16 @@ void log_set_hook(log_hook hook);
  * log_message - format a message and pass it to the installed hook
  * @level: how serious the message is
  * @fmt: printf-style format, lower case, no trailing newline or period
+ *
+ * errno is as it was before the call, whatever the hook does; still, a
+ * caller that returns -errno saves it before logging: the arguments are
+ * evaluated first, and strerror() may not be the last to touch it.
  */
 void log_message(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-#define log_error(...) log_message(LOG_ERROR, __VA_ARGS__)
-#define log_warning(...) log_message(LOG_WARNING, __VA_ARGS__)
-#define log_info(...) log_message(LOG_INFO, __VA_ARGS__)
-#define log_debug(...) log_message(LOG_DEBUG, __VA_ARGS__)
+#define log_error(...) log_message(LATSCOPE_LOG_ERROR, __VA_ARGS__)
+#define log_warning(...) log_message(LATSCOPE_LOG_WARNING, __VA_ARGS__)
+#define log_info(...) log_message(LATSCOPE_LOG_INFO, __VA_ARGS__)
+#define log_debug(...) log_message(LATSCOPE_LOG_DEBUG, __VA_ARGS__)
 
 #endif

@@ -90,6 +90,13 @@ struct noise_run {
 };
 
 /**
+ * noise_params_default - what a noise run measures unless told otherwise
+ * @params: receives 10 s at SCHED_OTHER, gaps from 1 us, 2^17 gaps stored
+ *	    per CPU, the TSC as the clock, and no CPU (the caller picks them)
+ */
+void noise_params_default(struct noise_params *params);
+
+/**
  * noise_prepare - allocate the run and calibrate its clock
  * @run: receives the run state; release it with noise_release()
  * @root: where /proc is read (steal time); must outlive the run

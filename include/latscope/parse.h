@@ -20,6 +20,16 @@
  */
 int parse_integer(const char *text, long long min, long long max, long long *value);
 
+/**
+ * parse_number - parse a decimal number (a fraction allowed) within a range
+ * @text: the text, e.g. "0.95", "25", "-3.5"; no exponent, no hex, no
+ *	  "inf" or "nan", no surrounding space
+ * @min: smallest accepted value
+ * @max: largest accepted value
+ * @value: receives the value on success
+ */
+int parse_number(const char *text, double min, double max, double *value);
+
 /* Units a bare number (no suffix) stands for, per option. */
 #define NS_PER_NS 1ULL
 #define NS_PER_US 1000ULL

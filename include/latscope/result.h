@@ -4,7 +4,6 @@
 
 #include <jansson.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdint.h>
 
 #include "latscope/cpuset.h"
@@ -81,7 +80,7 @@ int result_read_cpuset(const json_t *value, struct cpuset *set);
  */
 bool result_schema_readable(const json_t *doc);
 
-/* a percentiles object: p50, p90, p99, p99.9, p99.99, p99.999 in ns */
+/* a percentiles object, hist_reported_percentiles as "p50" ... "p99.999", in ns */
 json_t *result_percentiles(const struct hist *h);
 
 /**
@@ -96,14 +95,15 @@ json_t *result_histogram(const struct hist *h);
 json_t *result_period_sources(const struct period_source *sources, int nr_sources);
 
 /*
- * Where a document goes. A regular file (new or existing) is replaced
+ * Where a document goes: as any output file, through an atomic_file
+ * (atomic_file.h). A regular file (new or existing) is replaced
  * atomically: the document goes into a temporary file in the same
- * directory (".NAME.tmp.XXXXXXXX", cut to fit NAME_MAX), is fsynced and
- * renamed over the target, so a failure at any point (ENOSPC, EIO) leaves
- * the old file or none, never a partial one. A symbolic link is written
- * through: the link stays and the file it points to is replaced in that
- * file's directory. A pipe, a terminal, a device, or a file reached through
- * /proc/PID/fd (/dev/stdout) is written in place, appending.
+ * directory (cut to fit NAME_MAX), is fsynced and renamed over the target,
+ * so a failure at any point (ENOSPC, EIO) leaves the old file or none,
+ * never a partial one. A symbolic link is written through: the link stays
+ * and the file it points to is replaced in that file's directory. A pipe,
+ * a terminal, a device, or a file reached through /proc/PID/fd
+ * (/dev/stdout) is written in place, appending.
  */
 
 /* How a document is laid out. */
@@ -142,18 +142,5 @@ int result_write_as(json_t *doc, const char *path, enum result_layout layout);
 
 /* result_write_as() with RESULT_LAYOUT_AUTO */
 int result_write(json_t *doc, const char *path);
-
-/**
- * result_write_text - write any other output file (a histogram, a gap list)
- * by the same rules as documents
- * @path: where it goes
- * @fill: prints the contents into @out (a stream with a 64 KiB buffer on
- *	  the temporary file); returns 0 or a negative errno code
- * @data: handed to @fill
- *
- * Returns 0, @fill's error, or a negative errno code of the write; on
- * failure no partial file is left.
- */
-int result_write_text(const char *path, int (*fill)(FILE *out, void *data), void *data);
 
 #endif

@@ -2,6 +2,7 @@
 #ifndef LATSCOPE_RT_H
 #define LATSCOPE_RT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -50,6 +51,20 @@ int rt_pin_self(unsigned int cpu);
  */
 int rt_place_main_thread(const struct cpuset *online, const struct cpuset *measured,
 			 const struct cpuset *chosen);
+
+/**
+ * rt_start_housekeeping_thread - start a helper thread away from the
+ * measured CPUs (a server, a trace reader, a periodic audit)
+ * @thread: receives the thread, to join with pthread_join()
+ * @cpus: where it may run; NULL or empty: where the caller may
+ * @run: the thread's function
+ * @arg: passed to @run
+ *
+ * The thread blocks every signal (they go to the main thread) and runs
+ * SCHED_OTHER. Returns 0 or a negative errno code (logged).
+ */
+int rt_start_housekeeping_thread(pthread_t *thread, const struct cpuset *cpus, void *(*run)(void *),
+				 void *arg);
 
 /**
  * rt_set_self_policy - set the calling thread's policy and priority

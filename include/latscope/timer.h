@@ -42,6 +42,8 @@ enum timer_wait_mode {
 
 #define TIMER_TOP_SPIKES 10
 
+struct timer_spike;
+
 /* One thread's place and period. */
 struct timer_thread_params {
 	int cpu; /* -1: not pinned, the scheduler places it */
@@ -78,6 +80,18 @@ struct timer_params {
 	size_t sample_ring;
 	/* where tracefs and its mount table are found */
 	struct sysroot *root;
+	/*
+	 * Called on the measuring thread after each wake-up is accounted and
+	 * before the horizon moves past it, with the sample and the periods
+	 * skipped at that wake-up: a consumer that measures for weeks keeps
+	 * its own bounded accounting (latscope monitor). NULL: none. It must
+	 * not block or allocate.
+	 */
+	void (*on_sample)(void *context, unsigned int thread, const struct timer_spike *sample,
+			  uint64_t skipped);
+	void *on_sample_context;
+	/* each thread's stack, locked under mlockall; 0: the workers' default */
+	size_t stack_bytes;
 };
 
 /* A sample kept for later: all times absolute, on TIMER_CLOCK. */

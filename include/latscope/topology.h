@@ -39,7 +39,7 @@ struct topology {
  *
  * Missing optional files (isolated, nohz_full, node directories) mean empty
  * sets; a missing or malformed online list is an error.
- * Returns 0 or a negative errno code.
+ * Returns 0 or a negative errno code, logged.
  */
 int topology_load(struct sysroot *root, struct topology *topo);
 void topology_release(struct topology *topo);

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 #include "latscope/rt.h"
@@ -28,6 +29,9 @@ struct worker {
 	int (*setup)(struct worker *worker); /* optional; 0 or -errno */
 	void (*run)(struct worker *worker);
 	void *data;
+	/* the thread's stack, locked and resident under mlockall; half of it is
+	 * prefaulted. 0: the default (512 KiB) */
+	size_t stack_bytes;
 	/* set by the thread */
 	pid_t tid;
 	int error;

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
 #include <string.h>
 
 #include "latscope/explain.h"
@@ -321,6 +322,93 @@ START_TEST(timer_blocked_by_a_thread)
 }
 END_TEST
 
+struct seen_windows {
+	unsigned int nr;
+	uint64_t ns[4];
+	uint64_t largest_cause_ns[4];
+	bool thread_first;
+};
+
+static void see_window(void *context, const struct explain_cpu *e,
+		       const struct explain_spike *spike)
+{
+	struct seen_windows *seen = context;
+	const struct explain_cause *causes;
+	unsigned int n, i;
+	uint64_t sum = 0;
+
+	causes = explain_cpu_causes(e, &n);
+	ck_assert_uint_eq(explain_cpu_number(e), 1);
+	for (i = 0; i < spike->nr_contributions; i++) {
+		ck_assert_uint_lt(spike->contributions[i].cause, n);
+		sum += spike->contributions[i].ns;
+	}
+	if (seen->nr < 4) {
+		seen->ns[seen->nr] = sum;
+		seen->largest_cause_ns[seen->nr] = spike->contributions[0].ns;
+		seen->thread_first = causes[spike->contributions[0].cause].key.kind == CAUSE_THREAD;
+	}
+	seen->nr++;
+}
+
+/* The timer fires at t + 2 in a window from t to end; "hog" runs meanwhile. */
+static void timer_fires_under_a_hog(uint64_t t, uint64_t end)
+{
+	window(t, end);
+	vector(t + 2, true, VECTOR_LOCAL_TIMER);
+	waking(t + 3, OWN);
+	vector(t + 5, false, VECTOR_LOCAL_TIMER);
+}
+
+/* A monitor sees each window as it closes and keeps the engine bounded. */
+START_TEST(window_hook_and_forgotten_causes)
+{
+	struct seen_windows seen = { 0 };
+	unsigned int n;
+
+	explain_cpu_set_window_hook(engine, see_window, &seen);
+	sw(900, 555, "hog", 120);
+	timer_fires_under_a_hog(1000, 1200);
+	/* the window is open: its contributions refer to the causes */
+	ck_assert_int_eq(explain_cpu_forget_causes(engine), -EBUSY);
+	sw(1150, OWN, "cyclic", 9);
+	sw(1250, 555, "hog", 120);
+	ck_assert_uint_eq(seen.nr, 1);
+	ck_assert_uint_eq(seen.ns[0], 200);
+	ck_assert_uint_eq(seen.largest_cause_ns[0], 145);
+	ck_assert(seen.thread_first);
+	explain_cpu_causes(engine, &n);
+	ck_assert_uint_gt(n, 0);
+	/* worst_kept 5 in this fixture: kept spikes refer to causes too */
+	ck_assert_int_eq(explain_cpu_forget_causes(engine), -EBUSY);
+}
+END_TEST
+
+START_TEST(forgetting_causes_between_windows)
+{
+	struct seen_windows seen = { 0 };
+	unsigned int n;
+
+	explain_cpu_free(engine);
+	engine = explain_cpu_new(1, EXPLAIN_TIMER, names, 0);
+	explain_cpu_set_window_hook(engine, see_window, &seen);
+	sw(900, 555, "hog", 120);
+	timer_fires_under_a_hog(1000, 1200);
+	sw(1150, OWN, "cyclic", 9);
+	sw(1250, 555, "hog", 120);
+	ck_assert_int_eq(explain_cpu_forget_causes(engine), 0);
+	explain_cpu_causes(engine, &n);
+	ck_assert_uint_eq(n, 0);
+	/* the next window is charged as before, causes made anew */
+	timer_fires_under_a_hog(2000, 2100);
+	sw(2050, OWN, "cyclic", 9);
+	sw(2150, 555, "hog", 120);
+	ck_assert_uint_eq(seen.nr, 2);
+	ck_assert_uint_eq(seen.ns[1], 100);
+	ck_assert_uint_eq(total(CAUSE_THREAD, 555), 45);
+}
+END_TEST
+
 /*
  * This VM traces no sched_switch when a CPU leaves idle. The timer and a
  * higher-priority thread wake together on an idle CPU: the CPU goes to the
@@ -433,6 +521,8 @@ int main(void)
 	tcase_add_checked_fixture(timer, setup_timer, teardown);
 	tcase_add_test(timer, timer_split_adds_up);
 	tcase_add_test(timer, timer_blocked_by_a_thread);
+	tcase_add_test(timer, window_hook_and_forgotten_causes);
+	tcase_add_test(timer, forgetting_causes_between_windows);
 	tcase_add_test(timer, idle_exit_without_a_switch_event);
 	suite_add_tcase(s, noise);
 	suite_add_tcase(s, timer);

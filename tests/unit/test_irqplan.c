@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "latscope/irq_history.h"
 #include "latscope/irqplan.h"
 #include "unit.h"
 

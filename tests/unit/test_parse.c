@@ -33,6 +33,44 @@ START_TEST(integers_rejected)
 }
 END_TEST
 
+START_TEST(numbers_in_range)
+{
+	double v;
+
+	ck_assert_int_eq(parse_number("0.95", 0, 1, &v), 0);
+	ck_assert(v == 0.95);
+	ck_assert_int_eq(parse_number("25", 1, 1000, &v), 0);
+	ck_assert(v == 25);
+	ck_assert_int_eq(parse_number("-3.5", -10, 10, &v), 0);
+	ck_assert(v == -3.5);
+	ck_assert_int_eq(parse_number(".5", 0, 1, &v), 0);
+	ck_assert(v == 0.5);
+	ck_assert_int_eq(parse_number("1.", 0, 1, &v), 0);
+	ck_assert(v == 1);
+}
+END_TEST
+
+START_TEST(numbers_rejected)
+{
+	double v = 42;
+
+	ck_assert_int_eq(parse_number("", 0, 1, &v), -EINVAL);
+	ck_assert_int_eq(parse_number(".", 0, 1, &v), -EINVAL);
+	ck_assert_int_eq(parse_number("-", 0, 1, &v), -EINVAL);
+	ck_assert_int_eq(parse_number(" 0.5", 0, 1, &v), -EINVAL);
+	ck_assert_int_eq(parse_number("0.5 ", 0, 1, &v), -EINVAL);
+	ck_assert_int_eq(parse_number("1e-1", 0, 1, &v), -EINVAL);
+	ck_assert_int_eq(parse_number("0x1", 0, 1, &v), -EINVAL);
+	ck_assert_int_eq(parse_number("nan", 0, 1, &v), -EINVAL);
+	ck_assert_int_eq(parse_number("inf", 0, 1e300, &v), -EINVAL);
+	ck_assert_int_eq(parse_number("0.5%", 0, 1, &v), -EINVAL);
+	ck_assert_int_eq(parse_number("1.01", 0, 1, &v), -ERANGE);
+	ck_assert_int_eq(parse_number("-0.1", 0, 1, &v), -ERANGE);
+	ck_assert_int_eq(parse_number(NULL, 0, 1, &v), -EINVAL);
+	ck_assert(v == 42);
+}
+END_TEST
+
 static uint64_t duration(const char *text, uint64_t bare)
 {
 	uint64_t ns = 0;
@@ -88,6 +126,8 @@ int main(void)
 
 	tcase_add_test(tc, integers_in_range);
 	tcase_add_test(tc, integers_rejected);
+	tcase_add_test(tc, numbers_in_range);
+	tcase_add_test(tc, numbers_rejected);
 	tcase_add_test(tc, durations_with_units);
 	tcase_add_test(tc, durations_bare_number_uses_option_unit);
 	tcase_add_test(tc, durations_rejected);

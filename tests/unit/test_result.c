@@ -362,48 +362,6 @@ START_TEST(devices_are_written_in_place)
 }
 END_TEST
 
-static int print_lines(FILE *out, void *data)
-{
-	int i, n = *(int *)data;
-
-	for (i = 0; i < n; i++)
-		fprintf(out, "%d\n", i);
-	return 0;
-}
-
-static int fail_midway(FILE *out, void *data)
-{
-	print_lines(out, data);
-	return -EPROTO;
-}
-
-START_TEST(text_files_by_the_same_rules)
-{
-	char dir[64], path[128], line[32];
-	int n = 100000, i = 0;
-	FILE *f;
-
-	scratch(dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/hist.txt", dir);
-	ck_assert_int_eq(result_write_text(path, print_lines, &n), 0);
-	f = fopen(path, "r");
-	ck_assert_ptr_nonnull(f);
-	while (fgets(line, sizeof(line), f))
-		ck_assert_int_eq(atoi(line), i++);
-	fclose(f);
-	ck_assert_int_eq(i, n);
-	/* a failure while filling leaves the old file, and no temporary one */
-	ck_assert_int_eq(result_write_text(path, fail_midway, &n), -EPROTO);
-	ck_assert_int_eq(entries(dir), 1);
-	ck_assert_int_eq(unlink(path), 0);
-	ck_assert_int_eq(result_write_text(path, fail_midway, &n), -EPROTO);
-	ck_assert_int_eq(entries(dir), 0);
-	ck_assert_int_eq(result_write_text(dir, print_lines, &n), -EISDIR);
-	ck_assert_int_eq(result_write_text("/dev/full", print_lines, &n), -ENOSPC);
-	remove_scratch(dir);
-}
-END_TEST
-
 int main(void)
 {
 	Suite *s = suite_create("result");
@@ -421,7 +379,6 @@ int main(void)
 	tcase_add_test(tc, names_up_to_name_max);
 	tcase_add_test(tc, symlinks_are_written_through);
 	tcase_add_test(tc, devices_are_written_in_place);
-	tcase_add_test(tc, text_files_by_the_same_rules);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }

@@ -336,6 +336,51 @@ static void check_complete_run(enum timer_wait_mode mode)
 	timer_free(run);
 }
 
+struct hook_counts {
+	uint64_t calls[2], skipped[2], last_cycle[2];
+	bool in_order;
+};
+
+static void count_hook(void *context, unsigned int thread, const struct timer_spike *sample,
+		       uint64_t skipped)
+{
+	struct hook_counts *counts = context;
+
+	if (sample->cycle != counts->calls[thread] ||
+	    sample->latency_ns != sample->wakeup_ns - sample->expiry_ns)
+		counts->in_order = false;
+	counts->calls[thread]++;
+	counts->skipped[thread] += skipped;
+}
+
+START_TEST(sample_hook_sees_every_wakeup)
+{
+	static struct timer_thread_params threads[2] = { { -1, 0, MS }, { -1, 0, 2 * MS } };
+	struct hook_counts counts = { .in_order = true };
+	struct timer_params params = synthetic_params();
+	struct timer_run *run;
+	unsigned int i;
+
+	params.nr_threads = 2;
+	params.threads = threads;
+	params.loops = 30;
+	params.policy = RT_POLICY_OTHER;
+	params.on_sample = count_hook;
+	params.on_sample_context = &counts;
+	ck_assert_int_eq(timer_start(&run, &params), 0);
+	while (!timer_wait(run, 1000, NULL))
+		;
+	ck_assert_int_eq(timer_stop(run), 0);
+	ck_assert(counts.in_order);
+	for (i = 0; i < 2; i++) {
+		ck_assert_uint_eq(counts.calls[i], 30);
+		ck_assert_uint_eq(counts.calls[i], timer_result(run, i)->hist.count);
+		ck_assert_uint_eq(counts.skipped[i], timer_result(run, i)->missed);
+	}
+	timer_free(run);
+}
+END_TEST
+
 START_TEST(absolute_run_completes)
 {
 	check_complete_run(TIMER_WAIT_ABSOLUTE);
@@ -498,6 +543,7 @@ int main(void)
 	tcase_add_test(stats, overflow_cycles_are_bounded);
 	tcase_add_test(stats, sample_ring_must_be_a_power_of_two);
 	tcase_add_test(runs, absolute_run_completes);
+	tcase_add_test(runs, sample_hook_sees_every_wakeup);
 	tcase_add_test(runs, relative_run_completes);
 	tcase_add_test(runs, posix_timer_run_completes);
 	tcase_add_test(runs, stop_ends_a_long_sleep_at_once);

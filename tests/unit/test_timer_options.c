@@ -2,7 +2,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "cmd_timer.h"
+#include "option_exercise.h"
+#include "timer_options.h"
 #include "unit.h"
 
 static struct cpuset online, allowed;
@@ -18,7 +19,7 @@ static int parse(const char *line, struct timer_options *opts)
 {
 	static char text[512];
 	char *argv[64], *word, *save = NULL;
-	int argc = 0;
+	int argc = 0, status;
 
 	if (cpuset_empty(&online))
 		machine("0-7", "0-7");
@@ -26,7 +27,7 @@ static int parse(const char *line, struct timer_options *opts)
 	for (word = strtok_r(text, " ", &save); word; word = strtok_r(NULL, " ", &save))
 		argv[argc++] = word;
 	argv[argc] = NULL;
-	return timer_options_parse(argc, argv, &online, &allowed, opts);
+	return timer_options_parse(argc, argv, &online, &allowed, opts, &status) ? 0 : status;
 }
 
 static void parse_ok(const char *line, struct timer_options *opts)
@@ -304,9 +305,9 @@ START_TEST(other_options)
 	ck_assert_uint_eq(opts.fail_above_ns, 2000000);
 	ck_assert_uint_eq(opts.threads[1].interval_ns, 1000000);
 	timer_options_release(&opts);
+	/* --help stops the command with status 0 and no options to release */
 	parse_ok("--help", &opts);
-	ck_assert(opts.help);
-	timer_options_release(&opts);
+	ck_assert_ptr_null(opts.threads);
 }
 END_TEST
 
@@ -415,6 +416,98 @@ START_TEST(cpus_outside_the_process_are_refused)
 }
 END_TEST
 
+/* OSADL's QA farm runs cyclictest with this line on every board */
+START_TEST(osadl_line)
+{
+	struct timer_options opts;
+	unsigned int i;
+
+	parse_ok("-l100000000 -m -Sp90 -i200 -h400 -q", &opts);
+	ck_assert_uint_eq(opts.params.loops, 100000000);
+	ck_assert(opts.mlockall && opts.quiet && opts.pinned);
+	ck_assert_uint_eq(opts.params.nr_threads, 8);
+	ck_assert_int_eq(opts.params.policy, RT_POLICY_FIFO);
+	ck_assert_uint_eq(opts.params.histogram_buckets, 400);
+	ck_assert(!opts.histofall);
+	for (i = 0; i < 8; i++) {
+		ck_assert_int_eq(opts.threads[i].cpu, (int)i);
+		ck_assert_int_eq(opts.threads[i].priority, 90);
+		ck_assert_uint_eq(opts.threads[i].interval_ns, 200000);
+	}
+	timer_options_release(&opts);
+}
+END_TEST
+
+/* The same run spelled with long options, as rtla and scripts write them. */
+START_TEST(long_forms)
+{
+	struct timer_options a, b;
+	unsigned int i;
+
+	parse_ok("-l100000000 -m -Sp90 -i200 -h400 -q", &a);
+	parse_ok("--loops=100000000 --mlockall --smp --priority=90 --interval=200 "
+		 "--histogram=400 --quiet",
+		 &b);
+	ck_assert_uint_eq(a.params.loops, b.params.loops);
+	ck_assert_uint_eq(a.params.nr_threads, b.params.nr_threads);
+	ck_assert_uint_eq(a.params.histogram_buckets, b.params.histogram_buckets);
+	ck_assert(a.mlockall == b.mlockall && a.quiet == b.quiet && a.pinned == b.pinned);
+	for (i = 0; i < a.params.nr_threads; i++) {
+		ck_assert_int_eq(a.threads[i].cpu, b.threads[i].cpu);
+		ck_assert_int_eq(a.threads[i].priority, b.threads[i].priority);
+		ck_assert_uint_eq(a.threads[i].interval_ns, b.threads[i].interval_ns);
+	}
+	timer_options_release(&a);
+	timer_options_release(&b);
+	parse_ok("--duration=5m --affinity=3-5 --threads=3 --breaktrace=100 --tracemark "
+		 "--policy=rr --priority 80 --json=/tmp/latscope-long-forms.json",
+		 &a);
+	ck_assert_uint_eq(a.params.duration_ns, 300000000000ULL);
+	ck_assert_uint_eq(a.params.nr_threads, 3);
+	ck_assert_int_eq(a.threads[2].cpu, 5);
+	ck_assert_uint_eq(a.break_us, 100);
+	ck_assert(a.params.tracemark);
+	ck_assert_int_eq(a.params.policy, RT_POLICY_RR);
+	ck_assert_int_eq(a.threads[0].priority, 80);
+	timer_options_release(&a);
+	parse_ok("--duration 1h --explain --affinity 1 --explain-above=50us --fail-above 2ms", &a);
+	ck_assert_uint_eq(a.params.duration_ns, 3600000000000ULL);
+	ck_assert_int_eq(a.explain, EXPLAIN_WITH_TRACE);
+	ck_assert_uint_eq(a.explain_above_ns, 50000);
+	ck_assert_uint_eq(a.fail_above_ns, 2000000);
+	timer_options_release(&a);
+	parse_ok("--explain=counters", &a);
+	ck_assert_int_eq(a.explain, EXPLAIN_WITH_COUNTERS);
+	timer_options_release(&a);
+}
+END_TEST
+
+static const struct exercise_hint hints[] = {
+	{ .long_name = "affinity", .valid = "2", .invalid = "9" },
+	{ .long_name = "policy", .valid = "fifo", .invalid = "deadline" },
+	{ .long_name = "duration", .valid = "5m", .invalid = "5x" },
+	{ .long_name = "clock", .valid = "0", .invalid = "1" },
+	{ .long_name = "histogram", .valid = "400", .invalid = "0" },
+	{ .long_name = "histofall", .valid = "400", .invalid = "1000001" },
+	{ .long_name = "mainaffinity", .valid = "0", .invalid = "12" },
+	{ .long_name = "histfile", .companion = "-h 10" },
+	{ .long_name = "tracemark", .companion = "-b 10" },
+	{ .long_name = "explain", .companion = "-a 1" },
+	{ .long_name = "explain-above", .companion = "--explain -a 1" },
+	{ .long_name = "trace-dir", .companion = "--explain -a 1" },
+	{ NULL },
+};
+
+START_TEST(every_option_in_every_spelling)
+{
+	struct timer_machine cpus = { &online, &allowed };
+	struct exercise x = { .command = &timer_command, .context = &cpus, .hints = hints };
+
+	machine("0-7", "0-7");
+	exercise_command(&x);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *suite = suite_create("timer_options");
@@ -433,6 +526,9 @@ int main(void)
 	tcase_add_test(tc, bad_combinations_are_usage_errors);
 	tcase_add_test(tc, unsupported_cyclictest_options_are_named);
 	tcase_add_test(tc, cpus_outside_the_process_are_refused);
+	tcase_add_test(tc, osadl_line);
+	tcase_add_test(tc, long_forms);
+	tcase_add_test(tc, every_option_in_every_spelling);
 	suite_add_tcase(suite, tc);
 	return unit_run(suite);
 }

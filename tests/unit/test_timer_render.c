@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "cmd_timer.h"
+#include "timer_render.h"
 #include "unit.h"
 
 #define MS 1000000ULL

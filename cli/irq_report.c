@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "irq_report.h"
+#include "output_path.h"
+#include "latscope/result.h"
+
+/* IRQs listed per CPU by show; -v lists them all */
+#define SHOW_IRQS_PER_CPU 6
+
+static const char *list(const struct cpuset *set, char *buf, size_t size)
+{
+	cpuset_format_list(set, buf, size);
+	if (!buf[0])
+		snprintf(buf, size, "none");
+	return buf;
+}
+
+static const char *rate_text(const struct irq_context *ctx, double rate, char *buf, size_t size)
+{
+	char number[32];
+
+	snprintf(buf, size, "%s%s", irqplan_format_rate(rate, number, sizeof(number)),
+		 ctx->window_ns ? "/s" : "");
+	return buf;
+}
+
+static const char *rates_unit(const struct irq_context *ctx)
+{
+	return ctx->window_ns ? "per_second" : "count_since_boot";
+}
+
+static void print_rates_line(const struct irq_context *ctx)
+{
+	if (ctx->window_ns)
+		printf("rates:         per second, sampled over %.2f s\n",
+		       (double)ctx->window_ns / 1e9);
+	else
+		printf("rates:         counts since boot (%s)\n",
+		       sysroot_is_live(ctx->root) ? "--sample 0" :
+						    "a fixture has a single snapshot");
+}
+
+/* one IRQ's count on one CPU in the window, as a rate */
+static double cell_rate(const struct irq_context *ctx, unsigned int row, unsigned int column)
+{
+	double count = irq_count(&ctx->window, row, column);
+
+	return ctx->window_ns ? count * 1e9 / (double)ctx->window_ns : count;
+}
+
+struct cpu_entry {
+	unsigned int row;
+	double rate;
+};
+
+static int compare_entries(const void *a, const void *b)
+{
+	const struct cpu_entry *x = a, *y = b;
+
+	if (x->rate != y->rate)
+		return x->rate > y->rate ? -1 : 1;
+	return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/* The IRQs that interrupt a CPU: delivered there now, or counted there. */
+static unsigned int irqs_of_cpu(const struct irq_context *ctx, unsigned int column,
+				struct cpu_entry *entries, double *total)
+{
+	unsigned int cpu = ctx->table.column_cpu[column], row, n = 0;
+
+	*total = 0;
+	for (row = 0; row < ctx->table.nr_irqs; row++) {
+		const struct irq_info *irq = &ctx->table.irqs[row];
+		double rate = cell_rate(ctx, row, column);
+
+		*total += rate;
+		if (rate > 0 || cpuset_has(irq_delivery_cpus(irq), cpu))
+			entries[n++] = (struct cpu_entry){ row, rate };
+	}
+	qsort(entries, n, sizeof(*entries), compare_entries);
+	return n;
+}
+
+static void print_cpu(const struct irq_context *ctx, const struct irq_options *options,
+		      const struct cpuset *rt, unsigned int column, struct cpu_entry *entries)
+{
+	unsigned int cpu = ctx->table.column_cpu[column], n, i, shown = 0;
+	char buf[64], siblings[64];
+	struct cpuset core;
+	double total;
+
+	n = irqs_of_cpu(ctx, column, entries, &total);
+	topology_smt_siblings(&ctx->topo, cpu, &core);
+	printf("%4u %4d %-7s %-2s %7s  ", cpu, topology_cpu_node(&ctx->topo, cpu),
+	       list(&core, siblings, sizeof(siblings)), cpuset_has(rt, cpu) ? "RT" : "",
+	       rate_text(ctx, total, buf, sizeof(buf)));
+	for (i = 0; i < n; i++) {
+		const struct irq_info *irq = &ctx->table.irqs[entries[i].row];
+
+		if (!options->verbose && shown == SHOW_IRQS_PER_CPU)
+			break;
+		printf("%s%u%s %s %s", shown ? ", " : "", irq->number, irq->movable ? "" : "*",
+		       irq->name[0] ? irq->name : irq->chip,
+		       irqplan_format_rate(entries[i].rate, buf, sizeof(buf)));
+		shown++;
+	}
+	if (i < n)
+		printf(" (+%u more)", n - i);
+	printf("\n%30s", "");
+	shown = 0;
+	for (i = 0; i < ctx->table.nr_vectors; i++) {
+		unsigned int row = ctx->table.nr_irqs + i;
+
+		if (!ctx->table.vectors[i].per_cpu || !irq_count(&ctx->window, row, column))
+			continue;
+		printf("%s%s %s", shown++ ? "  " : "", ctx->table.vectors[i].name,
+		       irqplan_format_rate(cell_rate(ctx, row, column), buf, sizeof(buf)));
+	}
+	printf("\n");
+}
+
+enum finding {
+	MOVABLE_CAN_REACH_RT, /* its affinity includes an RT CPU */
+	MANAGED_ON_RT, /* managed, delivered to an RT CPU */
+	MOVE_PENDING_ON_RT, /* affinity right, delivered to RT until its next interrupt */
+	NR_FINDINGS,
+};
+
+static bool finding_of(const struct irq_info *irq, const struct cpuset *rt, enum finding kind)
+{
+	const struct cpuset *delivery = irq_delivery_cpus(irq);
+
+	if (!irq->has_affinity)
+		return false;
+	switch (kind) {
+	case MOVABLE_CAN_REACH_RT:
+		return irq->movable && cpuset_intersects(&irq->affinity, rt);
+	case MANAGED_ON_RT:
+		return !irq->movable && cpuset_intersects(delivery, rt);
+	case MOVE_PENDING_ON_RT:
+		return irq->movable && !cpuset_intersects(&irq->affinity, rt) &&
+		       cpuset_intersects(delivery, rt);
+	default:
+		return false;
+	}
+}
+
+/* What can reach an RT CPU, grouped by its fix. */
+static unsigned int print_findings(const struct irq_context *ctx, const struct cpuset *rt)
+{
+	char a[256], b[256];
+	struct cpuset allowed;
+	unsigned int kind, row, n = 0, in_group;
+
+	for (kind = 0; kind < NR_FINDINGS; kind++) {
+		in_group = 0;
+		for (row = 0; row < ctx->table.nr_irqs; row++) {
+			const struct irq_info *irq = &ctx->table.irqs[row];
+
+			if (!finding_of(irq, rt, (enum finding)kind))
+				continue;
+			if (!in_group++ && kind == MOVABLE_CAN_REACH_RT)
+				printf("  movable IRQs that can reach an RT cpu (fix: latscope irq apply):\n");
+			else if (in_group == 1 && kind == MANAGED_ON_RT)
+				printf("  managed IRQs delivered to an RT cpu (fix: boot with isolcpus=managed_irq,domain,%s):\n",
+				       list(rt, a, sizeof(a)));
+			else if (in_group == 1)
+				printf("  IRQs placed right, delivered to an RT cpu until their next interrupt (the kernel moves them then):\n");
+			printf("    irq %u %s: affinity %s, on cpu %s\n", irq->number,
+			       irq->name[0] ? irq->name : irq->chip,
+			       list(&irq->affinity, a, sizeof(a)),
+			       list(irq_delivery_cpus(irq), b, sizeof(b)));
+		}
+		n += in_group;
+	}
+	if (cpuset_intersects(&ctx->default_affinity, rt)) {
+		cpuset_andnot(&allowed, &ctx->topo.online, rt);
+		printf("  default_smp_affinity %s: new IRQs can reach an RT cpu (fix: latscope irq apply, or boot with irqaffinity=%s)\n",
+		       list(&ctx->default_affinity, a, sizeof(a)), list(&allowed, b, sizeof(b)));
+		n++;
+	}
+	return n;
+}
+
+void irq_print_show(const struct irq_context *ctx, const struct irq_options *options,
+		    const struct cpuset *rt)
+{
+	struct cpu_entry *entries = malloc((ctx->table.nr_irqs + 1) * sizeof(*entries));
+	char a[256], b[256], c[256];
+	unsigned int column;
+
+	if (!entries)
+		return;
+	printf("RT cpus:       %s (isolated %s; nohz_full %s)\n", list(rt, a, sizeof(a)),
+	       list(&ctx->topo.isolated, b, sizeof(b)), list(&ctx->topo.nohz_full, c, sizeof(c)));
+	print_rates_line(ctx);
+	printf("\n cpu node core    rt    irqs  device IRQs (* managed) by rate\n"
+	       "%30ssystem vectors\n",
+	       "");
+	for (column = 0; column < ctx->table.nr_columns; column++)
+		print_cpu(ctx, options, rt, column, entries);
+	free(entries);
+	printf("\nfindings:\n");
+	if (cpuset_empty(rt))
+		printf("  no RT cpu: none isolated or nohz_full; name them with --rt-cpus\n");
+	else if (!print_findings(ctx, rt))
+		printf("  no movable IRQ can reach an RT cpu, no managed IRQ is delivered to one\n");
+}
+
+void irq_print_move(const struct irq_table *table, const struct irqplan_move *move,
+		    const struct irq_apply_result *result)
+{
+	const struct irq_info *irq = &table->irqs[move->row];
+	char from[256];
+
+	printf("  irq %u %s: %s -> %u [%s]", irq->number, irq->name,
+	       list(&irq->affinity, from, sizeof(from)), move->to, irqplan_kind_name(move->kind));
+	if (!result) {
+		printf(": %s\n", move->reason);
+		return;
+	}
+	printf(": %s", irq_write_status_name(result->status));
+	if (result->error)
+		printf(" (%s)", strerror(result->error));
+	if (result->status == IRQ_WRITE_DONE && !result->effective_ok)
+		printf("; effective cpu still %d: the kernel moves it at the next interrupt",
+		       result->effective_cpu);
+	printf("\n");
+}
+
+void irq_print_plan(const struct irq_context *ctx, const struct irqplan *plan)
+{
+	char a[256], b[256], c[256];
+	unsigned int i;
+
+	printf("RT cpus:       %s (isolated %s; nohz_full %s)\n", list(&plan->rt, a, sizeof(a)),
+	       list(&ctx->topo.isolated, b, sizeof(b)), list(&ctx->topo.nohz_full, c, sizeof(c)));
+	printf("allowed cpus:  %s\n", list(&plan->allowed, a, sizeof(a)));
+	print_rates_line(ctx);
+	if (!plan->nr_moves)
+		printf("moves:         none: the placement is good\n");
+	else
+		printf("moves:         %u\n", plan->nr_moves);
+	for (i = 0; i < plan->nr_moves; i++) {
+		const struct irqplan_move *move = &plan->moves[i];
+
+		irq_print_move(&ctx->table, move, NULL);
+		if (move->remote)
+			fprintf(stderr, "latscope irq: warning: irq %u %s: %s\n", move->irq,
+				ctx->table.irqs[move->row].name, move->reason);
+	}
+	if (plan->rt_until_next_interrupt)
+		printf("pending:       %u irqs placed right are delivered to an RT cpu until their next interrupt (the kernel moves them then)\n",
+		       plan->rt_until_next_interrupt);
+	if (plan->held_by_dwell || plan->held_by_budget)
+		printf("held back:     %u by their dwell time, %u by the move budget\n",
+		       plan->held_by_dwell, plan->held_by_budget);
+	if (plan->nr_unmovable)
+		printf("unmovable:     %u\n", plan->nr_unmovable);
+	for (i = 0; i < plan->nr_unmovable; i++) {
+		const struct irqplan_unmovable *u = &plan->unmovable[i];
+		const struct irq_info *irq = &ctx->table.irqs[u->row];
+
+		printf("  irq %u %s%s: %s\n", irq->number, irq->name, u->reaches_rt ? " (RT!)" : "",
+		       u->reason);
+	}
+	if (plan->default_change)
+		printf("default_smp_affinity: %s -> %s\n", list(&plan->default_from, a, sizeof(a)),
+		       list(&plan->default_to, b, sizeof(b)));
+	else
+		printf("default_smp_affinity: %s, good\n", list(&plan->default_from, a, sizeof(a)));
+}
+
+json_t *irq_json_document(const struct irq_context *ctx, const struct irq_options *options)
+{
+	/* main() hands a command argv + 1: argv[-1] is "latscope" itself */
+	json_t *doc = result_new("irq", options->argc + 1, options->argv - 1);
+	json_t *params;
+
+	json_object_set_new(doc, "subcommand", json_string(options->name));
+	json_object_set_new(doc, "host", result_host_facts(ctx->root, &ctx->topo));
+	params = json_pack("{s:s, s:o, s:I}", "root", sysroot_dir(ctx->root), "rt_cpus_asked",
+			   result_cpuset(&options->rt_cpus), "sample_ns",
+			   (json_int_t)options->sample_ns);
+	if (options->subcommand == IRQ_BALANCE)
+		json_object_update_new(
+			params, json_pack("{s:I, s:i, s:I, s:f}", "interval_ns",
+					  (json_int_t)options->interval_ns, "max_moves_per_hour",
+					  (json_int_t)options->policy.max_moves_per_hour,
+					  "min_dwell_ns", (json_int_t)options->policy.min_dwell_ns,
+					  "dead_band", options->policy.dead_band));
+	json_object_set_new(doc, "params", params);
+	if (options->subcommand != IRQ_RESTORE) {
+		json_object_set_new(doc, "rate_unit", json_string(rates_unit(ctx)));
+		json_object_set_new(doc, "sample_ns", json_integer((json_int_t)ctx->window_ns));
+	}
+	return doc;
+}
+
+static json_t *irq_json(const struct irq_context *ctx, unsigned int row)
+{
+	const struct irq_info *irq = &ctx->table.irqs[row];
+
+	return json_pack("{s:i, s:s, s:s, s:s*, s:s, s:i, s:b, s:o, s:o, s:f}", "number",
+			 (json_int_t)irq->number, "name", irq->name, "chip", irq->chip, "device",
+			 irq->device[0] ? irq->device : NULL, "class",
+			 irq_device_class_name(irq->device_class), "node", (json_int_t)irq->node,
+			 "movable", irq->movable, "affinity", result_cpuset(&irq->affinity),
+			 "effective", result_cpuset(&irq->effective), "rate", ctx->rates[row]);
+}
+
+void irq_json_add_irqs(json_t *doc, const struct irq_context *ctx)
+{
+	json_t *irqs = json_array();
+	unsigned int row;
+
+	for (row = 0; row < ctx->table.nr_irqs; row++)
+		json_array_append_new(irqs, irq_json(ctx, row));
+	json_object_set_new(doc, "irqs", irqs);
+}
+
+void irq_json_add_show(json_t *doc, const struct irq_context *ctx, const struct cpuset *rt)
+{
+	struct cpu_entry *entries = malloc((ctx->table.nr_irqs + 1) * sizeof(*entries));
+	json_t *cpus = json_array();
+	unsigned int column, i, n;
+	struct cpuset allowed;
+	double total;
+
+	cpuset_andnot(&allowed, &ctx->topo.online, rt);
+	json_object_set_new(doc, "rt_cpus", result_cpuset(rt));
+	json_object_set_new(doc, "allowed_cpus", result_cpuset(&allowed));
+	json_object_set_new(doc, "default_smp_affinity", result_cpuset(&ctx->default_affinity));
+	for (column = 0; entries && column < ctx->table.nr_columns; column++) {
+		unsigned int cpu = ctx->table.column_cpu[column];
+		json_t *irqs = json_array(), *vectors = json_object();
+
+		n = irqs_of_cpu(ctx, column, entries, &total);
+		for (i = 0; i < n; i++)
+			json_array_append_new(
+				irqs, json_pack("{s:i, s:s, s:b, s:f}", "irq",
+						(json_int_t)ctx->table.irqs[entries[i].row].number,
+						"name", ctx->table.irqs[entries[i].row].name,
+						"movable", ctx->table.irqs[entries[i].row].movable,
+						"rate", entries[i].rate));
+		for (i = 0; i < ctx->table.nr_vectors; i++)
+			if (ctx->table.vectors[i].per_cpu)
+				json_object_set_new(
+					vectors, ctx->table.vectors[i].name,
+					json_real(cell_rate(ctx, ctx->table.nr_irqs + i, column)));
+		json_array_append_new(
+			cpus, json_pack("{s:i, s:i, s:b, s:f, s:o, s:o}", "cpu", (json_int_t)cpu,
+					"node", (json_int_t)topology_cpu_node(&ctx->topo, cpu),
+					"rt", cpuset_has(rt, cpu), "rate", total, "irqs", irqs,
+					"vectors", vectors));
+	}
+	free(entries);
+	json_object_set_new(doc, "cpus", cpus);
+}
+
+json_t *irq_json_move(const struct irq_table *table, const struct irqplan_move *move,
+		      const struct irq_apply_result *result)
+{
+	const struct irq_info *irq = &table->irqs[move->row];
+	struct cpuset to;
+	json_t *entry;
+
+	cpuset_clear(&to);
+	cpuset_add(&to, move->to);
+	entry = json_pack("{s:i, s:s, s:s, s:o, s:o, s:b, s:s}", "irq", (json_int_t)irq->number,
+			  "name", irq->name, "kind", irqplan_kind_name(move->kind), "from",
+			  result_cpuset(&irq->affinity), "to", result_cpuset(&to), "remote",
+			  move->remote, "reason", move->reason);
+	if (result) {
+		json_object_set_new(entry, "status",
+				    json_string(irq_write_status_name(result->status)));
+		json_object_set_new(entry, "error",
+				    result->error ? json_string(strerror(result->error)) :
+						    json_null());
+		json_object_set_new(entry, "effective_ok", json_boolean(result->effective_ok));
+	}
+	return entry;
+}
+
+void irq_json_add_plan(json_t *doc, const struct irq_context *ctx, const struct irqplan *plan)
+{
+	json_t *moves = json_array(), *unmovable = json_array(), *loads = json_array();
+	unsigned int i;
+	int cpu;
+
+	json_object_set_new(doc, "allowed_cpus", result_cpuset(&plan->allowed));
+	json_object_set_new(doc, "rt_cpus", result_cpuset(&plan->rt));
+	for (i = 0; i < plan->nr_moves; i++)
+		json_array_append_new(moves, irq_json_move(&ctx->table, &plan->moves[i], NULL));
+	json_object_set_new(doc, "moves", moves);
+	for (i = 0; i < plan->nr_unmovable; i++) {
+		const struct irqplan_unmovable *u = &plan->unmovable[i];
+		const struct irq_info *irq = &ctx->table.irqs[u->row];
+
+		json_array_append_new(unmovable,
+				      json_pack("{s:i, s:s, s:o, s:b, s:s}", "irq",
+						(json_int_t)irq->number, "name", irq->name,
+						"effective", result_cpuset(&irq->effective),
+						"reaches_rt", u->reaches_rt, "reason", u->reason));
+	}
+	json_object_set_new(doc, "unmovable", unmovable);
+	json_object_set_new(doc, "default_smp_affinity",
+			    json_pack("{s:o, s:o, s:b}", "from", result_cpuset(&plan->default_from),
+				      "to", result_cpuset(&plan->default_to), "change",
+				      plan->default_change));
+	cpuset_for_each(cpu, &ctx->topo.online) {
+		if ((unsigned int)cpu >= plan->nr_cpus)
+			break;
+		json_array_append_new(loads, json_pack("{s:i, s:f, s:f}", "cpu", (json_int_t)cpu,
+						       "before", plan->load_before[cpu], "after",
+						       plan->load_after[cpu]));
+	}
+	json_object_set_new(doc, "cpu_loads", loads);
+	json_object_set_new(doc, "held_by_dwell", json_integer(plan->held_by_dwell));
+	json_object_set_new(doc, "held_by_budget", json_integer(plan->held_by_budget));
+	json_object_set_new(doc, "rt_until_next_interrupt",
+			    json_integer(plan->rt_until_next_interrupt));
+}
+
+int irq_json_write(json_t *doc, const struct irq_options *options)
+{
+	result_set_end_time(doc);
+	return output_json_write("--json", options->json_path, doc);
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef LATSCOPE_CLI_IRQ_REPORT_H
+#define LATSCOPE_CLI_IRQ_REPORT_H
+
+#include <jansson.h>
+
+#include "irq_context.h"
+
+/* What 'latscope irq' prints on stdout and writes in its JSON document. */
+
+void irq_print_show(const struct irq_context *ctx, const struct irq_options *options,
+		    const struct cpuset *rt);
+void irq_print_plan(const struct irq_context *ctx, const struct irqplan *plan);
+void irq_print_move(const struct irq_table *table, const struct irqplan_move *move,
+		    const struct irq_apply_result *result);
+
+/* The document every subcommand starts from; a new reference. */
+json_t *irq_json_document(const struct irq_context *ctx, const struct irq_options *options);
+void irq_json_add_irqs(json_t *doc, const struct irq_context *ctx);
+void irq_json_add_show(json_t *doc, const struct irq_context *ctx, const struct cpuset *rt);
+void irq_json_add_plan(json_t *doc, const struct irq_context *ctx, const struct irqplan *plan);
+json_t *irq_json_move(const struct irq_table *table, const struct irqplan_move *move,
+		      const struct irq_apply_result *result);
+/* Finish and write the document to --json; EXIT_OK or EXIT_ERROR. */
+int irq_json_write(json_t *doc, const struct irq_options *options);
+
+#endif

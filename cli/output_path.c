@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "latscope/result.h"
+#include "output_path.h"
+
+/* The errors that say the machine, not the path, is at fault. */
+static bool is_io_failure(int err)
+{
+	return err == ENOSPC || err == EDQUOT || err == EIO || err == EFBIG;
+}
+
+static int refused(int err, const char *fmt, const char *option, const char *path)
+{
+	if (is_io_failure(err))
+		return runtime_error(fmt, option, path, strerror(err));
+	return usage_error(fmt, option, path, strerror(err));
+}
+
+int output_file_check(const char *option, const char *path)
+{
+	struct stat st;
+	int ret;
+
+	if (!*path)
+		return usage_error("empty path for %s", option);
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		return usage_error("cannot write %s '%s': %s", option, path, strerror(EISDIR));
+	ret = result_check_writable(path);
+	if (ret)
+		return refused(-ret, "cannot write %s '%s': %s", option, path);
+	return 0;
+}
+
+int output_dir_check(const char *option, const char *dir)
+{
+	char probe[PATH_MAX];
+	struct stat st;
+	int fd, n;
+
+	if (!*dir)
+		return usage_error("empty path for %s", option);
+	if (stat(dir, &st)) {
+		if (errno != ENOENT)
+			return refused(errno, "cannot create %s '%s': %s", option, dir);
+		/* made and removed at once: it can be made, and nothing is left behind */
+		if (mkdir(dir, 0777))
+			return refused(errno, "cannot create %s '%s': %s", option, dir);
+		rmdir(dir);
+		return 0;
+	}
+	if (!S_ISDIR(st.st_mode))
+		return usage_error("cannot create %s '%s': %s", option, dir, strerror(ENOTDIR));
+	/* a real file, not access(): root passes access() on a read-only tree */
+	n = snprintf(probe, sizeof(probe), "%s/.latscope-probe.%d", dir, (int)getpid());
+	if (n < 0 || (size_t)n >= sizeof(probe))
+		return usage_error("cannot write into %s '%s': %s", option, dir,
+				   strerror(ENAMETOOLONG));
+	fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return refused(errno, "cannot write into %s '%s': %s", option, dir);
+	close(fd);
+	unlink(probe);
+	return 0;
+}
+
+int input_file_check(const char *option, const char *path)
+{
+	struct stat st;
+	int fd;
+
+	if (!*path)
+		return usage_error("empty path for %s", option);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return usage_error("cannot read '%s' for %s: %s", path, option, strerror(errno));
+	if (!fstat(fd, &st) && S_ISDIR(st.st_mode)) {
+		close(fd);
+		return usage_error("cannot read '%s' for %s: %s", path, option, strerror(EISDIR));
+	}
+	close(fd);
+	return 0;
+}
+
+int input_dir_check(const char *option, const char *dir)
+{
+	struct stat st;
+
+	if (!*dir)
+		return usage_error("empty path for %s", option);
+	if (stat(dir, &st))
+		return usage_error("cannot use '%s' for %s: %s", dir, option, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return usage_error("cannot use '%s' for %s: not a directory", dir, option);
+	return 0;
+}
+
+int output_json_write(const char *option, const char *path, json_t *doc)
+{
+	int ret;
+
+	/* a short write sets no errno: an old one (isatty's ENOTTY) must not be the reason */
+	errno = 0;
+	ret = result_write(doc, path);
+
+	if (ret)
+		return runtime_error("cannot write %s '%s': %s", option, path, strerror(-ret));
+	return 0;
+}
+
+int output_text_open(struct atomic_file *file, const char *option, const char *path)
+{
+	int ret = atomic_file_open(file, path);
+
+	if (ret)
+		return runtime_error("cannot write %s '%s': %s", option, path, strerror(-ret));
+	return 0;
+}
+
+int output_text_commit(struct atomic_file *file, const char *option, const char *path)
+{
+	int ret = atomic_file_commit(file);
+
+	if (ret)
+		return runtime_error("cannot write %s '%s': %s", option, path, strerror(-ret));
+	return 0;
+}
+
+int output_dir_create(const char *option, const char *dir)
+{
+	if (mkdir(dir, 0777) && errno != EEXIST)
+		return runtime_error("cannot create %s '%s': %s", option, dir, strerror(errno));
+	return 0;
+}

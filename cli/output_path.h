@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef LATSCOPE_CLI_OUTPUT_PATH_H
+#define LATSCOPE_CLI_OUTPUT_PATH_H
+
+#include <jansson.h>
+
+#include "latscope/atomic_file.h"
+
+/*
+ * The one rule for the paths a command writes and the trees it reads,
+ * used by every command (the option kinds OPTION_OUTPUT_FILE,
+ * OPTION_OUTPUT_DIR, OPTION_INPUT_FILE and OPTION_INPUT_DIR call the
+ * checks):
+ *
+ *  - Before any work: a path that can never be written (its directory is
+ *    missing or not writable, it is a directory, the file system is read
+ *    only, it is empty) or a --root that is not a directory is a usage
+ *    error, EXIT_USAGE, with one line naming the option and the path.
+ *    Nothing is created by a check.
+ *  - While writing: an I/O failure (ENOSPC, EDQUOT, EIO, EFBIG) is a
+ *    runtime error, EXIT_ERROR, and leaves no partial file: JSON goes
+ *    through result_write(), text through an atomic_file, both a temporary
+ *    file renamed into place.
+ *
+ * The same I/O failures met by a check (a full disk refusing even an empty
+ * file) are runtime errors too: the path is right, the machine is not.
+ * Every function returns 0 or the exit status after printing one line.
+ */
+
+/* A file that will be written (--json FILE). */
+int output_file_check(const char *option, const char *path);
+/* A directory files will be written into: existing and writable, or creatable. */
+int output_dir_check(const char *option, const char *dir);
+/* A file that will be read: it exists, is readable and is not a directory. */
+int input_file_check(const char *option, const char *path);
+/* A directory that will be read as a tree (--root): it exists and is one. */
+int input_dir_check(const char *option, const char *dir);
+
+/* Write a result document (result_write()); EXIT_ERROR when it fails. */
+int output_json_write(const char *option, const char *path, json_t *doc);
+/* Start a text output; EXIT_ERROR when it cannot be opened. */
+int output_text_open(struct atomic_file *file, const char *option, const char *path);
+/* Put it in place; EXIT_ERROR, with nothing left behind, when it fails. */
+int output_text_commit(struct atomic_file *file, const char *option, const char *path);
+/* Create a directory output_dir_check() accepted, when the command writes into it. */
+int output_dir_create(const char *option, const char *dir);
+
+#endif

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* latscope timer's run: the machine, the options, what is held while measuring. */
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "latscope/log.h"
+#include "latscope/result.h"
+#include "machine.h"
+#include "timer_session.h"
+
+/* Everything the machine had before we came: PM QoS, locked memory. */
+void timer_session_restore(struct timer_session *s)
+{
+	if (s->pm_qos.fd >= 0)
+		rt_dma_latency_release(&s->pm_qos);
+	if (s->memory_locked)
+		rt_unlock_memory();
+	s->memory_locked = false;
+}
+
+void timer_session_free(struct timer_session *s)
+{
+	timer_session_restore(s);
+	timer_explain_release(&s->explain);
+	timer_free(s->run);
+	json_decref(s->doc);
+	free(s->shown_max);
+	free(s->next_sample);
+	timer_options_release(&s->opts);
+	topology_release(&s->topo);
+	sysroot_free(s->root);
+}
+
+bool timer_session_prepare(struct timer_session *s, int argc, char **argv, int *status)
+{
+	s->pm_qos.fd = -1;
+	s->out = stdout;
+	*status = machine_open(NULL, &s->root, &s->topo);
+	if (!*status)
+		*status = machine_allowed_cpus(&s->topo.online, &s->allowed);
+	if (*status)
+		return false;
+	if (!timer_options_parse(argc, argv, &s->topo.online, &s->allowed, &s->opts, status))
+		return false;
+	s->opts.params.root = s->root;
+	s->shown_max = calloc(s->opts.params.nr_threads, sizeof(*s->shown_max));
+	s->next_sample = calloc(s->opts.params.nr_threads, sizeof(*s->next_sample));
+	s->doc = result_new("timer", argc, argv);
+	if (!s->shown_max || !s->next_sample || !s->doc) {
+		*status = runtime_error("out of memory");
+		return false;
+	}
+	if (s->opts.verbose)
+		cli_set_verbosity(1);
+	if (s->opts.unbuffered)
+		setvbuf(stdout, NULL, _IONBF, 0);
+	s->live = isatty(STDOUT_FILENO) && !s->opts.quiet && !s->opts.verbose;
+	return true;
+}
+
+int timer_session_start(struct timer_session *s)
+{
+	const struct timer_options *opts = &s->opts;
+	int ret;
+
+	if (opts->params.policy == RT_POLICY_OTHER)
+		log_warning("threads run SCHED_OTHER (no -p): use -p PRIO to measure as a "
+			    "SCHED_FIFO task");
+	if (opts->mlockall) {
+		if (rt_lock_memory())
+			return EXIT_ERROR;
+		s->memory_locked = true;
+	}
+	if (opts->pm_qos) {
+		if (rt_dma_latency_hold(s->root, opts->latency_us, &s->pm_qos))
+			return EXIT_ERROR;
+		fprintf(s->out, "# /dev/cpu_dma_latency set to %dus\n", opts->latency_us);
+		fflush(s->out);
+	}
+	/* tracing must run before the first wake-up it may have to explain */
+	if (timer_explain_begin(&s->explain, opts, s->root))
+		return runtime_error("out of memory");
+	ret = timer_start(&s->run, &opts->params);
+	if (ret)
+		return EXIT_ERROR;
+	/*
+	 * After the threads exist: unpinned ones inherit the main thread's
+	 * cpus. Pinned ones leave their cpus to themselves when a
+	 * housekeeping cpu exists; a failure here costs accuracy, not the run.
+	 */
+	rt_place_main_thread(&s->allowed, opts->pinned ? &opts->measured : &s->allowed,
+			     opts->main_affinity_given ? &opts->main_affinity : NULL);
+	return 0;
+}

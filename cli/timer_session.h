@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef LATSCOPE_CLI_TIMER_SESSION_H
+#define LATSCOPE_CLI_TIMER_SESSION_H
+
+#include <jansson.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "latscope/rt.h"
+#include "latscope/sysroot.h"
+#include "latscope/timer.h"
+#include "latscope/topology.h"
+#include "timer_explain.h"
+#include "timer_options.h"
+
+/* One run of latscope timer: what it was asked, what it holds, what it shows. */
+struct timer_session {
+	struct timer_options opts;
+	struct sysroot *root;
+	struct topology topo;
+	struct cpuset allowed;
+	struct timer_run *run;
+	struct rt_dma_latency pm_qos;
+	bool memory_locked;
+	json_t *doc;
+	/* the live screen */
+	bool live;
+	bool drawn;
+	uint64_t *shown_max;
+	/* -v */
+	uint64_t *next_sample;
+	FILE *out;
+	struct timer_explain explain;
+};
+
+/**
+ * timer_session_prepare - read the machine and the options, check the outputs
+ * @s: zeroed; release with timer_session_free() whatever the outcome
+ * @argc: the command's words, its name first
+ * @argv: the words
+ * @status: receives the exit status when false is returned
+ *
+ * Returns true when the run should start; false after --help (0) or an
+ * error, already printed.
+ */
+bool timer_session_prepare(struct timer_session *s, int argc, char **argv, int *status);
+
+/* Lock memory, hold PM QoS, start the threads and move the main thread. */
+int timer_session_start(struct timer_session *s);
+
+/* Give back what the machine had before the run: PM QoS, locked memory. */
+void timer_session_restore(struct timer_session *s);
+
+/* Restore, then free everything the session holds; safe on a zeroed one. */
+void timer_session_free(struct timer_session *s);
+
+/* timer_live.c: what is shown while the threads run */
+
+/* Measure until the threads end, a signal comes or a thread breaks. */
+void timer_live_follow(struct timer_session *s, const sigset_t *wait_mask);
+/* cyclictest's status lines, one per thread */
+void timer_live_print_lines(struct timer_session *s);
+/* the terminal screen, redrawn in place; @final draws it whatever -M says */
+void timer_live_draw(struct timer_session *s, bool final);
+/* -v: print the samples taken since the last call */
+void timer_live_drain_samples(struct timer_session *s);
+
+/* timer_json.c: the result document; EXIT_OK or EXIT_ERROR */
+int timer_json_write(struct timer_session *s, int status);
+
+#endif

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef LATSCOPE_MONITOR_STATE_H
+#define LATSCOPE_MONITOR_STATE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "latscope/monitor_cpu.h"
+#include "latscope/monitor_explain.h"
+#include "latscope/window_ring.h"
+
+/*
+ * The monitor's state: a latscope JSON document (command "monitor") that is
+ * both the checkpoint a restarted monitor continues from and an input of
+ * report and compare. The header members come first (result_new()'s, then
+ * host, params, state, audit); "cpus" comes last, one object per measured
+ * CPU: its counts (classic and native buckets, a latscope-style
+ * "histogram"), its window ring, its block maxima and what --explain kept.
+ *
+ * A 256-CPU state with 35 days of windows is tens of MB of JSON: it is
+ * written CPU by CPU through a buffer and read back CPU by CPU (jansson
+ * parses one CPU's object at a time from a mapping of the file), so neither
+ * ever holds the whole document as a JSON tree. Writing is atomic: a
+ * temporary file, fsync, rename, fsync of the directory.
+ */
+
+/* One CPU's part, as views of what the engine holds. */
+struct state_cpu {
+	unsigned int cpu;
+	const struct monitor_cpu_reading *reading;
+	uint64_t window_ns;
+	const struct window_ring *windows;
+	const struct monitor_explained *explained; /* NULL without --explain */
+};
+
+struct state_writer;
+
+/**
+ * state_writer_open - begin writing a state
+ * @path: the state file (written at close, atomically)
+ * @header: the members before "cpus", in order (not taken)
+ *
+ * Returns a writer for state_writer_cpu() and state_writer_close(), or
+ * NULL (logged).
+ */
+struct state_writer *state_writer_open(const char *path, json_t *header);
+
+/* Append one CPU. Returns 0 or a negative errno code (the writer keeps it). */
+int state_writer_cpu(struct state_writer *writer, const struct state_cpu *cpu);
+
+/**
+ * state_writer_close - finish, fsync and rename over the state; on any
+ * earlier or present error the old state stays and the temporary goes
+ * Returns 0 or a negative errno code (logged). Frees the writer.
+ */
+int state_writer_close(struct state_writer *writer);
+
+/* How reading a state ended. */
+enum state_outcome {
+	STATE_ABSENT, /* no file: a new state begins */
+	STATE_CONTINUED, /* read, and the measurement continues it */
+	STATE_MISMATCH, /* another run's state (CPUs, interval, window) */
+	STATE_CORRUPT, /* not a complete monitor state */
+};
+
+/*
+ * Callbacks of state_read(): each returns 0 to go on, STATE_MISMATCH or
+ * STATE_CORRUPT with a reason in @why.
+ */
+typedef int (*state_header_fn)(void *context, json_t *header, char *why, size_t size);
+typedef int (*state_cpu_fn)(void *context, json_t *cpu, char *why, size_t size);
+
+/**
+ * state_read - read a state CPU by CPU
+ * @path: the state file
+ * @on_header: called once with the members before "cpus"
+ * @on_cpu: called with each CPU's object
+ * @context: passed to the callbacks
+ * @why: receives the reason of a mismatch or corruption
+ * @size: size of @why
+ *
+ * Returns an outcome (STATE_CONTINUED when every callback accepted), or a
+ * negative errno code when the file exists but cannot be read.
+ */
+int state_read(const char *path, state_header_fn on_header, state_cpu_fn on_cpu, void *context,
+	       char *why, size_t size);
+
+/**
+ * state_cpu_parse - one CPU's object back into counts, windows and causes
+ * @object: the CPU's object
+ * @reading: receives the counts; reading->counts must hold NATIVE_SLOTS
+ * @windows: receives the windows, appended (an empty ring)
+ * @window_ns: the window length the windows must have
+ * @explained: receives what --explain kept (zeroed when absent)
+ * @why: receives what is wrong
+ * @size: size of @why
+ *
+ * Returns 0, or STATE_CORRUPT with a reason.
+ */
+int state_cpu_parse(json_t *object, struct monitor_cpu_reading *reading,
+		    struct window_ring *windows, uint64_t window_ns,
+		    struct monitor_explained *explained, char *why, size_t size);
+
+/**
+ * state_time - a CLOCK_REALTIME time in ns as the state writes times
+ * ("2026-01-31T12:00:00.123456Z", UTC, microseconds)
+ * Returns a new JSON string.
+ */
+json_t *state_time(uint64_t realtime_ns);
+
+/**
+ * state_keep_aside - rename @path to @path.@suffix (replacing an older one)
+ * Returns 0 or a negative errno code (logged).
+ */
+int state_keep_aside(const char *path, const char *suffix);
+
+/**
+ * state_check_writable - fail early when the state could never be written
+ * @path: the state file
+ * @make_directory: create its directory (one level) when missing, as for
+ *		    the default /var/lib/latscope/monitor.json
+ *
+ * Returns 0 or a negative errno code (a missing directory, no permission).
+ */
+int state_check_writable(const char *path, bool make_directory);
+
+#endif

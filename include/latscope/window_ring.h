@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef LATSCOPE_WINDOW_RING_H
+#define LATSCOPE_WINDOW_RING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "latscope/monitor_cpu.h"
+
+/*
+ * The closed windows of one CPU, oldest first, for at least `capacity`
+ * windows (35 days of 5-minute windows by default). Windows are only
+ * appended and read in order, so they are kept in blocks as a flag byte and
+ * variable-length integers, saying only how a window differs from the one
+ * before: 4 bytes for a usual window (the next index, as many samples, the
+ * same p99 slot, nothing missed, its max) instead of 40, which keeps a
+ * 256-CPU monitor with 35 days of windows small (10 MB). The oldest block goes when the ring is full.
+ */
+struct window_ring;
+
+/**
+ * window_ring_new - an empty ring
+ * @capacity: the fewest windows kept once that many were appended
+ * Returns a ring to free with window_ring_free(), or NULL.
+ */
+struct window_ring *window_ring_new(size_t capacity);
+void window_ring_free(struct window_ring *ring);
+
+/* Append a window. Returns 0 or -ENOMEM (the ring is unchanged). */
+int window_ring_append(struct window_ring *ring, const struct monitor_window *window);
+
+/* Windows kept. */
+size_t window_ring_count(const struct window_ring *ring);
+
+/* Bytes held, for the memory figures. */
+size_t window_ring_bytes(const struct window_ring *ring);
+
+/* A reading position, oldest window first; valid while the ring is unchanged. */
+struct window_ring_cursor {
+	const struct window_ring *ring;
+	size_t block, offset, in_block;
+	struct monitor_window previous;
+};
+
+void window_ring_begin(const struct window_ring *ring, struct window_ring_cursor *cursor);
+
+/* Returns true and fills @window with the next window, false at the end. */
+bool window_ring_next(struct window_ring_cursor *cursor, struct monitor_window *window);
+
+#endif

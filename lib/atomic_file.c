@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "latscope/atomic_file.h"
+
+/* the longest name part of the target kept in the temporary file's name */
+#define KEPT_NAME (NAME_MAX - 32)
+/* one write(2) per this many bytes, whatever the caller prints */
+#define STREAM_BUFFER (64 * 1024)
+/* as the kernel's limit on links followed in one lookup */
+#define MAX_LINK_HOPS 40
+/* from linux/magic.h, which not every libc's headers carry */
+#define PROC_FS_MAGIC 0x9fa0
+
+static void release(struct atomic_file *file)
+{
+	free(file->path);
+	free(file->temp);
+	memset(file, 0, sizeof(*file));
+}
+
+/* "dir/" names a directory, as do "." and ".."; a name longer than NAME_MAX is no name */
+static int check_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *name = slash ? slash + 1 : path;
+
+	if (!name[0] || !strcmp(name, ".") || !strcmp(name, ".."))
+		return -EISDIR;
+	return strlen(name) > NAME_MAX ? -ENAMETOOLONG : 0;
+}
+
+/*
+ * /dev/stdout leads to /proc/self/fd/1: a link in procfs stands for an open
+ * file (a pipe, a terminal, the file a shell redirected to), not for a
+ * name to replace.
+ */
+static bool link_in_procfs(const char *link)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(link, '/');
+	struct statfs fs;
+
+	if (!slash)
+		return false;
+	snprintf(dir, sizeof(dir), "%.*s", slash == link ? 1 : (int)(slash - link), link);
+	return !statfs(dir, &fs) && fs.f_type == PROC_FS_MAGIC;
+}
+
+/*
+ * The file the path's links lead to, as a name: a relative link is taken
+ * from its own directory, a dangling one names the file to create. Sets
+ * *in_place for a link into procfs. Returns 0 or a negative errno code.
+ */
+static int follow_links(char *path, bool *in_place)
+{
+	char target[PATH_MAX], next[PATH_MAX];
+	struct stat st;
+	const char *slash;
+	ssize_t n;
+	int hops;
+
+	for (hops = 0; hops < MAX_LINK_HOPS; hops++) {
+		if (lstat(path, &st))
+			return errno == ENOENT ? 0 : -errno;
+		if (!S_ISLNK(st.st_mode))
+			return 0;
+		if (link_in_procfs(path)) {
+			*in_place = true;
+			return 0;
+		}
+		n = readlink(path, target, sizeof(target));
+		if (n < 0)
+			return -errno;
+		if ((size_t)n >= sizeof(target))
+			return -ENAMETOOLONG;
+		target[n] = '\0';
+		slash = strrchr(path, '/');
+		if (target[0] == '/' || !slash)
+			n = snprintf(next, sizeof(next), "%s", target);
+		else
+			n = snprintf(next, sizeof(next), "%.*s/%s", (int)(slash - path), path,
+				     target);
+		if (n < 0 || (size_t)n >= sizeof(next))
+			return -ENAMETOOLONG;
+		memcpy(path, next, (size_t)n + 1);
+	}
+	return -ELOOP;
+}
+
+/*
+ * Where @path's content will go: file->path, and whether it is written in
+ * place (a pipe, a terminal, a device, an open file of /proc/PID/fd) or
+ * replaced (a regular file, or one to create); file->mode is an existing
+ * file's mode, kept by its replacement.
+ */
+static int resolve(struct atomic_file *file, const char *path, bool *in_place)
+{
+	struct stat st;
+	int ret;
+
+	*in_place = false;
+	if (!path || !*path)
+		return -ENOENT;
+	if (strlen(path) >= PATH_MAX)
+		return -ENAMETOOLONG;
+	file->path = malloc(PATH_MAX);
+	if (!file->path)
+		return -ENOMEM;
+	strcpy(file->path, path);
+	if (!stat(path, &st)) {
+		if (S_ISDIR(st.st_mode))
+			return -EISDIR;
+		if (!S_ISREG(st.st_mode)) {
+			*in_place = true;
+			return 0;
+		}
+		file->mode = st.st_mode & 07777;
+		file->keep_mode = true;
+	} else if (errno != ENOENT) {
+		return -errno;
+	}
+	ret = follow_links(file->path, in_place);
+	if (ret || *in_place) {
+		/* in place: opened by the name given, which the kernel resolves */
+		strcpy(file->path, path);
+		return ret;
+	}
+	return check_name(file->path);
+}
+
+/*
+ * "<dir>/.<name>.<pid>.<n>.tmp": hidden, in the same directory (rename is
+ * atomic only within a file system), and within NAME_MAX whatever the
+ * length of the target's name.
+ */
+static int create_temp(struct atomic_file *file)
+{
+	const char *slash = strrchr(file->path, '/');
+	const char *name = slash ? slash + 1 : file->path;
+	int dir_len = slash ? (int)(slash - file->path + 1) : 0;
+	size_t size = strlen(file->path) + 64;
+	unsigned int attempt;
+	int fd;
+
+	file->temp = malloc(size);
+	if (!file->temp)
+		return -ENOMEM;
+	for (attempt = 0; attempt < 100; attempt++) {
+		snprintf(file->temp, size, "%.*s.%.*s.%d.%u.tmp", dir_len, file->path, KEPT_NAME,
+			 name, (int)getpid(), attempt);
+		/* 0666 less the umask: the mode a plain fopen() would give */
+		fd = open(file->temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd >= 0)
+			return fd;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+/* Appending: what the program printed before (a shell's redirection) stays first. */
+static int open_in_place(const char *path, int flags)
+{
+	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | flags);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int atomic_file_check(const char *path)
+{
+	struct atomic_file file = { 0 };
+	bool in_place;
+	int ret, fd;
+
+	ret = resolve(&file, path, &in_place);
+	if (!ret && in_place) {
+		/* a FIFO nobody reads yet: the write will wait for a reader, it is not wrong */
+		fd = open_in_place(file.path, O_NONBLOCK);
+		ret = fd == -ENXIO ? 0 : fd < 0 ? fd : close(fd);
+	} else if (!ret) {
+		fd = create_temp(&file);
+		ret = fd < 0 ? fd : close(fd);
+		if (fd >= 0)
+			unlink(file.temp);
+	}
+	release(&file);
+	return ret;
+}
+
+int atomic_file_open(struct atomic_file *file, const char *path)
+{
+	bool in_place;
+	int fd, ret;
+
+	memset(file, 0, sizeof(*file));
+	ret = resolve(file, path, &in_place);
+	if (ret) {
+		release(file);
+		return ret;
+	}
+	if (in_place) {
+		/* what the program printed so far goes first */
+		fflush(stdout);
+		fd = open_in_place(file->path, 0);
+	} else {
+		fd = create_temp(file);
+	}
+	if (fd < 0) {
+		release(file);
+		return fd;
+	}
+	file->stream = fdopen(fd, "w");
+	if (!file->stream) {
+		ret = -errno;
+		close(fd);
+		atomic_file_abandon(file);
+		return ret;
+	}
+	setvbuf(file->stream, NULL, _IOFBF, STREAM_BUFFER);
+	return 0;
+}
+
+int atomic_file_commit(struct atomic_file *file)
+{
+	int ret = 0;
+
+	/* an earlier write may have failed already: ferror() keeps that */
+	errno = 0;
+	if (fflush(file->stream) || ferror(file->stream))
+		ret = errno ? -errno : -EIO;
+	if (!ret && file->temp && file->keep_mode && fchmod(fileno(file->stream), file->mode))
+		ret = -errno;
+	/* a pipe or a terminal cannot be synced, and need not be */
+	if (!ret && file->temp && fsync(fileno(file->stream)))
+		ret = -errno;
+	/* NFS and some FUSE file systems report a failed write only here */
+	if (fclose(file->stream) && !ret)
+		ret = -errno;
+	file->stream = NULL;
+	if (!ret && file->temp && rename(file->temp, file->path))
+		ret = -errno;
+	if (ret && file->temp)
+		unlink(file->temp);
+	release(file);
+	return ret;
+}
+
+void atomic_file_abandon(struct atomic_file *file)
+{
+	if (file->stream)
+		fclose(file->stream);
+	if (file->temp)
+		unlink(file->temp);
+	release(file);
+}

@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Rules about where interrupts may land and who moves them. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit_internal.h"
+
+static void check_default_affinity(struct audit_context *ctx, struct audit_finding *f)
+{
+	struct cpuset mask, on_rt;
+	struct cpus_text a, b, c;
+	char text[4096];
+
+	finding_expected(f, "/proc/irq/default_smp_affinity within the housekeeping CPUs "
+			    "(irqaffinity=)");
+	if (!audit_need_rt(ctx, f) ||
+	    !audit_need_read(ctx, f, text, sizeof(text), "/proc/irq/default_smp_affinity"))
+		return;
+	if (cpuset_parse_mask(text, &mask)) {
+		finding_skip(f, "/proc/irq/default_smp_affinity is not a cpu mask");
+		return;
+	}
+	finding_evidence(f, "/proc/irq/default_smp_affinity", "%s (CPUs %s)",
+			 cpus_mask_text(ctx, &mask, &a), cpus_text(&mask, &b));
+	audit_cmdline(ctx, f, "irqaffinity", NULL, 0);
+	cpuset_and(&on_rt, &mask, &ctx->rt);
+	if (cpuset_empty(&on_rt)) {
+		finding_pass(f, "new IRQs start on CPUs %s", cpus_text(&mask, &a));
+		return;
+	}
+	finding_fail(f, "new IRQs may start on RT CPUs %s", cpus_text(&on_rt, &a));
+	finding_fix(f, "echo %s > /proc/irq/default_smp_affinity; boot with irqaffinity=%s",
+		    cpus_mask_text(ctx, &ctx->housekeeping, &b), cpus_text(&ctx->housekeeping, &c));
+}
+
+/* The interrupt inventory, loaded once for the rules that need it. */
+static int load_irqs(struct audit_context *ctx)
+{
+	if (!ctx->irqs_loaded) {
+		ctx->irqs_loaded = true;
+		ctx->irqs_ret = irq_table_load(ctx->root, &ctx->irqs);
+	}
+	return ctx->irqs_ret;
+}
+
+void audit_irqs_release(struct audit_context *ctx)
+{
+	irq_table_release(&ctx->irqs);
+	ctx->irqs_loaded = false;
+}
+
+/* false, with the finding skipped, when there are no RT CPUs or no interrupt table */
+static bool need_irqs(struct audit_context *ctx, struct audit_finding *f)
+{
+	int ret;
+
+	if (!audit_need_rt(ctx, f))
+		return false;
+	ret = load_irqs(ctx);
+	if (!ret)
+		return true;
+	finding_skip_unreadable(f, "/proc/interrupts", ret);
+	return false;
+}
+
+/* IRQs with a handler: one without can be requested later but fires nowhere now */
+static bool irq_in_use(const struct irq_info *irq)
+{
+	return irq->has_affinity && irq->name && irq->name[0];
+}
+
+/*
+ * Record an IRQ that can fire on RT CPUs; @numbers collects "41 42 ..." for
+ * the fix, @names "41 (eth0-rx-0)" for the detail.
+ */
+static void note_irq(struct audit_finding *f, const struct irq_info *irq, unsigned int *listed,
+		     char *numbers, size_t numbers_size)
+{
+	struct cpus_text a, b;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/irq/%u/smp_affinity_list", irq->number);
+	if (*listed < AUDIT_MAX_LISTED)
+		audit_list_append(numbers, numbers_size, "%u", irq->number);
+	audit_evidence_listed(f, listed, path, "%s, effective %s (%s%s%s)",
+			      cpus_text(&irq->affinity, &a),
+			      irq->has_effective ? cpus_text(&irq->effective, &b) : "not exported",
+			      irq->name, irq->device[0] ? " at " : "", irq->device);
+}
+
+/* "41, 42" as written by audit_list_append() into "41 42" for a shell loop */
+static void commas_to_spaces(char *text)
+{
+	char *out = text;
+
+	for (; *text; text++)
+		if (*text != ',')
+			*out++ = *text;
+	*out = '\0';
+}
+
+static void check_device_affinity(struct audit_context *ctx, struct audit_finding *f)
+{
+	struct cpuset on_rt;
+	struct cpus_text a, b;
+	char numbers[256] = "";
+	unsigned int i, listed = 0;
+
+	finding_expected(f, "smp_affinity and effective_affinity of every movable IRQ within "
+			    "the housekeeping CPUs");
+	if (!need_irqs(ctx, f))
+		return;
+	cpuset_clear(&on_rt);
+	for (i = 0; i < ctx->irqs.nr_irqs; i++) {
+		const struct irq_info *irq = &ctx->irqs.irqs[i];
+		struct cpuset reach;
+
+		if (!irq_in_use(irq) || !irq->movable)
+			continue;
+		/* allowed there, or delivered there now: either reaches the RT CPU */
+		cpuset_or(&reach, &irq->affinity,
+			  irq->has_effective ? &irq->effective : &irq->affinity);
+		cpuset_and(&reach, &reach, &ctx->rt);
+		if (cpuset_empty(&reach))
+			continue;
+		cpuset_or(&on_rt, &on_rt, &reach);
+		note_irq(f, irq, &listed, numbers, sizeof(numbers));
+	}
+	audit_evidence_rest(f, listed, "/proc/irq", "IRQs");
+	if (!listed) {
+		finding_evidence(f, "/proc/irq", "%u IRQs, none movable onto RT CPUs",
+				 ctx->irqs.nr_irqs);
+		finding_pass(f, "no movable IRQ may fire on RT CPUs %s", cpus_text(&ctx->rt, &a));
+		return;
+	}
+	finding_fail(f, "%u IRQs may fire on RT CPUs %s", listed, cpus_text(&on_rt, &a));
+	commas_to_spaces(numbers);
+	finding_fix(f, "for i in %s%s; do echo %s > /proc/irq/$i/smp_affinity_list; done", numbers,
+		    listed > AUDIT_MAX_LISTED ? " (and the others listed)" : "",
+		    cpus_text(&ctx->housekeeping, &b));
+}
+
+static void check_managed(struct audit_context *ctx, struct audit_finding *f)
+{
+	char isolcpus[512], numbers[256] = "";
+	struct cpuset on_rt;
+	struct cpus_text a, b;
+	unsigned int i, listed = 0;
+	bool flag;
+
+	finding_expected(f, "no managed IRQ delivered to an RT CPU (isolcpus=managed_irq,...)");
+	if (!need_irqs(ctx, f))
+		return;
+	flag = audit_cmdline(ctx, f, "isolcpus", isolcpus, sizeof(isolcpus)) &&
+	       strstr(isolcpus, "managed_irq");
+	cpuset_clear(&on_rt);
+	for (i = 0; i < ctx->irqs.nr_irqs; i++) {
+		const struct irq_info *irq = &ctx->irqs.irqs[i];
+		struct cpuset reach;
+
+		/* 0444 affinity: the kernel placed it and user space cannot move it */
+		if (!irq_in_use(irq) || irq->movable)
+			continue;
+		cpuset_and(&reach, irq_delivery_cpus(irq), &ctx->rt);
+		if (cpuset_empty(&reach))
+			continue;
+		cpuset_or(&on_rt, &on_rt, &reach);
+		note_irq(f, irq, &listed, numbers, sizeof(numbers));
+	}
+	audit_evidence_rest(f, listed, "/proc/irq", "IRQs");
+	if (!listed) {
+		finding_pass(f, "no managed IRQ is delivered to RT CPUs %s",
+			     cpus_text(&ctx->rt, &a));
+		return;
+	}
+	if (flag) {
+		finding_warn(f,
+			     "%u managed IRQs are delivered to RT CPUs %s despite "
+			     "isolcpus=managed_irq (their queues have no housekeeping CPU); they "
+			     "fire when those CPUs do I/O",
+			     listed, cpus_text(&on_rt, &a));
+		finding_fix(f,
+			    "keep I/O off the RT CPUs %s, or reduce the device's queues so each "
+			    "includes a housekeeping CPU",
+			    cpus_text(&on_rt, &b));
+		return;
+	}
+	finding_fail(f,
+		     "%u managed IRQs (%s) are delivered to RT CPUs %s and cannot be moved "
+		     "from user space",
+		     listed, numbers, cpus_text(&on_rt, &a));
+	finding_fix(f, "boot with isolcpus=managed_irq,domain,%s", cpus_text(&ctx->rt, &b));
+}
+
+/* The banned CPUs irqbalance was started with, from its environment or its config file. */
+struct irqbalance_ban {
+	bool explicit; /* set by a variable: replaces the automatic ban */
+	bool parsed;
+	struct cpuset cpus;
+	char source[64];
+};
+
+static void parse_ban(const char *name, const char *value, struct irqbalance_ban *ban)
+{
+	char text[512];
+	size_t len = strlen(value);
+
+	/* a config file may quote the value */
+	if (len >= 2 && (value[0] == '"' || value[0] == '\'') && value[len - 1] == value[0]) {
+		value++;
+		len -= 2;
+	}
+	snprintf(text, sizeof(text), "%.*s", (int)len, value);
+	ban->explicit = true;
+	/* an empty value bans nothing */
+	if (!strcmp(name, "IRQBALANCE_BANNED_CPUS") && text[0])
+		ban->parsed = !cpuset_parse_mask(text, &ban->cpus);
+	else
+		ban->parsed = !cpuset_parse_list(text, &ban->cpus);
+}
+
+/*
+ * irqbalance reads IRQBALANCE_BANNED_CPUS (hex, deprecated) before
+ * IRQBALANCE_BANNED_CPULIST; either replaces the automatic ban of the
+ * isolated and nohz_full CPUs.
+ */
+static void find_ban(const char *text, size_t len, char separator, struct irqbalance_ban *ban)
+{
+	static const char *const names[] = { "IRQBALANCE_BANNED_CPUS",
+					     "IRQBALANCE_BANNED_CPULIST" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(names) && !ban->explicit; i++) {
+		size_t name_len = strlen(names[i]);
+		const char *p = text, *end = text + len;
+
+		while (p < end) {
+			const char *line_end = memchr(p, separator, (size_t)(end - p));
+			char value[512];
+
+			if (!line_end)
+				line_end = end;
+			while (p < line_end && (*p == ' ' || *p == '\t'))
+				p++;
+			if ((size_t)(line_end - p) > name_len && !strncmp(p, names[i], name_len) &&
+			    p[name_len] == '=') {
+				snprintf(value, sizeof(value), "%.*s",
+					 (int)(line_end - p - (long)name_len - 1),
+					 p + name_len + 1);
+				parse_ban(names[i], value, ban);
+			}
+			p = line_end + 1;
+		}
+	}
+}
+
+static bool read_ban(struct audit_context *ctx, struct audit_finding *f, int pid,
+		     struct irqbalance_ban *ban)
+{
+	static const char *const files[] = { "/etc/default/irqbalance",
+					     "/etc/sysconfig/irqbalance" };
+	char *text;
+	size_t len, i;
+
+	memset(ban, 0, sizeof(*ban));
+	if (!sysroot_read_alloc(ctx->root, &text, &len, "/proc/%d/environ", pid)) {
+		find_ban(text, len, '\0', ban);
+		free(text);
+		snprintf(ban->source, sizeof(ban->source), "/proc/%d/environ", pid);
+		return true;
+	}
+	/* without the environment, the config file the service loads says the same */
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		if (sysroot_read_alloc(ctx->root, &text, &len, "%s", files[i]))
+			continue;
+		find_ban(text, len, '\n', ban);
+		free(text);
+		snprintf(ban->source, sizeof(ban->source), "%s", files[i]);
+		return true;
+	}
+	finding_evidence(f, "/proc/PID/environ",
+			 "unreadable, and no /etc/default/irqbalance "
+			 "or /etc/sysconfig/irqbalance");
+	return false;
+}
+
+static void check_irqbalance(struct audit_context *ctx, struct audit_finding *f)
+{
+	struct cpuset banned, unbanned;
+	struct irqbalance_ban ban;
+	const struct audit_task *daemon = NULL;
+	struct cpus_text a, b;
+	char path[64];
+	size_t i;
+
+	finding_expected(f, "irqbalance stopped, or banning every RT CPU");
+	if (!audit_need_tasks(ctx, f))
+		return;
+	for (i = 0; i < ctx->nr_tasks && !daemon; i++)
+		if (!(ctx->tasks[i].flags & AUDIT_PF_KTHREAD) &&
+		    !strcmp(ctx->tasks[i].comm, "irqbalance"))
+			daemon = &ctx->tasks[i];
+	if (!daemon) {
+		finding_evidence(f, "/proc/*/stat", "no irqbalance process");
+		finding_pass(f, "irqbalance is not running");
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/stat", daemon->pid);
+	finding_evidence(f, path, "irqbalance");
+	if (!read_ban(ctx, f, daemon->pid, &ban)) {
+		finding_skip(f, "irqbalance (pid %d) runs, but its banned CPUs cannot be read",
+			     daemon->pid);
+		return;
+	}
+	if (ban.explicit && !ban.parsed) {
+		finding_evidence(f, ban.source, "unparsable banned CPU setting");
+		finding_skip(f, "cannot parse the banned CPUs in %s", ban.source);
+		return;
+	}
+	if (ban.explicit) {
+		banned = ban.cpus;
+		finding_evidence(f, ban.source, "banned CPUs %s", cpus_text(&banned, &a));
+	} else {
+		cpuset_or(&banned, &ctx->topo->isolated, &ctx->topo->nohz_full);
+		finding_evidence(f, ban.source,
+				 "no IRQBALANCE_BANNED_CPUS or _CPULIST: it bans the "
+				 "isolated and nohz_full CPUs %s",
+				 cpus_text(&banned, &a));
+	}
+	cpuset_andnot(&unbanned, &ctx->rt, &banned);
+	if (cpuset_empty(&unbanned)) {
+		finding_pass(f, "irqbalance (pid %d) runs but bans every RT CPU", daemon->pid);
+		return;
+	}
+	finding_fail(f, "irqbalance (pid %d) may move IRQs onto RT CPUs %s%s", daemon->pid,
+		     cpus_text(&unbanned, &a),
+		     ban.explicit ? " (an explicit ban list replaces the automatic one)" : "");
+	finding_fix(f,
+		    "systemctl disable --now irqbalance, or set "
+		    "IRQBALANCE_BANNED_CPULIST=%s in /etc/default/irqbalance and "
+		    "systemctl restart irqbalance",
+		    cpus_text(&ctx->rt, &b));
+}
+
+/* The interrupts of one RT CPU that matter here, from a delta or a count. */
+static void note_arrival(struct audit_finding *f, unsigned int cpu, const char *name,
+			 uint64_t count, const char *when, unsigned int *listed, uint64_t *device,
+			 uint64_t *ipis)
+{
+	bool is_device = name[0] >= '0' && name[0] <= '9';
+
+	if (!count || (!is_device && strcmp(name, "TLB") && strcmp(name, "CAL")))
+		return;
+	if (is_device)
+		*device += count;
+	else
+		*ipis += count;
+	audit_evidence_listed(f, listed, "/proc/interrupts", "cpu %u: %s %llu %s", cpu, name,
+			      (unsigned long long)count, when);
+}
+
+/*
+ * What actually arrives, the truth behind the affinity rules. The live
+ * machine's RT CPUs are watched for a moment; a tree has only the counts
+ * since boot, which may predate the isolation.
+ */
+static void check_arriving(struct audit_context *ctx, struct audit_finding *f)
+{
+	struct counter_delta deltas[64];
+	const struct counters_run *sample;
+	unsigned int listed = 0, n, i, row;
+	uint64_t device = 0, ipis = 0;
+	struct cpus_text a;
+	const char *when;
+	int cpu, column;
+
+	finding_expected(f, "no device interrupt on RT CPUs; TLB and CAL IPIs rare");
+	if (!need_irqs(ctx, f))
+		return;
+	if (sysroot_is_live(ctx->root)) {
+		sample = audit_sample(ctx, f);
+		if (!sample)
+			return;
+		when = "in 20 ms";
+		cpuset_for_each(cpu, &ctx->rt) {
+			n = counters_deltas(sample, (unsigned int)cpu, deltas, ARRAY_SIZE(deltas));
+			for (i = 0; i < n; i++)
+				if (!strcmp(deltas[i].group, "interrupts"))
+					note_arrival(f, (unsigned int)cpu, deltas[i].name,
+						     deltas[i].count, when, &listed, &device,
+						     &ipis);
+		}
+	} else {
+		when = "since boot";
+		for (column = 0; (unsigned int)column < ctx->irqs.nr_columns; column++) {
+			unsigned int c = ctx->irqs.column_cpu[column];
+
+			if (!cpuset_has(&ctx->rt, c))
+				continue;
+			for (row = 0; row < irq_table_rows(&ctx->irqs); row++) {
+				char name[96];
+
+				if (row < ctx->irqs.nr_irqs)
+					snprintf(name, sizeof(name), "%u:%s",
+						 ctx->irqs.irqs[row].number,
+						 ctx->irqs.irqs[row].name);
+				else
+					snprintf(name, sizeof(name), "%s",
+						 ctx->irqs.vectors[row - ctx->irqs.nr_irqs].name);
+				note_arrival(
+					f, c, name,
+					irq_count(&ctx->irqs.counts, row, (unsigned int)column),
+					when, &listed, &device, &ipis);
+			}
+		}
+	}
+	audit_evidence_rest(f, listed, "/proc/interrupts", "counts");
+	if (!listed)
+		finding_evidence(f, "/proc/interrupts",
+				 "RT CPUs %s: no device interrupt, no TLB or "
+				 "CAL IPI %s",
+				 cpus_text(&ctx->rt, &a), when);
+	finding_fix(f, "latscope irq apply --rt-cpus %s (then watch with latscope irq show)",
+		    cpus_text(&ctx->rt, &a));
+	if (device && sysroot_is_live(ctx->root))
+		finding_fail(f, "%llu device interrupts reached RT CPUs %s",
+			     (unsigned long long)device, when);
+	else if (device || ipis)
+		finding_warn(f, "%llu device interrupts and %llu TLB/CAL IPIs reached RT CPUs %s",
+			     (unsigned long long)device, (unsigned long long)ipis, when);
+	else
+		finding_pass(f, "nothing reached RT CPUs %s %s", cpus_text(&ctx->rt, &a), when);
+}
+
+const struct audit_rule audit_irq_rules[] = {
+	{ "irq.default_affinity", "Default IRQ affinity", AUDIT_HIGH,
+	  "A newly requested IRQ starts on the default affinity, before any daemon or script "
+	  "moves it.",
+	  check_default_affinity },
+	{ "irq.device_affinity", "Device IRQ affinity", AUDIT_HIGH,
+	  "A device interrupt delivered to an RT CPU preempts the RT task for the handler and "
+	  "the softirq work it raises.",
+	  check_device_affinity },
+	{ "irq.managed", "Managed IRQs on RT CPUs", AUDIT_MEDIUM,
+	  "The kernel spreads managed IRQs (per-queue NVMe, virtio) over all CPUs and user "
+	  "space cannot move them.",
+	  check_managed },
+	{ "irq.arriving", "Interrupts arriving on RT CPUs", AUDIT_HIGH,
+	  "Whatever the affinities say, an interrupt that arrives on an RT CPU preempts the RT "
+	  "task; TLB and call-function IPIs come from other CPUs' work.",
+	  check_arriving },
+	{ "irq.irqbalance", "irqbalance and its banned CPUs", AUDIT_HIGH,
+	  "irqbalance rewrites IRQ affinities every 10 s and puts device interrupts on any "
+	  "CPU it does not ban.",
+	  check_irqbalance },
+};
+const size_t audit_irq_rule_count = ARRAY_SIZE(audit_irq_rules);

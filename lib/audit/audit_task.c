@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit_internal.h"
+
+/*
+ * /proc/PID/stat: "pid (comm) state ppid ... flags ...". The command may hold
+ * spaces and parentheses, so the fields are counted from the last ')'.
+ */
+static int parse_stat(const char *text, struct audit_task *task)
+{
+	const char *open = strchr(text, '('), *close = strrchr(text, ')'), *p;
+	size_t len;
+	int field;
+
+	if (!open || !close || close < open)
+		return -EINVAL;
+	len = (size_t)(close - open - 1);
+	if (len >= sizeof(task->comm))
+		len = sizeof(task->comm) - 1;
+	memcpy(task->comm, open + 1, len);
+	task->comm[len] = '\0';
+	/* after ')': state(3) ppid(4) pgrp(5) session(6) tty_nr(7) tpgid(8) flags(9) */
+	p = close + 1;
+	for (field = 3; field <= 9; field++) {
+		char *end;
+
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			return -EINVAL;
+		if (field == 9) {
+			task->flags = strtoul(p, &end, 10);
+			return end == p ? -EINVAL : 0;
+		}
+		while (*p && *p != ' ')
+			p++;
+	}
+	return -EINVAL;
+}
+
+static void read_allowed(struct sysroot *root, struct audit_task *task)
+{
+	char *status, *line;
+
+	task->allowed_known = false;
+	if (sysroot_read_alloc(root, &status, NULL, "/proc/%d/status", task->pid))
+		return;
+	line = strstr(status, "\nCpus_allowed_list:");
+	if (line) {
+		char *value = line + strlen("\nCpus_allowed_list:"), *end = strchr(value, '\n');
+
+		if (end)
+			*end = '\0';
+		task->allowed_known = !cpuset_parse_list(value, &task->allowed);
+	}
+	free(status);
+}
+
+static bool is_pid(const char *name)
+{
+	if (!*name)
+		return false;
+	for (; *name; name++)
+		if (!isdigit((unsigned char)*name))
+			return false;
+	return true;
+}
+
+int audit_tasks(struct audit_context *ctx)
+{
+	struct audit_task *grown;
+	struct dirent *entry;
+	size_t cap = 0;
+	DIR *dir;
+
+	if (ctx->tasks_loaded)
+		return ctx->tasks_ret;
+	ctx->tasks_loaded = true;
+	dir = sysroot_opendir(ctx->root, "/proc");
+	if (!dir) {
+		ctx->tasks_ret = -errno;
+		return ctx->tasks_ret;
+	}
+	while ((entry = readdir(dir))) {
+		struct audit_task *task;
+		char stat[1024];
+		long pid;
+
+		if (!is_pid(entry->d_name))
+			continue;
+		pid = strtol(entry->d_name, NULL, 10);
+		if (pid <= 0 || pid > INT32_MAX)
+			continue;
+		if (ctx->nr_tasks == cap) {
+			cap = cap ? cap * 2 : 256;
+			grown = realloc(ctx->tasks, cap * sizeof(*grown));
+			if (!grown) {
+				closedir(dir);
+				ctx->tasks_ret = -ENOMEM;
+				return ctx->tasks_ret;
+			}
+			ctx->tasks = grown;
+		}
+		task = &ctx->tasks[ctx->nr_tasks];
+		memset(task, 0, sizeof(*task));
+		task->pid = (int)pid;
+		/* a task that exits between readdir and read is simply gone */
+		if (sysroot_read(ctx->root, stat, sizeof(stat), "/proc/%d/stat", task->pid) < 0 ||
+		    parse_stat(stat, task))
+			continue;
+		read_allowed(ctx->root, task);
+		ctx->nr_tasks++;
+	}
+	closedir(dir);
+	ctx->tasks_ret = 0;
+	return 0;
+}
+
+bool audit_task_is_per_cpu(const struct audit_task *task)
+{
+	/*
+	 * The kernel sets PF_NO_SETAFFINITY on the kthreads it binds to one CPU
+	 * (ksoftirqd/N, migration/N, cpuhp/N, kworker/N:M): they follow their CPU
+	 * by design. IRQ threads follow their IRQ's affinity, which the IRQ rules
+	 * judge.
+	 */
+	if (task->flags & AUDIT_PF_NO_SETAFFINITY)
+		return true;
+	return (task->flags & AUDIT_PF_KTHREAD) && !strncmp(task->comm, "irq/", 4);
+}
+
+bool audit_need_tasks(struct audit_context *ctx, struct audit_finding *f)
+{
+	int ret;
+
+	if (!audit_need_rt(ctx, f))
+		return false;
+	ret = audit_tasks(ctx);
+	if (!ret)
+		return true;
+	finding_skip_unreadable(f, "/proc", ret);
+	return false;
+}
+
+void audit_tasks_release(struct audit_context *ctx)
+{
+	free(ctx->tasks);
+	ctx->tasks = NULL;
+	ctx->nr_tasks = 0;
+	ctx->tasks_loaded = false;
+}

@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <arpa/inet.h>
+#include <errno.h>
+#include <gnutls/gnutls.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "latscope/exporter.h"
+#include "latscope/exporter_http.h"
+#include "latscope/log.h"
+
+/* Limits: enough for Prometheus and a person with curl, little for a flood. */
+#define SERVER_THREADS 2
+#define MAX_CONNECTIONS 32
+#define MAX_CONNECTIONS_PER_IP 8
+#define CONNECTION_TIMEOUT_S 10
+/* the request line and headers must fit: larger requests get 431 or 414 */
+#define CONNECTION_MEMORY 32768
+
+#define REALM "latscope"
+
+static const char index_page[] =
+	"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>latscope monitor</title>"
+	"</head>\n<body><h1>latscope monitor</h1>\n<p>Timer wake-up latency of the real-time "
+	"CPUs, their spikes' causes and the audit's drift, for Prometheus: "
+	"<a href=\"metrics\">/metrics</a>.</p>\n</body></html>\n";
+
+struct exporter_http {
+	struct exporter_http_options options;
+	struct sockaddr_storage addr;
+	socklen_t addr_len;
+	char where[128]; /* the address as given, for messages */
+	int fd;
+	struct MHD_Daemon *daemon;
+	struct web_auth *auth;
+	char priorities[160];
+};
+
+int exporter_listen_parse(const char *text, struct sockaddr_storage *addr, socklen_t *len)
+{
+	struct addrinfo hints = { 0 }, *found = NULL;
+	char host[256], *end;
+	const char *colon, *port_text;
+	unsigned long port;
+	size_t host_len;
+	int ret;
+
+	if (!text || !*text)
+		goto bad;
+	if (text[0] == '[') {
+		const char *close = strchr(text, ']');
+
+		if (!close || close[1] != ':')
+			goto bad;
+		host_len = (size_t)(close - text - 1);
+		memcpy(host, text + 1, host_len < sizeof(host) ? host_len : 0);
+		port_text = close + 2;
+	} else {
+		colon = strrchr(text, ':');
+		if (!colon || strchr(text, ':') != colon)
+			goto bad;
+		host_len = (size_t)(colon - text);
+		memcpy(host, text, host_len < sizeof(host) ? host_len : 0);
+		port_text = colon + 1;
+	}
+	if (host_len >= sizeof(host))
+		goto bad;
+	host[host_len] = '\0';
+	errno = 0;
+	port = strtoul(port_text, &end, 10);
+	if (!*port_text || *end || errno || port > 65535 || port_text[0] == '-' ||
+	    port_text[0] == '+')
+		goto bad;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+	hints.ai_family = AF_UNSPEC;
+	ret = getaddrinfo(host[0] ? host : NULL, port_text, &hints, &found);
+	if (ret || !found) {
+		log_error("invalid listen address '%s': %s", text,
+			  ret ? gai_strerror(ret) : "no address");
+		return -EINVAL;
+	}
+	/* ":PORT" means every address: the IPv4 wildcard, as exporters do */
+	if (!host[0]) {
+		struct sockaddr_in *any = (struct sockaddr_in *)addr;
+
+		memset(addr, 0, sizeof(*addr));
+		any->sin_family = AF_INET;
+		any->sin_port = htons((uint16_t)port);
+		any->sin_addr.s_addr = htonl(INADDR_ANY);
+		*len = sizeof(*any);
+	} else {
+		memcpy(addr, found->ai_addr, found->ai_addrlen);
+		*len = found->ai_addrlen;
+	}
+	freeaddrinfo(found);
+	return 0;
+bad:
+	log_error("invalid listen address '%s' (HOST:PORT, [IPV6]:PORT or :PORT)",
+		  text ? text : "");
+	return -EINVAL;
+}
+
+bool exporter_address_is_loopback(const struct sockaddr_storage *addr)
+{
+	if (addr->ss_family == AF_INET)
+		return (ntohl(((const struct sockaddr_in *)addr)->sin_addr.s_addr) >> 24) == 127;
+	if (addr->ss_family == AF_INET6)
+		return IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)addr)->sin6_addr);
+	return false;
+}
+
+struct exporter_http *exporter_http_open(const struct exporter_http_options *options)
+{
+	struct exporter_http *server = calloc(1, sizeof(*server));
+	int one = 1, err;
+
+	if (!server)
+		return NULL;
+	server->options = *options;
+	server->fd = -1;
+	snprintf(server->where, sizeof(server->where), "%s",
+		 options->listen ? options->listen : EXPORTER_DEFAULT_LISTEN);
+	if (exporter_listen_parse(server->where, &server->addr, &server->addr_len))
+		goto fail;
+	server->fd = socket(server->addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (server->fd < 0)
+		goto fail_errno;
+	/* a restarted monitor gets its port back at once */
+	setsockopt(server->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (server->addr.ss_family == AF_INET6)
+		setsockopt(server->fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	if (bind(server->fd, (struct sockaddr *)&server->addr, server->addr_len) ||
+	    listen(server->fd, 64))
+		goto fail_errno;
+	if (options->web && options->web->nr_users) {
+		server->auth = web_auth_new(options->web);
+		if (!server->auth)
+			goto fail;
+	}
+	return server;
+fail_errno:
+	err = errno;
+	log_error("cannot listen on %s: %s", server->where, strerror(err));
+fail:
+	exporter_http_free(server);
+	return NULL;
+}
+
+unsigned int exporter_http_port(const struct exporter_http *server)
+{
+	struct sockaddr_storage addr;
+	socklen_t len = sizeof(addr);
+
+	if (getsockname(server->fd, (struct sockaddr *)&addr, &len))
+		return 0;
+	if (addr.ss_family == AF_INET6)
+		return ntohs(((struct sockaddr_in6 *)&addr)->sin6_port);
+	return ntohs(((struct sockaddr_in *)&addr)->sin_port);
+}
+
+static enum MHD_Result queue_empty(struct MHD_Connection *connection, unsigned int status,
+				   const char *allow)
+{
+	struct MHD_Response *response =
+		MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+	enum MHD_Result ret;
+
+	if (!response)
+		return MHD_NO;
+	if (allow)
+		MHD_add_response_header(response, MHD_HTTP_HEADER_ALLOW, allow);
+	ret = MHD_queue_response(connection, status, response);
+	MHD_destroy_response(response);
+	return ret;
+}
+
+/* Basic auth, when users are configured: the right credentials or a 401. */
+static bool authorized(struct exporter_http *server, struct MHD_Connection *connection)
+{
+	char *password = NULL, *user;
+	bool ok;
+
+	if (!server->auth)
+		return true;
+	user = MHD_basic_auth_get_username_password(connection, &password);
+	ok = user && password && web_auth_check(server->auth, user, password);
+	if (password) {
+		explicit_bzero(password, strlen(password));
+		MHD_free(password);
+	}
+	if (user)
+		MHD_free(user);
+	return ok;
+}
+
+/*
+ * Client certificates, as client_auth_type asks. GnuTLS asked the client
+ * for one during the handshake (MHD does when a trust list is given); this
+ * decides whether to serve.
+ */
+static bool certificate_accepted(struct exporter_http *server, struct MHD_Connection *connection)
+{
+	enum web_client_auth mode =
+		server->options.web ? server->options.web->client_auth : WEB_CLIENT_NONE;
+	const union MHD_ConnectionInfo *info;
+	unsigned int nr_certs = 0, status = 0;
+	gnutls_session_t session;
+
+	if (mode == WEB_CLIENT_NONE || mode == WEB_CLIENT_REQUEST)
+		return true;
+	info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	if (!info)
+		return false;
+	session = (gnutls_session_t)info->tls_session;
+	if (!gnutls_certificate_get_peers(session, &nr_certs) || !nr_certs)
+		return mode == WEB_CLIENT_VERIFY_IF_GIVEN;
+	if (mode == WEB_CLIENT_REQUIRE_ANY)
+		return true;
+	return !gnutls_certificate_verify_peers2(session, &status) && !status;
+}
+
+static enum MHD_Result serve_metrics(struct exporter_http *server,
+				     struct MHD_Connection *connection)
+{
+	const char *accept =
+		MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+	enum exporter_format format = exporter_negotiate(accept);
+	struct metrics *metrics = server->options.collect(server->options.context);
+	struct MHD_Response *response;
+	enum MHD_Result ret;
+	char *body = NULL;
+	size_t size = 0;
+
+	if (!metrics || exporter_render(metrics, format, &body, &size)) {
+		metrics_free(metrics);
+		log_warning("cannot answer a scrape: out of memory");
+		return queue_empty(connection, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL);
+	}
+	metrics_free(metrics);
+	response = MHD_create_response_from_buffer(size, body, MHD_RESPMEM_MUST_FREE);
+	if (!response) {
+		free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE,
+				exporter_content_type(format));
+	ret = MHD_queue_response(connection, MHD_HTTP_OK, response);
+	MHD_destroy_response(response);
+	return ret;
+}
+
+static enum MHD_Result serve_index(struct MHD_Connection *connection)
+{
+	struct MHD_Response *response = MHD_create_response_from_buffer(
+		sizeof(index_page) - 1, (void *)index_page, MHD_RESPMEM_PERSISTENT);
+	enum MHD_Result ret;
+
+	if (!response)
+		return MHD_NO;
+	MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, "text/html; charset=utf-8");
+	ret = MHD_queue_response(connection, MHD_HTTP_OK, response);
+	MHD_destroy_response(response);
+	return ret;
+}
+
+static enum MHD_Result answer(void *context, struct MHD_Connection *connection, const char *url,
+			      const char *method, const char *version, const char *upload_data,
+			      size_t *upload_data_size, void **request)
+{
+	struct exporter_http *server = context;
+	struct MHD_Response *response;
+	enum MHD_Result ret;
+	bool get = !strcmp(method, MHD_HTTP_METHOD_GET), head = !strcmp(method, "HEAD");
+
+	(void)version;
+	(void)upload_data;
+	(void)upload_data_size;
+	/*
+	 * A GET or HEAD is answered once its request is read whole, which keeps
+	 * the connection open for the next scrape; anything else is answered
+	 * at once, its body never read, and the connection closed.
+	 */
+	if ((get || head) && !*request) {
+		*request = server; /* any non-NULL mark: the request was seen */
+		return MHD_YES;
+	}
+	if (!certificate_accepted(server, connection))
+		return queue_empty(connection, MHD_HTTP_FORBIDDEN, NULL);
+	if (!authorized(server, connection)) {
+		response = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+		if (!response)
+			return MHD_NO;
+		ret = MHD_queue_basic_auth_fail_response(connection, REALM, response);
+		MHD_destroy_response(response);
+		return ret;
+	}
+	if (strcmp(url, "/metrics") && strcmp(url, "/"))
+		return queue_empty(connection, MHD_HTTP_NOT_FOUND, NULL);
+	if (!get && !head)
+		return queue_empty(connection, MHD_HTTP_METHOD_NOT_ALLOWED, "GET, HEAD");
+	return strcmp(url, "/") ? serve_metrics(server, connection) : serve_index(connection);
+}
+
+static void log_from_server(void *context, const char *fmt, va_list args)
+{
+	char text[512];
+	size_t n;
+
+	(void)context;
+	vsnprintf(text, sizeof(text), fmt, args);
+	n = strlen(text);
+	while (n && text[n - 1] == '\n')
+		text[--n] = '\0';
+	log_debug("http: %s", text);
+}
+
+/* Threads inherit the caller's CPUs and signal mask at creation. */
+static void enter_server_context(const struct cpuset *cpus, cpu_set_t *old_cpus, sigset_t *old_mask)
+{
+	sigset_t all;
+	cpu_set_t set;
+	int cpu;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, old_mask);
+	pthread_getaffinity_np(pthread_self(), sizeof(*old_cpus), old_cpus);
+	if (!cpus || cpuset_empty(cpus))
+		return;
+	CPU_ZERO(&set);
+	cpuset_for_each(cpu, cpus)
+		if (cpu < CPU_SETSIZE)
+			CPU_SET(cpu, &set);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set))
+		log_warning("cannot keep the http threads on the housekeeping cpus");
+}
+
+static void leave_server_context(const cpu_set_t *old_cpus, const sigset_t *old_mask)
+{
+	pthread_setaffinity_np(pthread_self(), sizeof(*old_cpus), old_cpus);
+	pthread_sigmask(SIG_SETMASK, old_mask, NULL);
+}
+
+int exporter_http_start(struct exporter_http *server)
+{
+	const struct web_config *web = server->options.web;
+	struct MHD_OptionItem options[16];
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+	unsigned int n = 0;
+	cpu_set_t old_cpus;
+	sigset_t old_mask;
+
+	if (server->daemon)
+		return 0;
+	options[n++] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_SOCKET, server->fd, NULL };
+	options[n++] = (struct MHD_OptionItem){ MHD_OPTION_THREAD_POOL_SIZE, SERVER_THREADS, NULL };
+	options[n++] =
+		(struct MHD_OptionItem){ MHD_OPTION_CONNECTION_LIMIT, MAX_CONNECTIONS, NULL };
+	options[n++] = (struct MHD_OptionItem){ MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+						MAX_CONNECTIONS_PER_IP, NULL };
+	options[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT, CONNECTION_TIMEOUT_S,
+						NULL };
+	options[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+						CONNECTION_MEMORY, NULL };
+	options[n++] = (struct MHD_OptionItem){ MHD_OPTION_EXTERNAL_LOGGER,
+						(intptr_t)log_from_server, NULL };
+	if (server->addr.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	if (web && web->tls) {
+		flags |= MHD_USE_TLS;
+		web_config_priorities(web, server->priorities, sizeof(server->priorities));
+		options[n++] =
+			(struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0, web->cert_pem };
+		options[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, web->key_pem };
+		options[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_PRIORITIES, 0,
+							server->priorities };
+		if (web->client_ca_pem && web->client_auth != WEB_CLIENT_NONE)
+			options[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_TRUST, 0,
+								web->client_ca_pem };
+	}
+	options[n++] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
+	enter_server_context(server->options.cpus, &old_cpus, &old_mask);
+	server->daemon = MHD_start_daemon(flags, 0, NULL, NULL, answer, server, MHD_OPTION_ARRAY,
+					  options, MHD_OPTION_END);
+	leave_server_context(&old_cpus, &old_mask);
+	if (!server->daemon) {
+		log_error("cannot start the http server on %s", server->where);
+		return -EIO;
+	}
+	return 0;
+}
+
+void exporter_http_stop(struct exporter_http *server)
+{
+	if (!server || !server->daemon)
+		return;
+	MHD_stop_daemon(server->daemon);
+	server->daemon = NULL;
+	/* the daemon closed the listening socket it was given */
+	server->fd = -1;
+}
+
+void exporter_http_free(struct exporter_http *server)
+{
+	if (!server)
+		return;
+	exporter_http_stop(server);
+	if (server->fd >= 0)
+		close(server->fd);
+	web_auth_free(server->auth);
+	free(server);
+}

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "latscope/array.h"
+#include "latscope/irq_history.h"
+
+#define HOUR_NS (3600ULL * 1000000000ULL)
+
+struct last_move {
+	unsigned int irq;
+	uint64_t time_ns;
+};
+
+struct irq_history {
+	/* sorted by IRQ number */
+	struct last_move *last;
+	unsigned int nr_last;
+	/* times of the moves of the last hour, oldest first */
+	uint64_t *recent;
+	unsigned int nr_recent, recent_cap;
+	/* IRQ numbers of the last interval, ascending */
+	unsigned int *known;
+	unsigned int nr_known;
+	bool started;
+	unsigned short streak[CPUSET_MAX_CPUS];
+};
+
+struct irq_history *irq_history_new(void)
+{
+	return calloc(1, sizeof(struct irq_history));
+}
+
+void irq_history_free(struct irq_history *history)
+{
+	if (!history)
+		return;
+	free(history->last);
+	free(history->recent);
+	free(history->known);
+	free(history);
+}
+
+static int compare_last_move(const void *key, const void *item)
+{
+	unsigned int irq = *(const unsigned int *)key;
+	const struct last_move *last = item;
+
+	return irq < last->irq ? -1 : irq > last->irq;
+}
+
+static const struct last_move *find_last(const struct irq_history *history, unsigned int irq)
+{
+	if (!history->nr_last)
+		return NULL;
+	return bsearch(&irq, history->last, history->nr_last, sizeof(*history->last),
+		       compare_last_move);
+}
+
+uint64_t irq_history_last_move(const struct irq_history *history, unsigned int irq)
+{
+	const struct last_move *last = find_last(history, irq);
+
+	return last ? last->time_ns : 0;
+}
+
+unsigned int irq_history_moves_since(const struct irq_history *history, uint64_t since_ns)
+{
+	unsigned int n = 0, i;
+
+	for (i = 0; i < history->nr_recent; i++)
+		if (history->recent[i] > since_ns)
+			n++;
+	return n;
+}
+
+unsigned int irq_history_overload_streak(const struct irq_history *history, unsigned int cpu)
+{
+	return cpu < CPUSET_MAX_CPUS ? history->streak[cpu] : 0;
+}
+
+bool irq_history_known(const struct irq_history *history, unsigned int irq)
+{
+	return history->nr_known && bsearch(&irq, history->known, history->nr_known,
+					    sizeof(*history->known), array_compare_uint);
+}
+
+bool irq_history_started(const struct irq_history *history)
+{
+	return history->started;
+}
+
+void irq_history_forget_streaks(struct irq_history *history)
+{
+	memset(history->streak, 0, sizeof(history->streak));
+}
+
+static int compare_last(const void *a, const void *b)
+{
+	const struct last_move *x = a, *y = b;
+
+	if (x->irq != y->irq)
+		return x->irq < y->irq ? -1 : 1;
+	/* the latest move of an IRQ first: it is the one kept */
+	return x->time_ns > y->time_ns ? -1 : x->time_ns < y->time_ns;
+}
+
+/* Add this interval's moves, keep the latest per IRQ that still exists. */
+static int merge_moves(struct irq_history *history, const struct irqplan *plan,
+		       const struct irq_table *table, const bool *done, uint64_t now_ns)
+{
+	unsigned int n = history->nr_last + plan->nr_moves, kept = 0, i;
+	struct last_move *all = malloc((n ? n : 1) * sizeof(*all));
+
+	if (!all)
+		return -ENOMEM;
+	/* a new history has no array yet, and memcpy's source is nonnull */
+	if (history->nr_last)
+		memcpy(all, history->last, history->nr_last * sizeof(*all));
+	n = history->nr_last;
+	for (i = 0; i < plan->nr_moves; i++)
+		if (!done || done[i])
+			all[n++] = (struct last_move){ plan->moves[i].irq, now_ns };
+	qsort(all, n, sizeof(*all), compare_last);
+	for (i = 0; i < n; i++) {
+		if (kept && all[kept - 1].irq == all[i].irq)
+			continue;
+		if (!irq_table_find(table, all[i].irq))
+			continue; /* gone: a new IRQ with this number starts afresh */
+		all[kept++] = all[i];
+	}
+	free(history->last);
+	history->last = all;
+	history->nr_last = kept;
+	return 0;
+}
+
+static int record_recent(struct irq_history *history, const struct irqplan *plan, const bool *done,
+			 uint64_t now_ns)
+{
+	unsigned int kept = 0, i, moves = 0;
+	uint64_t *recent;
+
+	for (i = 0; i < history->nr_recent; i++)
+		if (history->recent[i] + HOUR_NS > now_ns)
+			history->recent[kept++] = history->recent[i];
+	history->nr_recent = kept;
+	for (i = 0; i < plan->nr_moves; i++)
+		moves += !done || done[i];
+	recent = array_grow(history->recent, &history->recent_cap, history->nr_recent + moves,
+			    sizeof(*recent));
+	if (!recent)
+		return -ENOMEM;
+	history->recent = recent;
+	for (i = 0; i < moves; i++)
+		history->recent[history->nr_recent++] = now_ns;
+	return 0;
+}
+
+static int remember_irqs(struct irq_history *history, const struct irq_table *table)
+{
+	unsigned int *known = malloc((table->nr_irqs + 1) * sizeof(*known)), i;
+
+	if (!known)
+		return -ENOMEM;
+	for (i = 0; i < table->nr_irqs; i++)
+		known[i] = table->irqs[i].number;
+	free(history->known);
+	history->known = known;
+	history->nr_known = table->nr_irqs;
+	return 0;
+}
+
+int irq_history_commit(struct irq_history *history, const struct irqplan *plan,
+		       const struct irq_table *table, const bool *done, uint64_t now_ns)
+{
+	unsigned int cpu, i;
+	int ret;
+
+	ret = merge_moves(history, plan, table, done, now_ns);
+	if (!ret)
+		ret = record_recent(history, plan, done, now_ns);
+	if (!ret)
+		ret = remember_irqs(history, table);
+	if (ret)
+		return ret;
+	for (cpu = 0; cpu < CPUSET_MAX_CPUS; cpu++) {
+		if (!cpuset_has(&plan->overloaded, cpu))
+			history->streak[cpu] = 0;
+		else if (history->streak[cpu] < 0xffff)
+			history->streak[cpu]++;
+	}
+	/* CPUs that shed or took load start counting again */
+	for (i = 0; i < plan->nr_moves; i++) {
+		const struct irqplan_move *move = &plan->moves[i];
+
+		if ((done && !done[i]) || move->kind != IRQPLAN_BALANCE)
+			continue;
+		history->streak[move->to] = 0;
+		if (move->from_cpu >= 0 && move->from_cpu < CPUSET_MAX_CPUS)
+			history->streak[move->from_cpu] = 0;
+	}
+	history->started = true;
+	return 0;
+}

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef LATSCOPE_IRQ_INTERNAL_H
+#define LATSCOPE_IRQ_INTERNAL_H
+
+/*
+ * What the files of the interrupt inventory (irq.h) share inside the
+ * library: the /proc/interrupts parser (irq_interrupts.c), each IRQ's own
+ * files (irq_files.c) and the device mapping (irq_device.c). Not for use
+ * outside lib/irq/.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "latscope/cpuset.h"
+#include "latscope/irq.h"
+#include "latscope/sysroot.h"
+
+#define IRQ_INTERRUPTS "/proc/interrupts"
+
+/* "" on the live system, the root's directory on a tree: for messages */
+const char *irq_root_prefix(struct sysroot *root);
+
+/* a decimal number and nothing else ("1234", a /proc or msi_irqs entry) */
+static inline bool irq_parse_number(const char *text, unsigned long *value)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)*text))
+		return false;
+	errno = 0;
+	*value = strtoul(text, &end, 10);
+	return !errno && !*end;
+}
+
+/* --- /proc/interrupts, a line at a time (irq_interrupts.c) --- */
+
+/* A 1024-CPU machine prints ~100 MB: read in chunks, never held whole. */
+struct irq_line_reader {
+	int fd;
+	char *buf;
+	size_t size; /* bytes of buf usable for text; READ_SLACK (irq_interrupts.c) more follow */
+	size_t start, end;
+	bool eof;
+	unsigned int line_number;
+};
+
+int irq_reader_open(struct irq_line_reader *reader, struct sysroot *root);
+void irq_reader_close(struct irq_line_reader *reader);
+/* Next line, NUL-terminated in place. Returns 1, 0 at the end, or -errno. */
+int irq_reader_next(struct irq_line_reader *reader, char **line);
+
+/*
+ * The header: "           CPU0       CPU1       CPU3" (online CPUs only).
+ * Returns 0 with the columns' CPUs in an array the caller frees, -EINVAL
+ * when malformed or -ENOMEM.
+ */
+int irq_parse_header(const char *line, unsigned int **column_cpu, unsigned int *nr_columns);
+
+/* What one line of /proc/interrupts says. */
+struct irq_parsed_line {
+	bool numbered;
+	unsigned int number;
+	char vector[IRQ_VECTOR_NAME_SIZE];
+	unsigned int nr_counts; /* counts read into the row */
+	const char *tail; /* text after the counts, trimmed */
+	const char *error; /* why the line is malformed, NULL when fine */
+};
+
+/* Parse one line into @row (@columns counts); parsed->error says why not. */
+void irq_parse_line(char *line, uint32_t *row, unsigned int columns,
+		    struct irq_parsed_line *parsed);
+
+/* The chip (first word) and the action names of a line's tail, strdup'ed; NULL: not asked for */
+void irq_split_tail(const char *tail, char **chip, char **name);
+
+/* --- each IRQ's own files (irq_files.c) --- */
+
+/*
+ * Per-IRQ files are opened relative to /proc/irq and /sys/kernel/irq, both
+ * opened through the root: 10,000 IRQs mean 40,000 opens, and the shorter
+ * path walk and one fstat(2) on the open file instead of a stat(2) by name
+ * cut the time they take by half.
+ */
+struct irq_files {
+	struct sysroot *root;
+	int proc_irq; /* -1 when missing */
+	int sys_irq; /* -1 without CONFIG_SPARSE_IRQ */
+	char *text; /* LIST_TEXT_SIZE bytes */
+	/*
+	 * Most IRQs share an affinity ("0-1023"): the last list parsed is
+	 * kept, as parsing it adds CPUs one by one.
+	 */
+	char last_text[64];
+	struct cpuset last_set;
+};
+
+int irq_files_open(struct irq_files *files, struct sysroot *root);
+void irq_files_close(struct irq_files *files);
+/* smp_affinity_list, whether it may be written, effective_affinity_list */
+void irq_files_read_affinity(struct irq_files *files, struct irq_info *irq);
+/* /sys/kernel/irq/N/@file, strdup'ed; NULL when missing */
+char *irq_files_read_sysfs(struct irq_files *files, unsigned int number, const char *file);
+
+/* --- devices (irq_device.c) --- */
+
+/* The PCI device, class and node of every IRQ a device claims; 0 or -ENOMEM. */
+int irq_map_pci_devices(struct sysroot *root, struct irq_table *table);
+
+#endif

@@ -1,0 +1,729 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "latscope/atomic_file.h"
+#include "latscope/log.h"
+#include "latscope/monitor_state.h"
+#include "latscope/result.h"
+
+#define WRITE_BUFFER (256 * 1024)
+
+struct state_writer {
+	struct atomic_file file;
+	FILE *f; /* file.stream */
+	int error;
+	bool any_cpu;
+};
+
+static void put(struct state_writer *w, const char *text)
+{
+	fputs_unlocked(text, w->f);
+}
+
+/* Millions of numbers at 256 CPUs: digits by hand, the stream unlocked (one writer). */
+static void put_u64(struct state_writer *w, uint64_t value)
+{
+	char text[24], *p = text + sizeof(text);
+
+	do
+		*--p = (char)('0' + value % 10);
+	while (value /= 10);
+	fwrite_unlocked(p, 1, (size_t)(text + sizeof(text) - p), w->f);
+}
+
+static void put_key(struct state_writer *w, const char *key, bool first)
+{
+	fprintf(w->f, "%s\"%s\":", first ? "" : ",", key);
+}
+
+/* Any JSON value (a string to escape, a small object), compact. */
+static void put_json(struct state_writer *w, json_t *value)
+{
+	if (!value || json_dumpf(value, w->f, JSON_COMPACT | JSON_ENCODE_ANY))
+		w->error = w->error ? w->error : -ENOMEM;
+}
+
+static void put_string(struct state_writer *w, const char *text)
+{
+	json_t *s = json_string(text);
+
+	put_json(w, s);
+	json_decref(s);
+}
+
+static int flush_error(struct state_writer *w)
+{
+	if (!w->error && (ferror(w->f) || fflush(w->f)))
+		w->error = errno ? -errno : -EIO;
+	return w->error;
+}
+
+struct state_writer *state_writer_open(const char *path, json_t *header)
+{
+	struct state_writer *w = calloc(1, sizeof(*w));
+	const char *key;
+	json_t *value;
+	bool first = true;
+	int ret;
+
+	if (!w)
+		return NULL;
+	ret = atomic_file_open(&w->file, path);
+	if (ret) {
+		log_error("cannot write the state %s: %s", path, strerror(-ret));
+		free(w);
+		return NULL;
+	}
+	w->f = w->file.stream;
+	setvbuf(w->f, NULL, _IOFBF, WRITE_BUFFER);
+	put(w, "{");
+	json_object_foreach(header, key, value)
+	{
+		fprintf(w->f, "%s", first ? "" : ",");
+		put_string(w, key);
+		put(w, ":");
+		put_json(w, value);
+		first = false;
+	}
+	put_key(w, "cpus", first);
+	put(w, "[");
+	return w;
+}
+
+static void put_percentiles(struct state_writer *w, const struct monitor_cpu_reading *r)
+{
+	static const struct {
+		const char *key;
+		double percent;
+	} points[] = { { "p50", 50 },	  { "p90", 90 },       { "p99", 99 },
+		       { "p99.9", 99.9 }, { "p99.99", 99.99 }, { "p99.999", 99.999 } };
+	size_t i;
+
+	put(w, "{");
+	for (i = 0; i < sizeof(points) / sizeof(points[0]); i++) {
+		put_key(w, points[i].key, !i);
+		put_u64(w, monitor_cpu_reading_percentile(r, points[i].percent));
+	}
+	put(w, "}");
+}
+
+static void put_counts(struct state_writer *w, const struct monitor_cpu_reading *r)
+{
+	unsigned int i;
+	bool first;
+
+	put_key(w, "classic", false);
+	put(w, "{\"bounds_ns\":[");
+	for (i = 0; i < METRICS_CLASSIC_BOUNDS; i++) {
+		put(w, i ? "," : "");
+		put_u64(w, metrics_classic_bound_ns[i]);
+	}
+	put(w, "],\"counts\":[");
+	for (i = 0; i <= METRICS_CLASSIC_BOUNDS; i++) {
+		put(w, i ? "," : "");
+		put_u64(w, r->classic[i]);
+	}
+	put(w, "]}");
+	put_key(w, "native", false);
+	fprintf(w->f,
+		"{\"schema\":%d,\"zero_threshold_ns\":%" PRIu64 ",\"zero_count\":%" PRIu64
+		",\"first_index\":%d,\"counts\":[",
+		NATIVE_SCHEMA, native_slot_high[0], r->zero_count,
+		r->nr ? native_slot_index(r->first) : 0);
+	for (i = 0; i < r->nr; i++) {
+		put(w, i ? "," : "");
+		put_u64(w, r->counts[i]);
+	}
+	put(w, "]}");
+	/* the same counts in the form every latscope result has */
+	put_key(w, "histogram", false);
+	put(w, "{\"unit\":\"ns\",\"buckets\":[");
+	if (r->zero_count)
+		fprintf(w->f, "[0,%" PRIu64 ",%" PRIu64 "]", native_slot_high[0], r->zero_count);
+	first = !r->zero_count;
+	for (i = 0; i < r->nr; i++) {
+		if (!r->counts[i])
+			continue;
+		fprintf(w->f, "%s[%" PRIu64 ",%" PRIu64 ",%" PRIu64 "]", first ? "" : ",",
+			native_slot_low(r->first + i), native_slot_high[r->first + i],
+			r->counts[i]);
+		first = false;
+	}
+	fprintf(w->f, "],\"overflow\":0,\"overflow_above_ns\":%" PRIu64 "}",
+		native_slot_high[NATIVE_SLOTS - 1]);
+}
+
+enum window_column {
+	COLUMN_INDEX,
+	COLUMN_COUNT,
+	COLUMN_MAX,
+	COLUMN_P99,
+	COLUMN_MISSED,
+	COLUMN_PARTIAL,
+	COLUMN_BLOCK_MAX, /* complete windows only */
+};
+
+static void put_window_column(struct state_writer *w, const struct window_ring *ring,
+			      enum window_column column)
+{
+	struct window_ring_cursor cursor;
+	struct monitor_window win;
+	bool first = true;
+	uint64_t value;
+
+	put(w, "[");
+	window_ring_begin(ring, &cursor);
+	while (window_ring_next(&cursor, &win)) {
+		switch (column) {
+		case COLUMN_INDEX:
+			value = win.index;
+			break;
+		case COLUMN_COUNT:
+			value = win.count;
+			break;
+		case COLUMN_MAX:
+		case COLUMN_BLOCK_MAX:
+			value = win.max_ns;
+			break;
+		case COLUMN_P99:
+			value = monitor_window_p99_ns(&win);
+			break;
+		case COLUMN_MISSED:
+			value = win.missed;
+			break;
+		default:
+			value = win.partial;
+			break;
+		}
+		if (column == COLUMN_BLOCK_MAX && (win.partial || !win.count))
+			continue;
+		if (!first)
+			putc_unlocked(',', w->f);
+		put_u64(w, value);
+		first = false;
+	}
+	put(w, "]");
+}
+
+static void put_windows(struct state_writer *w, const struct state_cpu *cpu)
+{
+	static const char *const names[] = { "index",  "count",	 "max_ns",
+					     "p99_ns", "missed", "partial" };
+	unsigned int column;
+
+	put_key(w, "windows", false);
+	fprintf(w->f, "{\"window_ns\":%" PRIu64, cpu->window_ns);
+	for (column = COLUMN_INDEX; column <= COLUMN_PARTIAL; column++) {
+		put_key(w, names[column], false);
+		put_window_column(w, cpu->windows, (enum window_column)column);
+	}
+	put(w, "}");
+	/* compare's GEV fit: the maximum of each complete window */
+	put_key(w, "block_maxima", false);
+	fprintf(w->f, "{\"block_ns\":%" PRIu64 ",\"max_ns\":", cpu->window_ns);
+	put_window_column(w, cpu->windows, COLUMN_BLOCK_MAX);
+	put(w, "}");
+}
+
+json_t *state_time(uint64_t realtime_ns)
+{
+	time_t seconds = (time_t)(realtime_ns / 1000000000ULL);
+	char text[80];
+	struct tm tm;
+
+	gmtime_r(&seconds, &tm);
+	snprintf(text, sizeof(text), "%04d-%02d-%02dT%02d:%02d:%02d.%06uZ", tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		 (unsigned int)(realtime_ns % 1000000000ULL / 1000));
+	return json_string(text);
+}
+
+static void put_time(struct state_writer *w, uint64_t ns)
+{
+	json_t *text = state_time(ns);
+
+	put_json(w, text);
+	json_decref(text);
+}
+
+static void put_cause_reference(struct state_writer *w, const struct metrics_cause *cause)
+{
+	put(w, "\"kind\":");
+	put_string(w, cause->kind);
+	put(w, ",\"cause\":");
+	put_string(w, cause->name);
+}
+
+static void put_explained(struct state_writer *w, const struct monitor_explained *x)
+{
+	unsigned int i, k;
+
+	put_key(w, "explain", false);
+	fprintf(w->f, "{\"lost_events\":%" PRIu64 ",\"spikes_missed\":%" PRIu64 ",\"causes\":[",
+		x->lost_events, x->spikes_missed);
+	for (i = 0; i < x->nr_causes; i++) {
+		put(w, i ? ",{" : "{");
+		put_cause_reference(w, &x->causes[i]);
+		fprintf(w->f, ",\"spikes\":%" PRIu64 ",\"ns\":%" PRIu64 "}", x->causes[i].spikes,
+			x->causes[i].ns);
+	}
+	put(w, "],\"worst_spikes\":[");
+	for (i = 0; i < x->nr_worst; i++) {
+		const struct monitor_spike *s = &x->worst[i];
+
+		put(w, i ? ",{\"time\":" : "{\"time\":");
+		put_time(w, s->time_ns);
+		fprintf(w->f,
+			",\"time_ns\":%" PRIu64 ",\"latency_ns\":%" PRIu64
+			",\"incomplete\":%s,\"parts\":[",
+			s->time_ns, s->latency_ns, s->incomplete ? "true" : "false");
+		for (k = 0; k < s->nr_parts; k++) {
+			put(w, k ? ",{" : "{");
+			if (s->parts[k].cause < x->nr_causes)
+				put_cause_reference(w, &x->causes[s->parts[k].cause]);
+			fprintf(w->f, ",\"ns\":%" PRIu64 "}", s->parts[k].ns);
+		}
+		fprintf(w->f, "],\"rest_ns\":%" PRIu64 "}", s->rest_ns);
+	}
+	put(w, "]}");
+}
+
+int state_writer_cpu(struct state_writer *w, const struct state_cpu *cpu)
+{
+	const struct monitor_cpu_reading *r = cpu->reading;
+
+	if (w->error)
+		return w->error;
+	put(w, w->any_cpu ? ",{" : "{");
+	w->any_cpu = true;
+	fprintf(w->f,
+		"\"cpu\":%u,\"count\":%" PRIu64 ",\"sum_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64
+		",\"missed\":%" PRIu64,
+		cpu->cpu, r->count, r->sum_ns, r->max_ns, r->missed);
+	put_key(w, "percentiles", false);
+	put_percentiles(w, r);
+	put_counts(w, r);
+	put_windows(w, cpu);
+	if (cpu->explained)
+		put_explained(w, cpu->explained);
+	put(w, "}");
+	return flush_error(w);
+}
+
+/* A rename is durable once the directory is on disk too. */
+static void sync_directory(const char *path)
+{
+	char copy[4096];
+	int fd;
+
+	snprintf(copy, sizeof(copy), "%s", path);
+	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+}
+
+int state_writer_close(struct state_writer *w)
+{
+	char path[4096];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s", w->file.path);
+	put(w, "]}\n");
+	ret = flush_error(w);
+	if (ret) {
+		atomic_file_abandon(&w->file);
+	} else {
+		ret = atomic_file_commit(&w->file);
+		if (!ret)
+			sync_directory(path);
+	}
+	if (ret)
+		log_error("cannot write the state %s: %s", path, strerror(-ret));
+	free(w);
+	return ret;
+}
+
+/* ---- reading ---- */
+
+struct scanner {
+	const char *text;
+	size_t size, at;
+	size_t released; /* bytes given back to the kernel so far */
+};
+
+static void skip_space(struct scanner *s)
+{
+	while (s->at < s->size && strchr(" \t\r\n", s->text[s->at]))
+		s->at++;
+}
+
+static bool expect(struct scanner *s, char c)
+{
+	skip_space(s);
+	if (s->at < s->size && s->text[s->at] == c) {
+		s->at++;
+		return true;
+	}
+	return false;
+}
+
+static json_t *take_value(struct scanner *s, char *why, size_t size)
+{
+	json_error_t error;
+	json_t *value;
+
+	skip_space(s);
+	value = json_loadb(s->text + s->at, s->size - s->at,
+			   JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK, &error);
+	if (!value) {
+		snprintf(why, size, "at byte %zu: %s", s->at + (size_t)error.position, error.text);
+		return NULL;
+	}
+	s->at += (size_t)error.position;
+	return value;
+}
+
+/* Pages read already leave the process's memory: a big state costs one CPU's worth. */
+static void release_read(struct scanner *s)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), upto = s->at / page * page;
+
+	if (upto > s->released) {
+		madvise((char *)s->text + s->released, upto - s->released, MADV_DONTNEED);
+		s->released = upto;
+	}
+}
+
+static int corrupt(char *why, size_t size, const char *what)
+{
+	snprintf(why, size, "%s", what);
+	return STATE_CORRUPT;
+}
+
+static int read_cpus(struct scanner *s, state_cpu_fn on_cpu, void *context, char *why, size_t size)
+{
+	json_t *cpu;
+	int ret;
+
+	if (!expect(s, '['))
+		return corrupt(why, size, "\"cpus\" is not a list");
+	if (expect(s, ']'))
+		return 0;
+	do {
+		cpu = take_value(s, why, size);
+		if (!cpu)
+			return STATE_CORRUPT;
+		ret = json_is_object(cpu) ? on_cpu(context, cpu, why, size) :
+					    corrupt(why, size, "a cpu is not an object");
+		json_decref(cpu);
+		if (ret)
+			return ret;
+		release_read(s);
+	} while (expect(s, ','));
+	return expect(s, ']') ? 0 : corrupt(why, size, "the cpu list is not closed");
+}
+
+static int read_document(struct scanner *s, state_header_fn on_header, state_cpu_fn on_cpu,
+			 void *context, char *why, size_t size)
+{
+	json_t *header = json_object(), *key, *value;
+	bool cpus_seen = false;
+	int ret = 0;
+
+	if (!header)
+		return -ENOMEM;
+	if (!expect(s, '{')) {
+		json_decref(header);
+		return corrupt(why, size, "not a JSON object");
+	}
+	do {
+		key = take_value(s, why, size);
+		if (!key || !json_is_string(key) || !expect(s, ':')) {
+			if (key && !why[0])
+				corrupt(why, size, "malformed member");
+			json_decref(key);
+			ret = STATE_CORRUPT;
+			break;
+		}
+		if (!strcmp(json_string_value(key), "cpus") && !cpus_seen) {
+			cpus_seen = true;
+			ret = on_header(context, header, why, size);
+			if (!ret)
+				ret = read_cpus(s, on_cpu, context, why, size);
+		} else {
+			value = take_value(s, why, size);
+			if (value)
+				json_object_set_new(header, json_string_value(key), value);
+			else
+				ret = STATE_CORRUPT;
+		}
+		json_decref(key);
+	} while (!ret && expect(s, ','));
+	json_decref(header);
+	if (ret)
+		return ret;
+	if (!expect(s, '}'))
+		return corrupt(why, size, "the document is not closed (truncated?)");
+	skip_space(s);
+	if (s->at != s->size)
+		return corrupt(why, size, "data after the document");
+	if (!cpus_seen)
+		return corrupt(why, size, "no \"cpus\"");
+	return STATE_CONTINUED;
+}
+
+int state_read(const char *path, state_header_fn on_header, state_cpu_fn on_cpu, void *context,
+	       char *why, size_t size)
+{
+	struct scanner s = { 0 };
+	struct stat st;
+	void *map;
+	int fd, ret;
+
+	why[0] = '\0';
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? STATE_ABSENT : -errno;
+	if (fstat(fd, &st)) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EISDIR;
+	}
+	if (!st.st_size) {
+		close(fd);
+		return corrupt(why, size, "the file is empty");
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return -errno;
+	madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
+	s.text = map;
+	s.size = (size_t)st.st_size;
+	ret = read_document(&s, on_header, on_cpu, context, why, size);
+	munmap(map, (size_t)st.st_size);
+	return ret;
+}
+
+/* ---- one CPU's object ---- */
+
+static bool get_u64(json_t *object, const char *key, uint64_t *value)
+{
+	json_t *v = json_object_get(object, key);
+
+	if (!json_is_integer(v) || json_integer_value(v) < 0)
+		return false;
+	*value = (uint64_t)json_integer_value(v);
+	return true;
+}
+
+static bool get_u64_array(json_t *array, size_t i, uint64_t *value)
+{
+	json_t *v = json_array_get(array, i);
+
+	if (!json_is_integer(v) || json_integer_value(v) < 0)
+		return false;
+	*value = (uint64_t)json_integer_value(v);
+	return true;
+}
+
+static int parse_counts(json_t *object, struct monitor_cpu_reading *r, char *why, size_t size)
+{
+	json_t *classic = json_object_get(json_object_get(object, "classic"), "counts");
+	json_t *native = json_object_get(object, "native"), *counts;
+	uint64_t schema, total = 0;
+	long long first_slot;
+	size_t i;
+
+	if (!get_u64(object, "count", &r->count) || !get_u64(object, "sum_ns", &r->sum_ns) ||
+	    !get_u64(object, "max_ns", &r->max_ns) || !get_u64(object, "missed", &r->missed))
+		return corrupt(why, size, "a cpu lacks count, sum_ns, max_ns or missed");
+	if (json_array_size(classic) != METRICS_CLASSIC_BOUNDS + 1)
+		return corrupt(why, size, "classic counts are not 17 numbers");
+	for (i = 0; i <= METRICS_CLASSIC_BOUNDS; i++) {
+		if (!get_u64_array(classic, i, &r->classic[i]))
+			return corrupt(why, size, "a classic count is not a number");
+		total += r->classic[i];
+	}
+	if (total != r->count)
+		return corrupt(why, size, "classic counts do not add up to count");
+	counts = json_object_get(native, "counts");
+	if (!get_u64(native, "schema", &schema) || schema != NATIVE_SCHEMA ||
+	    !get_u64(native, "zero_count", &r->zero_count) || !json_is_array(counts) ||
+	    !json_is_integer(json_object_get(native, "first_index")))
+		return corrupt(why, size, "native counts are not schema 7 with their fields");
+	first_slot =
+		json_integer_value(json_object_get(native, "first_index")) - NATIVE_FIRST_INDEX + 1;
+	r->nr = (unsigned int)json_array_size(counts);
+	if (r->nr && (first_slot < 1 || first_slot + r->nr > NATIVE_SLOTS))
+		return corrupt(why, size, "native counts are out of range");
+	r->first = r->nr ? (unsigned int)first_slot : 1;
+	total = r->zero_count;
+	for (i = 0; i < r->nr; i++) {
+		if (!get_u64_array(counts, i, &r->counts[i]))
+			return corrupt(why, size, "a native count is not a number");
+		total += r->counts[i];
+	}
+	if (total != r->count)
+		return corrupt(why, size, "native counts do not add up to count");
+	return 0;
+}
+
+static int parse_windows(json_t *object, struct window_ring *ring, uint64_t window_ns,
+			 struct monitor_cpu_reading *r, char *why, size_t size)
+{
+	static const char *const names[] = { "index",  "count",	 "max_ns",
+					     "p99_ns", "missed", "partial" };
+	json_t *windows = json_object_get(object, "windows"), *columns[6];
+	uint64_t ns, values[6];
+	size_t n, i, c;
+
+	if (!get_u64(windows, "window_ns", &ns) || ns != window_ns)
+		return corrupt(why, size, "the windows are not of the run's length");
+	for (c = 0; c < 6; c++) {
+		columns[c] = json_object_get(windows, names[c]);
+		if (!json_is_array(columns[c]) ||
+		    json_array_size(columns[c]) != json_array_size(columns[0]))
+			return corrupt(why, size, "the window columns differ in length");
+	}
+	n = json_array_size(columns[0]);
+	for (i = 0; i < n; i++) {
+		struct monitor_window w;
+
+		for (c = 0; c < 6; c++)
+			if (!get_u64_array(columns[c], i, &values[c]))
+				return corrupt(why, size, "a window value is not a number");
+		w.index = values[0];
+		w.count = values[1];
+		w.max_ns = values[2];
+		w.p99_slot = native_slot_of(values[3]);
+		w.missed = values[4];
+		w.partial = values[5] != 0;
+		if (window_ring_append(ring, &w))
+			return -ENOMEM;
+		if (i == n - 1) {
+			r->has_closed = true;
+			r->last_closed = w;
+		}
+	}
+	return 0;
+}
+
+static const char *string_of(json_t *object, const char *key)
+{
+	return json_string_value(json_object_get(object, key));
+}
+
+static int parse_explained(json_t *object, struct monitor_explained *x, char *why, size_t size)
+{
+	json_t *explain = json_object_get(object, "explain"), *causes, *worst, *parts;
+	size_t i, k, c;
+
+	memset(x, 0, sizeof(*x));
+	if (!explain)
+		return 0;
+	causes = json_object_get(explain, "causes");
+	worst = json_object_get(explain, "worst_spikes");
+	if (!get_u64(explain, "lost_events", &x->lost_events) ||
+	    !get_u64(explain, "spikes_missed", &x->spikes_missed) || !json_is_array(causes) ||
+	    json_array_size(causes) > METRICS_CAUSES_PER_CPU + 1 || !json_is_array(worst) ||
+	    json_array_size(worst) > MONITOR_WORST_SPIKES)
+		return corrupt(why, size, "the explain part is malformed");
+	for (i = 0; i < json_array_size(causes); i++) {
+		json_t *cause = json_array_get(causes, i);
+		struct metrics_cause *to = &x->causes[i];
+
+		if (!string_of(cause, "kind") || !string_of(cause, "cause") ||
+		    !get_u64(cause, "spikes", &to->spikes) || !get_u64(cause, "ns", &to->ns))
+			return corrupt(why, size, "a cause is malformed");
+		metrics_copy_label(to->kind, sizeof(to->kind), string_of(cause, "kind"));
+		metrics_copy_label(to->name, sizeof(to->name), string_of(cause, "cause"));
+		x->nr_causes++;
+	}
+	for (i = 0; i < json_array_size(worst); i++) {
+		json_t *spike = json_array_get(worst, i);
+		struct monitor_spike *to = &x->worst[i];
+
+		parts = json_object_get(spike, "parts");
+		if (!get_u64(spike, "time_ns", &to->time_ns) ||
+		    !get_u64(spike, "latency_ns", &to->latency_ns) ||
+		    !get_u64(spike, "rest_ns", &to->rest_ns) || !json_is_array(parts) ||
+		    json_array_size(parts) > MONITOR_SPIKE_PARTS)
+			return corrupt(why, size, "a worst spike is malformed");
+		to->incomplete = json_is_true(json_object_get(spike, "incomplete"));
+		for (k = 0; k < json_array_size(parts); k++) {
+			json_t *part = json_array_get(parts, k);
+			const char *kind = string_of(part, "kind"),
+				   *label = string_of(part, "cause");
+
+			for (c = 0; kind && label && c < x->nr_causes; c++)
+				if (!strcmp(x->causes[c].kind, kind) &&
+				    !strcmp(x->causes[c].name, label))
+					break;
+			if (!kind || !label || c == x->nr_causes ||
+			    !get_u64(part, "ns", &to->parts[k].ns))
+				return corrupt(why, size, "a spike's part names no known cause");
+			to->parts[k].cause = (uint32_t)c;
+			to->nr_parts++;
+		}
+		x->nr_worst++;
+	}
+	return 0;
+}
+
+int state_cpu_parse(json_t *object, struct monitor_cpu_reading *reading,
+		    struct window_ring *windows, uint64_t window_ns,
+		    struct monitor_explained *explained, char *why, size_t size)
+{
+	int ret;
+
+	reading->has_closed = false;
+	ret = parse_counts(object, reading, why, size);
+	if (!ret)
+		ret = parse_windows(object, windows, window_ns, reading, why, size);
+	if (!ret)
+		ret = parse_explained(object, explained, why, size);
+	return ret;
+}
+
+int state_keep_aside(const char *path, const char *suffix)
+{
+	char aside[4200];
+
+	snprintf(aside, sizeof(aside), "%s.%s", path, suffix);
+	if (rename(path, aside)) {
+		int err = errno;
+
+		log_error("cannot keep the state %s aside as %s: %s", path, aside, strerror(err));
+		return -err;
+	}
+	return 0;
+}
+
+int state_check_writable(const char *path, bool make_directory)
+{
+	char copy[4096];
+	const char *dir;
+
+	snprintf(copy, sizeof(copy), "%s", path);
+	dir = dirname(copy);
+	if (make_directory && mkdir(dir, 0755) && errno != EEXIST)
+		return -errno;
+	return result_check_writable(path);
+}

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "latscope/atomic_file.h"
+#include "unit.h"
+
+static char dir[] = "/tmp/latscope-atomic-XXXXXX";
+
+static void setup(void)
+{
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+/* what the directory holds, hidden temporary files included */
+static unsigned int entries(void)
+{
+	struct dirent *entry;
+	unsigned int n = 0;
+	DIR *d = opendir(dir);
+
+	ck_assert_ptr_nonnull(d);
+	while ((entry = readdir(d)))
+		n += strcmp(entry->d_name, ".") && strcmp(entry->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+static void teardown(void)
+{
+	char command[256];
+
+	snprintf(command, sizeof(command), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(command), 0);
+}
+
+static const char *in_dir(const char *name, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s/%s", dir, name);
+	return buf;
+}
+
+static void put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+static const char *get(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	ck_assert_ptr_nonnull(f);
+	n = fread(buf, 1, size - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+START_TEST(commit_replaces_the_file_whole)
+{
+	struct atomic_file file;
+	char path[PATH_MAX], text[64];
+
+	in_dir("out.txt", path, sizeof(path));
+	put(path, "old\n");
+	ck_assert_int_eq(atomic_file_open(&file, path), 0);
+	fprintf(file.stream, "new %d\n", 42);
+	/* until the commit, readers see the old file */
+	ck_assert_str_eq(get(path, text, sizeof(text)), "old\n");
+	ck_assert_int_eq(atomic_file_commit(&file), 0);
+	ck_assert_str_eq(get(path, text, sizeof(text)), "new 42\n");
+	ck_assert_uint_eq(entries(), 1);
+	ck_assert_ptr_null(file.stream);
+}
+END_TEST
+
+START_TEST(new_file_gets_the_mode_fopen_would_give)
+{
+	struct atomic_file file;
+	char path[PATH_MAX];
+	struct stat st;
+	mode_t mask = umask(022);
+
+	in_dir("fresh.txt", path, sizeof(path));
+	ck_assert_int_eq(atomic_file_open(&file, path), 0);
+	fputs("x\n", file.stream);
+	ck_assert_int_eq(atomic_file_commit(&file), 0);
+	umask(mask);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 0777, 0644);
+}
+END_TEST
+
+START_TEST(abandon_leaves_the_old_file)
+{
+	struct atomic_file file;
+	char path[PATH_MAX], text[64];
+
+	in_dir("kept.txt", path, sizeof(path));
+	put(path, "old\n");
+	ck_assert_int_eq(atomic_file_open(&file, path), 0);
+	fputs("half a fi", file.stream);
+	atomic_file_abandon(&file);
+	atomic_file_abandon(&file);
+	ck_assert_str_eq(get(path, text, sizeof(text)), "old\n");
+	ck_assert_uint_eq(entries(), 1);
+}
+END_TEST
+
+START_TEST(paths_that_cannot_be_written)
+{
+	struct atomic_file file;
+	char path[PATH_MAX];
+
+	ck_assert_int_eq(atomic_file_open(&file, in_dir("no/such/dir/x", path, sizeof(path))),
+			 -ENOENT);
+	ck_assert_int_eq(atomic_file_open(&file, dir), -EISDIR);
+	ck_assert_int_eq(atomic_file_open(&file, ""), -ENOENT);
+	ck_assert_ptr_null(file.stream);
+	ck_assert_uint_eq(entries(), 0);
+}
+END_TEST
+
+START_TEST(a_link_is_followed_and_kept)
+{
+	struct atomic_file file;
+	char path[PATH_MAX], link[PATH_MAX], text[64];
+	struct stat st;
+
+	in_dir("target.txt", path, sizeof(path));
+	in_dir("link.txt", link, sizeof(link));
+	put(path, "old\n");
+	ck_assert_int_eq(symlink("target.txt", link), 0);
+	ck_assert_int_eq(atomic_file_open(&file, link), 0);
+	fputs("through\n", file.stream);
+	ck_assert_int_eq(atomic_file_commit(&file), 0);
+	ck_assert_int_eq(lstat(link, &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	ck_assert_str_eq(get(path, text, sizeof(text)), "through\n");
+	ck_assert_uint_eq(entries(), 2);
+}
+END_TEST
+
+START_TEST(a_device_is_written_in_place)
+{
+	struct atomic_file file;
+
+	ck_assert_int_eq(atomic_file_open(&file, "/dev/null"), 0);
+	ck_assert_ptr_null(file.temp);
+	fputs("gone\n", file.stream);
+	ck_assert_int_eq(atomic_file_commit(&file), 0);
+	/* /dev/full: every write fails with ENOSPC, and says so */
+	ck_assert_int_eq(atomic_file_open(&file, "/dev/full"), 0);
+	fputs("no room\n", file.stream);
+	ck_assert_int_eq(atomic_file_commit(&file), -ENOSPC);
+}
+END_TEST
+
+/* A write failing half way (here: the file size limit) leaves no partial file. */
+START_TEST(a_failed_write_leaves_nothing)
+{
+	struct rlimit limit = { .rlim_cur = 4096, .rlim_max = RLIM_INFINITY };
+	struct atomic_file file;
+	char path[PATH_MAX], text[64];
+	unsigned int i;
+
+	in_dir("big.txt", path, sizeof(path));
+	put(path, "old\n");
+	signal(SIGXFSZ, SIG_IGN);
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &limit), 0);
+	ck_assert_int_eq(atomic_file_open(&file, path), 0);
+	for (i = 0; i < 10000; i++)
+		fprintf(file.stream, "line %u\n", i);
+	ck_assert_int_eq(atomic_file_commit(&file), -EFBIG);
+	ck_assert_str_eq(get(path, text, sizeof(text)), "old\n");
+	ck_assert_uint_eq(entries(), 1);
+}
+END_TEST
+
+START_TEST(the_longest_name_still_has_a_temporary_file)
+{
+	struct atomic_file file;
+	char name[NAME_MAX + 1], path[PATH_MAX];
+
+	memset(name, 'n', NAME_MAX);
+	name[NAME_MAX] = '\0';
+	in_dir(name, path, sizeof(path));
+	ck_assert_int_eq(atomic_file_open(&file, path), 0);
+	fputs("x\n", file.stream);
+	ck_assert_int_eq(atomic_file_commit(&file), 0);
+	ck_assert_int_eq(access(path, R_OK), 0);
+	ck_assert_uint_eq(entries(), 1);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *suite = suite_create("atomic_file");
+	TCase *tc = tcase_create("write");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, commit_replaces_the_file_whole);
+	tcase_add_test(tc, new_file_gets_the_mode_fopen_would_give);
+	tcase_add_test(tc, abandon_leaves_the_old_file);
+	tcase_add_test(tc, paths_that_cannot_be_written);
+	tcase_add_test(tc, a_link_is_followed_and_kept);
+	tcase_add_test(tc, a_device_is_written_in_place);
+	tcase_add_test(tc, a_failed_write_leaves_nothing);
+	tcase_add_test(tc, the_longest_name_still_has_a_temporary_file);
+	suite_add_tcase(suite, tc);
+	return unit_run(suite);
+}

@@ -1,0 +1,827 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "latscope/log.h"
+#include "latscope/monitor.h"
+#include "latscope/monitor_audit.h"
+#include "latscope/monitor_cpu.h"
+#include "latscope/monitor_explain.h"
+#include "latscope/monitor_state.h"
+#include "latscope/window_ring.h"
+#include "unit.h"
+
+#define US 1000ULL
+#define MS 1000000ULL
+#define SEC 1000000000ULL
+
+static struct monitor_cpu *new_cpu(uint64_t window_ns)
+{
+	struct monitor_cpu *c = calloc(1, sizeof(*c));
+
+	ck_assert_ptr_nonnull(c);
+	monitor_cpu_init(c, 1, window_ns);
+	return c;
+}
+
+static void add(struct monitor_cpu *c, uint64_t expiry, uint64_t latency, uint64_t skipped)
+{
+	struct timer_spike s = { expiry, expiry + latency, latency, c->count };
+
+	monitor_cpu_add(c, &s, skipped);
+}
+
+static uint64_t *buffer(void)
+{
+	uint64_t *b = calloc(NATIVE_SLOTS, sizeof(uint64_t));
+
+	ck_assert_ptr_nonnull(b);
+	return b;
+}
+
+START_TEST(counts_are_exact_at_every_bound)
+{
+	struct monitor_cpu *c = new_cpu(3600 * SEC);
+	struct monitor_cpu_reading r = { .counts = buffer() };
+	uint64_t t = 1000 * SEC, total = 0, cumulative = 0;
+	unsigned int i, slot;
+
+	for (i = 0; i < METRICS_CLASSIC_BOUNDS; i++) {
+		add(c, t += MS, metrics_classic_bound_ns[i], 0);
+		add(c, t += MS, metrics_classic_bound_ns[i] + 1, 0);
+	}
+	add(c, t += MS, 0, 0);
+	add(c, t += MS, 14, 0);
+	monitor_cpu_read(c, &r);
+	ck_assert_uint_eq(r.count, 2 * METRICS_CLASSIC_BOUNDS + 2);
+	/* le bucket i holds its bound and the one ns above the previous bound */
+	ck_assert_uint_eq(r.classic[0], 3);
+	for (i = 1; i < METRICS_CLASSIC_BOUNDS; i++)
+		ck_assert_uint_eq(r.classic[i], 2);
+	ck_assert_uint_eq(r.classic[METRICS_CLASSIC_BOUNDS], 1);
+	ck_assert_uint_eq(r.zero_count, 2);
+	for (i = 0; i <= METRICS_CLASSIC_BOUNDS; i++)
+		cumulative += r.classic[i];
+	ck_assert_uint_eq(cumulative, r.count);
+	/* the native counts hold every sample in its own slot */
+	for (i = 0; i < r.nr; i++)
+		total += r.counts[i];
+	ck_assert_uint_eq(total + r.zero_count, r.count);
+	slot = native_slot_of(metrics_classic_bound_ns[5]);
+	ck_assert_uint_ge(r.counts[slot - r.first], 1);
+	ck_assert_uint_eq(r.max_ns, metrics_classic_bound_ns[METRICS_CLASSIC_BOUNDS - 1] + 1);
+	free(r.counts);
+	free(c);
+}
+END_TEST
+
+START_TEST(windows_roll_over_on_the_wall_clock_grid)
+{
+	struct monitor_cpu *c = new_cpu(SEC);
+	struct monitor_window w;
+	uint64_t t;
+
+	c->realtime_offset_ns = 500 * MS; /* realtime = monotonic + 0.5 s */
+	/* monotonic 10.2 s is realtime 10.7 s: window 10, ending at monotonic 10.5 s */
+	for (t = 10200 * MS; t < 10500 * MS; t += MS)
+		add(c, t, 2 * US, 0);
+	ck_assert(!monitor_cpu_take_window(c, &w));
+	add(c, 10500 * MS, 50 * US, 3); /* window 11 begins */
+	ck_assert(monitor_cpu_take_window(c, &w));
+	ck_assert_uint_eq(w.index, 10);
+	ck_assert_uint_eq(w.count, 300);
+	ck_assert_uint_eq(w.max_ns, 2 * US);
+	ck_assert_uint_eq(w.missed, 0);
+	ck_assert(w.partial); /* the run began inside it */
+	ck_assert_uint_eq(w.p99_slot, native_slot_of(2 * US));
+	for (t = 10501 * MS; t < 11500 * MS; t += MS)
+		add(c, t, 3 * US, 0);
+	add(c, 13700 * MS, 4 * US, 0); /* two windows later */
+	ck_assert(monitor_cpu_take_window(c, &w));
+	ck_assert_uint_eq(w.index, 11);
+	ck_assert_uint_eq(w.count, 1000);
+	ck_assert_uint_eq(w.max_ns, 50 * US);
+	ck_assert_uint_eq(w.missed, 3);
+	ck_assert(!w.partial);
+	ck_assert(!monitor_cpu_take_window(c, &w));
+	ck_assert(c->has_closed && c->last_closed.index == 11);
+	/* stopping closes the open window as partial */
+	ck_assert(monitor_cpu_close_window(c));
+	ck_assert(monitor_cpu_take_window(c, &w));
+	ck_assert_uint_eq(w.index, 14);
+	ck_assert_uint_eq(w.count, 1);
+	ck_assert(w.partial);
+	ck_assert(!monitor_cpu_close_window(c));
+	free(c);
+}
+END_TEST
+
+START_TEST(window_p99_is_the_rank_of_the_window)
+{
+	struct monitor_cpu *c = new_cpu(SEC);
+	struct monitor_window w;
+	uint64_t t = 5 * SEC;
+	int i;
+
+	for (i = 0; i < 990; i++)
+		add(c, t++, 5 * US, 0);
+	for (i = 0; i < 10; i++)
+		add(c, t++, 100 * US, 0);
+	add(c, 6 * SEC, 1, 0);
+	ck_assert(monitor_cpu_take_window(c, &w));
+	/* rank 990 of 1000 is the last 5 us sample */
+	ck_assert_uint_eq(w.p99_slot, native_slot_of(5 * US));
+	ck_assert_uint_le(monitor_window_p99_ns(&w), native_slot_high[w.p99_slot]);
+	ck_assert_uint_ge(monitor_window_p99_ns(&w), native_slot_low(w.p99_slot));
+	/* (the 1 ns sample at 6 s opened this window) one more slow sample
+	 * moves rank 990 into the 100 us slot */
+	for (i = 0; i < 988; i++)
+		add(c, 6 * SEC + 1 + i, 5 * US, 0);
+	for (i = 0; i < 11; i++)
+		add(c, 6 * SEC + 2000 + i, 100 * US, 0);
+	add(c, 7 * SEC, 1, 0);
+	ck_assert(monitor_cpu_take_window(c, &w));
+	ck_assert_uint_eq(w.count, 1000);
+	ck_assert_uint_eq(w.p99_slot, native_slot_of(100 * US));
+	ck_assert_uint_eq(monitor_window_p99_ns(&w), 100 * US); /* clamped to the max */
+	free(c);
+}
+END_TEST
+
+START_TEST(a_slow_reader_loses_windows_it_is_told_of)
+{
+	struct monitor_cpu *c = new_cpu(SEC);
+	struct monitor_window w;
+	unsigned int i, taken = 0;
+
+	for (i = 0; i < MONITOR_CLOSED_QUEUE + 5; i++)
+		add(c, (uint64_t)(i + 10) * SEC, US, 0);
+	while (monitor_cpu_take_window(c, &w))
+		ck_assert_uint_eq(w.index, 10 + taken++);
+	ck_assert_uint_eq(taken, MONITOR_CLOSED_QUEUE);
+	ck_assert_uint_eq(c->closed_dropped, 4);
+	free(c);
+}
+END_TEST
+
+START_TEST(spikes_above_the_threshold_come_in_order)
+{
+	struct monitor_cpu *c = new_cpu(SEC);
+	struct timer_spike spikes[8];
+	uint64_t next = 0, lost = 0;
+	unsigned int i, n;
+
+	add(c, SEC, 500 * US, 0); /* no threshold yet: nothing */
+	c->spike_threshold_ns = 100 * US;
+	add(c, SEC + 1 * MS, 99 * US, 0);
+	add(c, SEC + 2 * MS, 100 * US, 0);
+	add(c, SEC + 3 * MS, 300 * US, 0);
+	n = monitor_cpu_take_spikes(c, &next, spikes, 8, &lost);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(spikes[0].latency_ns, 100 * US);
+	ck_assert_uint_eq(spikes[1].expiry_ns, SEC + 3 * MS);
+	ck_assert_uint_eq(lost, 0);
+	/* the ring laps a reader that does not come */
+	for (i = 0; i < MONITOR_SPIKE_RING + 10; i++)
+		add(c, 2 * SEC + i * MS, 200 * US, 0);
+	n = monitor_cpu_take_spikes(c, &next, spikes, 8, &lost);
+	ck_assert_uint_eq(lost, 10);
+	ck_assert_uint_eq(n, 8);
+	ck_assert_uint_eq(spikes[0].expiry_ns, 2 * SEC + 10 * MS);
+	free(c);
+}
+END_TEST
+
+struct writer_args {
+	struct monitor_cpu *c;
+	volatile int stop;
+	uint64_t written;
+};
+
+static void *writer(void *arg)
+{
+	struct writer_args *a = arg;
+	uint64_t t = 1000 * SEC;
+
+	while (!a->stop) {
+		/* spread over slots and windows, so every field moves */
+		add(a->c, t, 1000 + (a->written * 7919) % 200000, a->written % 5 == 0);
+		t += 1 * MS;
+		a->written++;
+	}
+	return NULL;
+}
+
+/* A reader never sees a half-written sample, however often it reads. */
+START_TEST(readings_are_consistent_while_the_thread_writes)
+{
+	struct writer_args args = { .c = new_cpu(SEC) };
+	struct monitor_cpu_reading r = { .counts = buffer() };
+	uint64_t last = 0, classic, native;
+	pthread_t thread;
+	unsigned int i, k;
+
+	ck_assert_int_eq(pthread_create(&thread, NULL, writer, &args), 0);
+	for (i = 0; i < 20000; i++) {
+		monitor_cpu_read(args.c, &r);
+		classic = native = 0;
+		for (k = 0; k <= METRICS_CLASSIC_BOUNDS; k++)
+			classic += r.classic[k];
+		for (k = 0; k < r.nr; k++)
+			native += r.counts[k];
+		ck_assert_uint_eq(classic, r.count);
+		ck_assert_uint_eq(native + r.zero_count, r.count);
+		ck_assert_uint_eq(r.missed, (r.count + 4) / 5);
+		ck_assert_uint_ge(r.count, last);
+		last = r.count;
+	}
+	args.stop = 1;
+	pthread_join(thread, NULL);
+	ck_assert_uint_gt(last, 0);
+	free(r.counts);
+	free(args.c);
+}
+END_TEST
+
+START_TEST(restored_counts_continue)
+{
+	struct monitor_cpu *c = new_cpu(SEC), *d = new_cpu(SEC);
+	struct monitor_cpu_reading r = { .counts = buffer() }, s = { .counts = buffer() };
+	unsigned int i;
+
+	for (i = 0; i < 100; i++)
+		add(c, SEC + i * MS, 1000 + i * 100, i == 3);
+	monitor_cpu_read(c, &r);
+	monitor_cpu_restore(d, &r);
+	add(d, 9 * SEC, 5000, 0);
+	monitor_cpu_read(d, &s);
+	ck_assert_uint_eq(s.count, 101);
+	ck_assert_uint_eq(s.missed, 1);
+	ck_assert_uint_eq(s.max_ns, 10900);
+	ck_assert_uint_eq(s.sum_ns, r.sum_ns + 5000);
+	ck_assert_uint_eq(s.first, r.first);
+	free(r.counts);
+	free(s.counts);
+	free(c);
+	free(d);
+}
+END_TEST
+
+static struct monitor_window sample_window(uint64_t i)
+{
+	struct monitor_window w = {
+		.index = 5000000 + i + (i > 100 ? 7 : 0), /* a gap, as after a restart */
+		.count = 300000 - (i % 3),
+		.max_ns = 20000 + (i * 7919) % 900000,
+		.p99_slot = (uint32_t)(1000 + i % 50),
+		.missed = i % 11 == 0 ? 123456789 : 0,
+		.partial = i % 17 == 0,
+	};
+
+	return w;
+}
+
+START_TEST(window_ring_keeps_at_least_its_capacity_in_order)
+{
+	struct window_ring *ring = window_ring_new(10080);
+	struct window_ring_cursor cursor;
+	struct monitor_window w, want;
+	uint64_t i, first, n = 0;
+
+	for (i = 0; i < 30000; i++) {
+		w = sample_window(i);
+		ck_assert_int_eq(window_ring_append(ring, &w), 0);
+		ck_assert_uint_ge(window_ring_count(ring), i + 1 < 10080 ? i + 1 : 10080);
+		ck_assert_uint_lt(window_ring_count(ring), 10080 + 2 * 256);
+	}
+	first = 30000 - window_ring_count(ring);
+	window_ring_begin(ring, &cursor);
+	while (window_ring_next(&cursor, &w)) {
+		want = sample_window(first + n++);
+		ck_assert_uint_eq(w.index, want.index);
+		ck_assert_uint_eq(w.count, want.count);
+		ck_assert_uint_eq(w.max_ns, want.max_ns);
+		ck_assert_uint_eq(w.p99_slot, want.p99_slot);
+		ck_assert_uint_eq(w.missed, want.missed);
+		ck_assert_int_eq(w.partial, want.partial);
+	}
+	ck_assert_uint_eq(n, window_ring_count(ring));
+	/* the compact form: under 10 bytes a window even when each differs */
+	ck_assert_uint_lt(window_ring_bytes(ring) / window_ring_count(ring), 10);
+	window_ring_free(ring);
+	/* and 4 bytes a usual one: the next index, as many samples, the same p99 */
+	ring = window_ring_new(10080);
+	for (i = 0; i < 10080; i++) {
+		w = (struct monitor_window){ 6000000 + i, 300000, 30000 + (i * 7919) % 20000,
+					     1500,	  0,	  false };
+		ck_assert_int_eq(window_ring_append(ring, &w), 0);
+	}
+	ck_assert_uint_le(window_ring_bytes(ring), 10080 * 4 + 4096);
+	window_ring_begin(ring, &cursor);
+	for (i = 0; window_ring_next(&cursor, &w); i++)
+		ck_assert(w.index == 6000000 + i && w.count == 300000 &&
+			  w.max_ns == 30000 + (i * 7919) % 20000 && w.p99_slot == 1500 &&
+			  !w.missed && !w.partial);
+	ck_assert_uint_eq(i, 10080);
+	window_ring_free(ring);
+}
+END_TEST
+
+START_TEST(window_ring_empty_and_small)
+{
+	struct window_ring *ring = window_ring_new(3);
+	struct window_ring_cursor cursor;
+	struct monitor_window w = sample_window(1);
+
+	window_ring_begin(ring, &cursor);
+	ck_assert(!window_ring_next(&cursor, &w));
+	ck_assert_int_eq(window_ring_append(ring, &w), 0);
+	window_ring_begin(ring, &cursor);
+	ck_assert(window_ring_next(&cursor, &w));
+	ck_assert_uint_eq(w.index, sample_window(1).index);
+	ck_assert(!window_ring_next(&cursor, &w));
+	window_ring_free(ring);
+}
+END_TEST
+
+/* ---- the state file ---- */
+
+static char tmpdir[64];
+
+static void make_tmpdir(void)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/latscope-state-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void remove_tmpdir(void)
+{
+	char command[128];
+
+	snprintf(command, sizeof(command), "rm -rf %s", tmpdir);
+	ck_assert_int_eq(system(command), 0);
+}
+
+static void state_path(char *path, size_t size, const char *name)
+{
+	snprintf(path, size, "%s/%s", tmpdir, name);
+}
+
+/* One CPU with samples, windows and explained spikes, and its parts as views. */
+struct cpu_fixture {
+	struct monitor_cpu *c;
+	struct monitor_cpu_reading reading;
+	struct window_ring *ring;
+	struct monitor_explained explained;
+};
+
+static void make_cpu(struct cpu_fixture *f, unsigned int cpu)
+{
+	static const char *const kinds[] = { "thread", "vector", "timer_delay" };
+	static const char *const labels[] = { "kworker/1:2", "local_timer", "timer irq delay" };
+	const uint64_t parts[] = { 30000, 2000, 500 };
+	struct monitor_window w;
+	unsigned int i;
+
+	f->c = new_cpu(SEC);
+	for (i = 0; i < 5000; i++)
+		add(f->c, 100 * SEC + i * MS, 1500 + (i * 7919) % 40000 + cpu, i % 97 == 0);
+	f->ring = window_ring_new(100);
+	while (monitor_cpu_take_window(f->c, &w))
+		ck_assert_int_eq(window_ring_append(f->ring, &w), 0);
+	f->reading.counts = buffer();
+	monitor_cpu_read(f->c, &f->reading);
+	memset(&f->explained, 0, sizeof(f->explained));
+	monitor_explained_count(&f->explained, 1700000000ULL * SEC, 32500, false, kinds, labels,
+				parts, 3);
+	monitor_explained_count(&f->explained, 1700000001ULL * SEC, 2500, true, kinds + 1,
+				labels + 1, parts + 1, 2);
+	f->explained.lost_events = 42 + cpu;
+}
+
+static void free_cpu(struct cpu_fixture *f)
+{
+	free(f->c);
+	free(f->reading.counts);
+	window_ring_free(f->ring);
+}
+
+static json_t *fixture_header(const char *cpus)
+{
+	return json_pack("{sssss{sssIsI}}", "schema", "latscope/1", "command", "monitor", "params",
+			 "cpus", cpus, "interval_ns", (json_int_t)MS, "window_ns", (json_int_t)SEC);
+}
+
+static void write_fixture(const char *path, struct cpu_fixture *f, unsigned int n, const char *cpus)
+{
+	json_t *header = fixture_header(cpus);
+	struct state_writer *w = state_writer_open(path, header);
+	unsigned int i;
+
+	ck_assert_ptr_nonnull(w);
+	for (i = 0; i < n; i++) {
+		struct state_cpu cpu = { .cpu = 2 + i,
+					 .reading = &f[i].reading,
+					 .window_ns = SEC,
+					 .windows = f[i].ring,
+					 .explained = &f[i].explained };
+
+		ck_assert_int_eq(state_writer_cpu(w, &cpu), 0);
+	}
+	ck_assert_int_eq(state_writer_close(w), 0);
+	json_decref(header);
+}
+
+struct read_back {
+	unsigned int nr;
+	struct cpu_fixture *want;
+	bool header_seen;
+};
+
+static int header_ok(void *context, json_t *header, char *why, size_t size)
+{
+	struct read_back *r = context;
+
+	(void)why;
+	(void)size;
+	r->header_seen = true;
+	ck_assert_str_eq(json_string_value(json_object_get(header, "command")), "monitor");
+	return 0;
+}
+
+static int compare_cpu(void *context, json_t *object, char *why, size_t size)
+{
+	struct read_back *r = context;
+	struct cpu_fixture *want = &r->want[r->nr];
+	struct monitor_cpu_reading got = { .counts = buffer() };
+	struct window_ring *ring = window_ring_new(100);
+	struct window_ring_cursor a, b;
+	struct monitor_explained x;
+	struct monitor_window wa, wb;
+	int ret = state_cpu_parse(object, &got, ring, SEC, &x, why, size);
+
+	if (ret)
+		return ret;
+	ck_assert_uint_eq(json_integer_value(json_object_get(object, "cpu")), 2 + r->nr);
+	ck_assert_uint_eq(got.count, want->reading.count);
+	ck_assert_uint_eq(got.sum_ns, want->reading.sum_ns);
+	ck_assert_uint_eq(got.max_ns, want->reading.max_ns);
+	ck_assert_uint_eq(got.missed, want->reading.missed);
+	ck_assert_mem_eq(got.classic, want->reading.classic, sizeof(got.classic));
+	ck_assert_uint_eq(got.zero_count, want->reading.zero_count);
+	ck_assert_uint_eq(got.first, want->reading.first);
+	ck_assert_uint_eq(got.nr, want->reading.nr);
+	ck_assert_mem_eq(got.counts, want->reading.counts, got.nr * sizeof(uint64_t));
+	ck_assert_uint_eq(window_ring_count(ring), window_ring_count(want->ring));
+	window_ring_begin(ring, &a);
+	window_ring_begin(want->ring, &b);
+	while (window_ring_next(&b, &wb)) {
+		ck_assert(window_ring_next(&a, &wa));
+		ck_assert_uint_eq(wa.index, wb.index);
+		ck_assert_uint_eq(wa.count, wb.count);
+		ck_assert_uint_eq(wa.max_ns, wb.max_ns);
+		ck_assert_uint_eq(wa.p99_slot, wb.p99_slot);
+		ck_assert_uint_eq(wa.missed, wb.missed);
+		ck_assert_int_eq(wa.partial, wb.partial);
+	}
+	ck_assert(got.has_closed);
+	ck_assert_uint_eq(x.nr_causes, want->explained.nr_causes);
+	ck_assert_str_eq(x.causes[0].name, "kworker/1:2");
+	ck_assert_uint_eq(x.causes[0].spikes, 1);
+	ck_assert_uint_eq(x.causes[1].spikes, 1);
+	ck_assert_uint_eq(x.causes[1].ns, 4000);
+	ck_assert_uint_eq(x.nr_worst, 2);
+	ck_assert_uint_eq(x.worst[0].latency_ns, 32500);
+	ck_assert_uint_eq(x.worst[0].nr_parts, 3);
+	ck_assert_uint_eq(x.worst[1].parts[0].cause, 1);
+	ck_assert(x.worst[1].incomplete);
+	ck_assert_uint_eq(x.lost_events, 42 + r->nr);
+	free(got.counts);
+	window_ring_free(ring);
+	r->nr++;
+	return 0;
+}
+
+START_TEST(state_round_trip)
+{
+	struct cpu_fixture f[2];
+	struct read_back r = { .want = f };
+	char path[128], why[256];
+
+	make_tmpdir();
+	state_path(path, sizeof(path), "state.json");
+	make_cpu(&f[0], 0);
+	make_cpu(&f[1], 1);
+	ck_assert_uint_gt(window_ring_count(f[0].ring), 3);
+	write_fixture(path, f, 2, "2-3");
+	ck_assert_int_eq(state_read(path, header_ok, compare_cpu, &r, why, sizeof(why)),
+			 STATE_CONTINUED);
+	ck_assert(r.header_seen);
+	ck_assert_uint_eq(r.nr, 2);
+	free_cpu(&f[0]);
+	free_cpu(&f[1]);
+	remove_tmpdir();
+}
+END_TEST
+
+static int accept_cpu(void *context, json_t *object, char *why, size_t size)
+{
+	struct monitor_cpu_reading got = { .counts = calloc(NATIVE_SLOTS, sizeof(uint64_t)) };
+	struct window_ring *ring = window_ring_new(100);
+	struct monitor_explained x;
+	int ret = state_cpu_parse(object, &got, ring, SEC, &x, why, size);
+
+	(void)context;
+	free(got.counts);
+	window_ring_free(ring);
+	return ret;
+}
+
+/* Cut anywhere, the state is refused as corrupt, never half taken. */
+START_TEST(truncated_state_is_corrupt)
+{
+	struct cpu_fixture f[1];
+	char path[128], cut[128], why[256];
+	struct read_back r = { .want = f };
+	struct stat st;
+	off_t at;
+
+	make_tmpdir();
+	state_path(path, sizeof(path), "state.json");
+	state_path(cut, sizeof(cut), "cut.json");
+	make_cpu(&f[0], 0);
+	write_fixture(path, f, 1, "2");
+	ck_assert_int_eq(stat(path, &st), 0);
+	for (at = 0; at < st.st_size - 1; at += st.st_size / 97 + 1) {
+		char command[512];
+
+		snprintf(command, sizeof(command), "head -c %lld %s > %s", (long long)at, path,
+			 cut);
+		ck_assert_int_eq(system(command), 0);
+		r.header_seen = false;
+		ck_assert_int_eq(state_read(cut, header_ok, accept_cpu, &r, why, sizeof(why)),
+				 STATE_CORRUPT);
+		ck_assert_msg(why[0], "no reason at %lld", (long long)at);
+	}
+	/* the last byte is the newline: without it the state is whole */
+	ck_assert_int_eq(truncate(path, st.st_size - 1), 0);
+	ck_assert_int_eq(state_read(path, header_ok, accept_cpu, &r, why, sizeof(why)),
+			 STATE_CONTINUED);
+	state_path(cut, sizeof(cut), "absent.json");
+	ck_assert_int_eq(state_read(cut, header_ok, accept_cpu, &r, why, sizeof(why)),
+			 STATE_ABSENT);
+	free_cpu(&f[0]);
+	remove_tmpdir();
+}
+END_TEST
+
+static char last_warning[1024];
+
+static void keep_warning(enum log_level level, const char *message)
+{
+	if (level <= LATSCOPE_LOG_WARNING)
+		snprintf(last_warning, sizeof(last_warning), "%s", message);
+}
+
+/* A monitor on the fixture box (isolated 2-7), measuring cpus 2-3, not started. */
+static struct monitor *fixture_monitor(struct sysroot **root, struct topology *topo,
+				       const char *path, uint64_t interval)
+{
+	struct monitor_params p;
+	struct monitor *m;
+
+	*root = sysroot_new(FIXTURE("check-rt-box"));
+	ck_assert_ptr_nonnull(*root);
+	ck_assert_int_eq(topology_load(*root, topo), 0);
+	monitor_params_default(&p);
+	cpuset_add(&p.cpus, 2);
+	cpuset_add(&p.cpus, 3);
+	p.interval_ns = interval;
+	p.window_ns = SEC;
+	p.explain = true;
+	p.state_path = path;
+	p.root = *root;
+	m = monitor_new(&p, topo);
+	ck_assert_ptr_nonnull(m);
+	return m;
+}
+
+static const struct metrics_cpu *collected_cpu(const struct metrics *metrics, unsigned int cpu)
+{
+	unsigned int i;
+
+	for (i = 0; i < metrics->nr_cpus; i++)
+		if (metrics->cpus[i].cpu == cpu)
+			return &metrics->cpus[i];
+	return NULL;
+}
+
+START_TEST(monitor_continues_a_matching_state)
+{
+	struct cpu_fixture f[2];
+	struct sysroot *root;
+	struct topology topo;
+	enum state_outcome outcome;
+	struct metrics *metrics;
+	struct monitor *m;
+	char path[128];
+
+	make_tmpdir();
+	state_path(path, sizeof(path), "monitor.json");
+	make_cpu(&f[0], 0);
+	make_cpu(&f[1], 1);
+	write_fixture(path, f, 2, "2-3");
+	m = fixture_monitor(&root, &topo, path, MS);
+	ck_assert_int_eq(monitor_load_state(m, &outcome), 0);
+	ck_assert_int_eq(outcome, STATE_CONTINUED);
+	metrics = monitor_collect(m);
+	ck_assert_uint_eq(collected_cpu(metrics, 3)->count, f[1].reading.count);
+	ck_assert_uint_eq(collected_cpu(metrics, 3)->missed, f[1].reading.missed);
+	ck_assert(collected_cpu(metrics, 2)->has_window);
+	ck_assert_uint_eq(collected_cpu(metrics, 2)->nr_causes, 3);
+	ck_assert_uint_eq(collected_cpu(metrics, 2)->lost_events, 42);
+	metrics_free(metrics);
+	/* its own checkpoint reads back the same */
+	ck_assert_int_eq(monitor_checkpoint(m), 0);
+	monitor_free(m);
+	m = fixture_monitor(&root, &topo, path, MS);
+	ck_assert_int_eq(monitor_load_state(m, &outcome), 0);
+	ck_assert_int_eq(outcome, STATE_CONTINUED);
+	metrics = monitor_collect(m);
+	ck_assert_uint_eq(collected_cpu(metrics, 3)->count, f[1].reading.count);
+	ck_assert_uint_eq(collected_cpu(metrics, 3)->sum_ns, f[1].reading.sum_ns);
+	metrics_free(metrics);
+	monitor_free(m);
+	topology_release(&topo);
+	sysroot_free(root);
+	free_cpu(&f[0]);
+	free_cpu(&f[1]);
+	remove_tmpdir();
+}
+END_TEST
+
+START_TEST(monitor_keeps_other_states_aside)
+{
+	struct cpu_fixture f[1];
+	struct sysroot *root;
+	struct topology topo;
+	enum state_outcome outcome;
+	struct metrics *metrics;
+	struct monitor *m;
+	char path[128], aside[160];
+	struct stat st;
+
+	make_tmpdir();
+	log_set_hook(keep_warning);
+	state_path(path, sizeof(path), "monitor.json");
+	make_cpu(&f[0], 0);
+	/* another run's cpus */
+	write_fixture(path, f, 1, "2");
+	m = fixture_monitor(&root, &topo, path, MS);
+	ck_assert_int_eq(monitor_load_state(m, &outcome), 0);
+	ck_assert_int_eq(outcome, STATE_MISMATCH);
+	ck_assert_msg(strstr(last_warning, "it measured cpus 2, this run measures 2-3") &&
+			      strstr(last_warning, ".old"),
+		      "%s", last_warning);
+	snprintf(aside, sizeof(aside), "%s.old", path);
+	ck_assert_int_eq(stat(aside, &st), 0);
+	ck_assert_int_eq(stat(path, &st), -1);
+	metrics = monitor_collect(m);
+	ck_assert_uint_eq(collected_cpu(metrics, 2)->count, 0);
+	metrics_free(metrics);
+	monitor_free(m);
+	/* another interval */
+	write_fixture(path, f, 1, "2-3");
+	m = fixture_monitor(&root, &topo, path, 2 * MS);
+	ck_assert_int_eq(monitor_load_state(m, &outcome), 0);
+	ck_assert_int_eq(outcome, STATE_MISMATCH);
+	ck_assert_ptr_nonnull(strstr(last_warning, "interval"));
+	monitor_free(m);
+	/* the right header, a cpu missing: corrupt, and nothing of it taken */
+	write_fixture(path, f, 1, "2-3");
+	m = fixture_monitor(&root, &topo, path, MS);
+	ck_assert_int_eq(monitor_load_state(m, &outcome), 0);
+	ck_assert_int_eq(outcome, STATE_CORRUPT);
+	ck_assert_ptr_nonnull(strstr(last_warning, "cpu 3 is missing"));
+	snprintf(aside, sizeof(aside), "%s.corrupt", path);
+	ck_assert_int_eq(stat(aside, &st), 0);
+	metrics = monitor_collect(m);
+	ck_assert_uint_eq(collected_cpu(metrics, 2)->count, 0);
+	ck_assert_uint_eq(collected_cpu(metrics, 2)->nr_causes, 0);
+	metrics_free(metrics);
+	monitor_free(m);
+	/* garbage */
+	{
+		FILE *g = fopen(path, "w");
+
+		fputs("{\"schema\": \"latscope/1\", \"command\": \"mon", g);
+		fclose(g);
+	}
+	m = fixture_monitor(&root, &topo, path, MS);
+	ck_assert_int_eq(monitor_load_state(m, &outcome), 0);
+	ck_assert_int_eq(outcome, STATE_CORRUPT);
+	ck_assert_ptr_nonnull(strstr(last_warning, "is corrupt"));
+	monitor_free(m);
+	log_set_hook(NULL);
+	topology_release(&topo);
+	sysroot_free(root);
+	free_cpu(&f[0]);
+	remove_tmpdir();
+}
+END_TEST
+
+START_TEST(audit_reports_the_failing_rules)
+{
+	struct sysroot *root = sysroot_new(FIXTURE("check-rt-box"));
+	struct monitor_audit *audit = monitor_audit_start(root, NULL, 3600 * SEC, NULL);
+	struct metrics_rule *rules;
+	unsigned int nr, i;
+	json_t *doc;
+
+	ck_assert_ptr_nonnull(audit);
+	monitor_audit_wait_first(audit);
+	ck_assert_int_eq(monitor_audit_failed(audit, &rules, &nr), 0);
+	doc = monitor_audit_json(audit);
+	ck_assert_uint_eq(json_array_size(json_object_get(doc, "failed")), nr);
+	ck_assert_str_eq(json_string_value(json_object_get(doc, "rt_cpus")), "2-7");
+	for (i = 0; i < nr; i++) {
+		ck_assert(rules[i].id[0]);
+		ck_assert(!strcmp(rules[i].severity, "fatal") ||
+			  !strcmp(rules[i].severity, "high") ||
+			  !strcmp(rules[i].severity, "medium") ||
+			  !strcmp(rules[i].severity, "low") || !strcmp(rules[i].severity, "info"));
+	}
+	free(rules);
+	json_decref(doc);
+	/* the thread ends at once, in the middle of its hour */
+	monitor_audit_free(audit);
+	sysroot_free(root);
+}
+END_TEST
+
+START_TEST(systemd_hears_ready_and_stopping)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	char message[256];
+	ssize_t n;
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	ck_assert_int_ge(fd, 0);
+	/* without $NOTIFY_SOCKET: nothing, and no error */
+	unsetenv("NOTIFY_SOCKET");
+	ck_assert_int_eq(monitor_notify_ready("measuring"), 0);
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "/tmp/latscope-notify-%d", (int)getpid());
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
+	setenv("NOTIFY_SOCKET", addr.sun_path, 1);
+	ck_assert_int_eq(monitor_notify_ready("measuring cpus 2-3"), 0);
+	n = recv(fd, message, sizeof(message) - 1, 0);
+	ck_assert_int_gt(n, 0);
+	message[n] = '\0';
+	ck_assert_str_eq(message, "READY=1\nSTATUS=measuring cpus 2-3");
+	ck_assert_int_eq(monitor_notify_stopping(), 0);
+	n = recv(fd, message, sizeof(message) - 1, 0);
+	message[n > 0 ? n : 0] = '\0';
+	ck_assert_str_eq(message, "STOPPING=1");
+	unsetenv("NOTIFY_SOCKET");
+	close(fd);
+	unlink(addr.sun_path);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *suite = suite_create("monitor");
+	TCase *cpu = tcase_create("cpu"), *ring = tcase_create("ring");
+
+	tcase_set_timeout(cpu, 30);
+	tcase_add_test(cpu, counts_are_exact_at_every_bound);
+	tcase_add_test(cpu, windows_roll_over_on_the_wall_clock_grid);
+	tcase_add_test(cpu, window_p99_is_the_rank_of_the_window);
+	tcase_add_test(cpu, a_slow_reader_loses_windows_it_is_told_of);
+	tcase_add_test(cpu, spikes_above_the_threshold_come_in_order);
+	tcase_add_test(cpu, readings_are_consistent_while_the_thread_writes);
+	tcase_add_test(cpu, restored_counts_continue);
+	tcase_add_test(ring, window_ring_keeps_at_least_its_capacity_in_order);
+	tcase_add_test(ring, window_ring_empty_and_small);
+	TCase *state = tcase_create("state");
+
+	tcase_set_timeout(state, 60);
+	tcase_add_test(state, state_round_trip);
+	tcase_add_test(state, truncated_state_is_corrupt);
+	tcase_add_test(state, monitor_continues_a_matching_state);
+	tcase_add_test(state, monitor_keeps_other_states_aside);
+	tcase_add_test(state, audit_reports_the_failing_rules);
+	tcase_add_test(state, systemd_hears_ready_and_stopping);
+	suite_add_tcase(suite, cpu);
+	suite_add_tcase(suite, ring);
+	suite_add_tcase(suite, state);
+	return unit_run(suite);
+}
