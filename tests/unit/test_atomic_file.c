@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -205,6 +206,85 @@ START_TEST(the_longest_name_still_has_a_temporary_file)
 }
 END_TEST
 
+START_TEST(the_check_does_what_the_open_does)
+{
+	char path[PATH_MAX], link[PATH_MAX];
+
+	/* nothing created, nothing left; the same answers as atomic_file_open() */
+	ck_assert_int_eq(atomic_file_check(in_dir("new.txt", path, sizeof(path))), 0);
+	ck_assert_int_eq(atomic_file_check(dir), -EISDIR);
+	ck_assert_int_eq(atomic_file_check(in_dir("no/such/x", path, sizeof(path))), -ENOENT);
+	ck_assert_int_eq(atomic_file_check(""), -ENOENT);
+	ck_assert_int_eq(atomic_file_check("/dev/null"), 0);
+	in_dir("loop", link, sizeof(link));
+	ck_assert_int_eq(symlink("loop", link), 0);
+	ck_assert_int_eq(atomic_file_check(link), -ELOOP);
+	ck_assert_int_eq(unlink(link), 0);
+	ck_assert_uint_eq(entries(), 0);
+}
+END_TEST
+
+START_TEST(a_dangling_relative_link_creates_its_file)
+{
+	struct atomic_file file;
+	char path[PATH_MAX], link[PATH_MAX], text[64];
+	struct stat st;
+
+	ck_assert_int_eq(mkdir(in_dir("sub", path, sizeof(path)), 0755), 0);
+	in_dir("latest", link, sizeof(link));
+	ck_assert_int_eq(symlink("sub/run-1.txt", link), 0);
+	ck_assert_int_eq(atomic_file_check(link), 0);
+	ck_assert_int_eq(atomic_file_open(&file, link), 0);
+	fputs("first\n", file.stream);
+	ck_assert_int_eq(atomic_file_commit(&file), 0);
+	ck_assert_int_eq(lstat(link, &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	ck_assert_str_eq(get(in_dir("sub/run-1.txt", path, sizeof(path)), text, sizeof(text)),
+			 "first\n");
+	/* the temporary file went beside the target, and is gone */
+	ck_assert_uint_eq(entries(), 2);
+}
+END_TEST
+
+START_TEST(a_replaced_file_keeps_its_mode)
+{
+	struct atomic_file file;
+	char path[PATH_MAX];
+	struct stat st;
+
+	in_dir("private.txt", path, sizeof(path));
+	put(path, "old\n");
+	ck_assert_int_eq(chmod(path, 0600), 0);
+	ck_assert_int_eq(atomic_file_open(&file, path), 0);
+	fputs("new\n", file.stream);
+	ck_assert_int_eq(atomic_file_commit(&file), 0);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0600);
+}
+END_TEST
+
+/* /dev/stdout redirected to a file: that file is appended to, not replaced */
+START_TEST(an_open_file_of_proc_is_written_in_place)
+{
+	struct atomic_file file;
+	char path[PATH_MAX], fd_path[64], text[64];
+	int fd;
+
+	in_dir("redirected.txt", path, sizeof(path));
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "printed\n", 8), 8);
+	snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", fd);
+	ck_assert_int_eq(atomic_file_open(&file, fd_path), 0);
+	ck_assert_ptr_null(file.temp);
+	fputs("document\n", file.stream);
+	ck_assert_int_eq(atomic_file_commit(&file), 0);
+	close(fd);
+	ck_assert_str_eq(get(path, text, sizeof(text)), "printed\ndocument\n");
+	ck_assert_uint_eq(entries(), 1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *suite = suite_create("atomic_file");
@@ -219,6 +299,10 @@ int main(void)
 	tcase_add_test(tc, a_device_is_written_in_place);
 	tcase_add_test(tc, a_failed_write_leaves_nothing);
 	tcase_add_test(tc, the_longest_name_still_has_a_temporary_file);
+	tcase_add_test(tc, the_check_does_what_the_open_does);
+	tcase_add_test(tc, a_dangling_relative_link_creates_its_file);
+	tcase_add_test(tc, a_replaced_file_keeps_its_mode);
+	tcase_add_test(tc, an_open_file_of_proc_is_written_in_place);
 	suite_add_tcase(suite, tc);
 	return unit_run(suite);
 }
