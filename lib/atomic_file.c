@@ -23,6 +23,7 @@ static void release(struct atomic_file *file)
 {
 	free(file->path);
 	free(file->temp);
+	free(file->buffer);
 	memset(file, 0, sizeof(*file));
 }
 
@@ -217,14 +218,15 @@ int atomic_file_open(struct atomic_file *file, const char *path)
 		release(file);
 		return fd;
 	}
-	file->stream = fdopen(fd, "w");
+	file->buffer = malloc(STREAM_BUFFER);
+	file->stream = file->buffer ? fdopen(fd, "w") : NULL;
 	if (!file->stream) {
-		ret = -errno;
+		ret = file->buffer ? -errno : -ENOMEM;
 		close(fd);
 		atomic_file_abandon(file);
 		return ret;
 	}
-	setvbuf(file->stream, NULL, _IOFBF, STREAM_BUFFER);
+	setvbuf(file->stream, file->buffer, _IOFBF, STREAM_BUFFER);
 	return 0;
 }
 

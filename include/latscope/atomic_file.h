@@ -20,6 +20,7 @@ struct atomic_file {
 	char *temp; /* the temporary file beside it; NULL when written in place */
 	mode_t mode; /* of the file replaced, when keep_mode */
 	bool keep_mode;
+	char *buffer; /* the stream's (glibc ignores setvbuf's size without one) */
 };
 
 /**
