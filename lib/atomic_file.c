@@ -196,6 +196,26 @@ int atomic_file_check(const char *path)
 	return ret;
 }
 
+int atomic_file_check_directory(const char *dir)
+{
+	struct atomic_file file = { 0 };
+	int ret, fd;
+
+	if (!dir || !*dir)
+		return -ENOENT;
+	/* any name: only the temporary one beside it is made, with O_EXCL */
+	if (asprintf(&file.path, "%s/latscope", dir) < 0) {
+		file.path = NULL;
+		return -ENOMEM;
+	}
+	fd = strlen(file.path) >= PATH_MAX ? -ENAMETOOLONG : create_temp(&file);
+	ret = fd < 0 ? fd : close(fd);
+	if (fd >= 0)
+		unlink(file.temp);
+	release(&file);
+	return ret;
+}
+
 int atomic_file_open(struct atomic_file *file, const char *path)
 {
 	bool in_place;
@@ -230,6 +250,28 @@ int atomic_file_open(struct atomic_file *file, const char *path)
 	return 0;
 }
 
+/*
+ * The rename is on disk once the directory is: without this a crash after
+ * the commit could bring back the old file (or none), which a checkpoint
+ * or a journal must not allow. Best effort: the data itself is synced.
+ */
+static void sync_directory(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	int fd;
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+}
+
 int atomic_file_commit(struct atomic_file *file)
 {
 	int ret = 0;
@@ -249,6 +291,8 @@ int atomic_file_commit(struct atomic_file *file)
 	file->stream = NULL;
 	if (!ret && file->temp && rename(file->temp, file->path))
 		ret = -errno;
+	if (!ret && file->temp)
+		sync_directory(file->path);
 	if (ret && file->temp)
 		unlink(file->temp);
 	release(file);

@@ -10,11 +10,6 @@
 #include "latscope/atomic_file.h"
 #include "latscope/result.h"
 
-int result_check_writable(const char *path)
-{
-	return atomic_file_check(path);
-}
-
 int result_write_as(json_t *doc, const char *path, enum result_layout layout)
 {
 	size_t flags = JSON_PRESERVE_ORDER;

@@ -10,9 +10,10 @@
  * A text output that appears whole or not at all: it is written to a
  * temporary file in the target's directory and renamed over the target on
  * commit, so a reader never sees half a file and a full disk leaves the old
- * file (or none) behind, never a partial one. The result document has its
- * own writer (result_write()); this is for the text files commands write
- * (histograms, gap lists, textfile exports).
+ * file (or none) behind, never a partial one. The one way the project
+ * writes a file: result documents (result_write()), the IRQ journal, text
+ * outputs (histograms, gap lists, trace captures, report pages and plots),
+ * the monitor's state and textfile, the tracefs mount record.
  */
 struct atomic_file {
 	FILE *stream; /* write the content here (a 64 KiB buffer: one write(2) per 64 KiB) */
@@ -55,8 +56,23 @@ int atomic_file_open(struct atomic_file *file, const char *path);
 int atomic_file_check(const char *path);
 
 /**
+ * atomic_file_check_directory - whether files can be created in @dir,
+ * leaving nothing behind
+ * @dir: an existing directory
+ *
+ * Creates (then removes) a temporary file in @dir as atomic_file_open()
+ * would for a file there, since root passes access(2) even on a read-only
+ * file system. Returns 0 or a negative errno code (ENOENT, ENOTDIR,
+ * EACCES, EROFS, ENOSPC, ...).
+ */
+int atomic_file_check_directory(const char *dir);
+
+/**
  * atomic_file_commit - finish the file: flush, sync and rename it into place
  * @file: opened with atomic_file_open(); released whatever the outcome
+ *
+ * The directory is synced after the rename too, so the new file survives
+ * a crash that follows the commit.
  *
  * Returns 0, or a negative errno code (ENOSPC, EDQUOT, EIO, EFBIG, ...)
  * after removing the temporary file: the target is then as it was.

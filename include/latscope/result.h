@@ -103,7 +103,8 @@ json_t *result_period_sources(const struct period_source *sources, int nr_source
  * never a partial one. A symbolic link is written through: the link stays
  * and the file it points to is replaced in that file's directory. A pipe,
  * a terminal, a device, or a file reached through /proc/PID/fd
- * (/dev/stdout) is written in place, appending.
+ * (/dev/stdout) is written in place, appending. atomic_file_check()
+ * answers before any work whether the write can happen.
  */
 
 /* How a document is laid out. */
@@ -112,21 +113,6 @@ enum result_layout {
 	RESULT_LAYOUT_COMPACT, /* one line, whatever the destination (--json-compact) */
 	RESULT_LAYOUT_PRETTY, /* indented by two, whatever the destination */
 };
-
-/**
- * result_check_writable - fail before any work when a result could not be written
- * @path: where the document will go
- *
- * Does what result_write() will do up to the first byte: resolves the
- * target, then creates (and removes) the temporary file beside it, or opens
- * an in-place target for writing. So a target that is a directory
- * (-EISDIR), a missing directory (-ENOENT), a path or name too long
- * (-ENAMETOOLONG), a directory without write permission (-EACCES, also for
- * root on a read-only file system: -EROFS) all fail here. Root passes
- * access(2), so nothing is decided by it. Returns 0 or a negative errno
- * code.
- */
-int result_check_writable(const char *path);
 
 /**
  * result_write_as - write a document to a path

@@ -128,9 +128,53 @@ START_TEST(paths_that_cannot_be_written)
 	ck_assert_int_eq(atomic_file_open(&file, in_dir("no/such/dir/x", path, sizeof(path))),
 			 -ENOENT);
 	ck_assert_int_eq(atomic_file_open(&file, dir), -EISDIR);
+	ck_assert_int_eq(atomic_file_open(&file, in_dir("", path, sizeof(path))), -EISDIR);
 	ck_assert_int_eq(atomic_file_open(&file, ""), -ENOENT);
 	ck_assert_ptr_null(file.stream);
+	/* a file where a directory should be */
+	put(in_dir("file", path, sizeof(path)), "x\n");
+	ck_assert_int_eq(atomic_file_open(&file, in_dir("file/out", path, sizeof(path))), -ENOTDIR);
+	ck_assert_int_eq(unlink(in_dir("file", path, sizeof(path))), 0);
 	ck_assert_uint_eq(entries(), 0);
+}
+END_TEST
+
+/*
+ * Refused by creating a file, not by access(2); root may write there, so
+ * only an ordinary user sees the refusal.
+ */
+START_TEST(a_directory_without_write_permission)
+{
+	char sub[PATH_MAX], path[PATH_MAX];
+
+	ck_assert_int_eq(mkdir(in_dir("ro", sub, sizeof(sub)), 0555), 0);
+	in_dir("ro/out.txt", path, sizeof(path));
+	if (geteuid()) {
+		ck_assert_int_eq(atomic_file_check(path), -EACCES);
+		ck_assert_int_eq(atomic_file_check_directory(sub), -EACCES);
+	}
+	ck_assert_int_eq(chmod(sub, 0755), 0);
+	ck_assert_int_eq(atomic_file_check(path), 0);
+	ck_assert_int_eq(atomic_file_check_directory(sub), 0);
+	ck_assert_int_eq(rmdir(sub), 0);
+}
+END_TEST
+
+START_TEST(the_directory_check_leaves_nothing)
+{
+	char path[PATH_MAX];
+
+	ck_assert_int_eq(atomic_file_check_directory(dir), 0);
+	/* a file of the name the check builds on changes nothing */
+	put(in_dir("latscope", path, sizeof(path)), "x\n");
+	ck_assert_int_eq(atomic_file_check_directory(dir), 0);
+	ck_assert_uint_eq(entries(), 1);
+	ck_assert_int_eq(atomic_file_check_directory(in_dir("missing", path, sizeof(path))),
+			 -ENOENT);
+	ck_assert_int_eq(atomic_file_check_directory(in_dir("latscope", path, sizeof(path))),
+			 -ENOTDIR);
+	ck_assert_int_eq(atomic_file_check_directory(""), -ENOENT);
+	ck_assert_uint_eq(entries(), 1);
 }
 END_TEST
 
@@ -151,6 +195,11 @@ START_TEST(a_link_is_followed_and_kept)
 	ck_assert(S_ISLNK(st.st_mode));
 	ck_assert_str_eq(get(path, text, sizeof(text)), "through\n");
 	ck_assert_uint_eq(entries(), 2);
+	/* a link to a directory is a directory */
+	ck_assert_int_eq(unlink(link), 0);
+	ck_assert_int_eq(symlink(".", link), 0);
+	ck_assert_int_eq(atomic_file_check(link), -EISDIR);
+	ck_assert_int_eq(atomic_file_open(&file, link), -EISDIR);
 }
 END_TEST
 
@@ -190,19 +239,29 @@ START_TEST(a_failed_write_leaves_nothing)
 }
 END_TEST
 
-START_TEST(the_longest_name_still_has_a_temporary_file)
+START_TEST(the_longest_names_still_have_a_temporary_file)
 {
 	struct atomic_file file;
-	char name[NAME_MAX + 1], path[PATH_MAX];
+	char name[NAME_MAX + 2], path[PATH_MAX];
+	size_t len;
 
-	memset(name, 'n', NAME_MAX);
-	name[NAME_MAX] = '\0';
-	in_dir(name, path, sizeof(path));
-	ck_assert_int_eq(atomic_file_open(&file, path), 0);
-	fputs("x\n", file.stream);
-	ck_assert_int_eq(atomic_file_commit(&file), 0);
-	ck_assert_int_eq(access(path, R_OK), 0);
-	ck_assert_uint_eq(entries(), 1);
+	/* 248 to 255 characters: a ".tmp.PID" suffix would not fit */
+	for (len = NAME_MAX - 7; len <= NAME_MAX; len++) {
+		memset(name, 'n', len);
+		name[len] = '\0';
+		in_dir(name, path, sizeof(path));
+		ck_assert_int_eq(atomic_file_check(path), 0);
+		ck_assert_int_eq(atomic_file_open(&file, path), 0);
+		fputs("x\n", file.stream);
+		ck_assert_int_eq(atomic_file_commit(&file), 0);
+		ck_assert_int_eq(access(path, R_OK), 0);
+		ck_assert_int_eq(unlink(path), 0);
+	}
+	/* one more cannot be a name at all */
+	memset(name, 'n', NAME_MAX + 1);
+	name[NAME_MAX + 1] = '\0';
+	ck_assert_int_eq(atomic_file_check(in_dir(name, path, sizeof(path))), -ENAMETOOLONG);
+	ck_assert_uint_eq(entries(), 0);
 }
 END_TEST
 
@@ -295,10 +354,12 @@ int main(void)
 	tcase_add_test(tc, new_file_gets_the_mode_fopen_would_give);
 	tcase_add_test(tc, abandon_leaves_the_old_file);
 	tcase_add_test(tc, paths_that_cannot_be_written);
+	tcase_add_test(tc, a_directory_without_write_permission);
+	tcase_add_test(tc, the_directory_check_leaves_nothing);
 	tcase_add_test(tc, a_link_is_followed_and_kept);
 	tcase_add_test(tc, a_device_is_written_in_place);
 	tcase_add_test(tc, a_failed_write_leaves_nothing);
-	tcase_add_test(tc, the_longest_name_still_has_a_temporary_file);
+	tcase_add_test(tc, the_longest_names_still_have_a_temporary_file);
 	tcase_add_test(tc, the_check_does_what_the_open_does);
 	tcase_add_test(tc, a_dangling_relative_link_creates_its_file);
 	tcase_add_test(tc, a_replaced_file_keeps_its_mode);
