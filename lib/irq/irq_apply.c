@@ -6,6 +6,7 @@
 
 #include "latscope/irq_apply.h"
 #include "latscope/log.h"
+#include "latscope/sysroot.h"
 
 /* a mask of 8192 CPUs: 2048 digits and 255 commas */
 #define MASK_TEXT_SIZE 4096
@@ -197,7 +198,7 @@ static void write_default(struct sysroot *root, const struct topology *topo,
 	report->default_error = -ret;
 	if (ret)
 		log_error("cannot set /proc/irq/default_smp_affinity to %s: %s", mask,
-			  strerror(-ret));
+			  sysroot_strerror(ret));
 }
 
 int irq_apply(struct sysroot *root, const struct topology *topo, const struct irq_table *table,

@@ -11,6 +11,7 @@
 #include "latscope/irq_journal.h"
 #include "latscope/log.h"
 #include "latscope/result.h"
+#include "latscope/sysroot.h"
 #include "latscope/topology.h"
 
 /*
@@ -422,7 +423,7 @@ static int check_journal(struct restore_check *c, struct irq_journal *journal)
 	if (ret) {
 		log_error(
 			"cannot read the cpus and irqs to check the journal %s against: %s: nothing is written",
-			c->journal_path, strerror(-ret));
+			c->journal_path, sysroot_strerror(ret));
 		return ret;
 	}
 	c->actions = calloc(json_array_size(irqs) + 1, sizeof(*c->actions));
@@ -481,8 +482,8 @@ static void restore_irq(struct sysroot *root, json_t *entry, struct irq_restore_
 		size_t len = strcspn(json_string_value(text), "\n");
 
 		log_error("irq %u %s: cannot write %s '%.*s' back: %s%s", number, name,
-			  irq_files[i - 1], (int)len, json_string_value(text), strerror(-ret),
-			  ret == -EIO ? " (read back otherwise)" : "");
+			  irq_files[i - 1], (int)len, json_string_value(text),
+			  sysroot_strerror(ret), ret == -EIO ? " (read back otherwise)" : "");
 		report->failed++;
 		return;
 	}
@@ -497,7 +498,7 @@ static void restore_default(struct sysroot *root, json_t *text, struct irq_resto
 	ret = sysroot_write(root, json_string_value(text), "/proc/irq/default_smp_affinity");
 	if (ret) {
 		log_error("cannot write /proc/irq/default_smp_affinity '%.*s' back: %s", (int)len,
-			  json_string_value(text), strerror(-ret));
+			  json_string_value(text), sysroot_strerror(ret));
 		report->failed++;
 		return;
 	}

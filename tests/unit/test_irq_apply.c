@@ -450,6 +450,30 @@ START_TEST(failed_writes_are_named_and_counted)
 }
 END_TEST
 
+/* a file that takes the write but does not read back as one: named in sysroot's words */
+START_TEST(a_read_back_that_is_no_file_is_named)
+{
+	struct irq_restore_report restored;
+	char link[1024];
+	struct state s;
+
+	start(&s, FIXTURE("irq-numa2"));
+	plan_and_apply(&s, "");
+	snprintf(link, sizeof(link), "%s/proc/irq/45/smp_affinity_list", s.copy.dir);
+	ck_assert_int_eq(unlink(link), 0);
+	ck_assert_int_eq(symlink("/dev/null", link), 0);
+	log_set_hook(capture);
+	said[0] = '\0';
+	ck_assert_int_eq(restore(&s, &restored), -EIO);
+	ck_assert_uint_eq(restored.failed, 1);
+	ck_assert_ptr_nonnull(strstr(
+		said,
+		"irq 45 eth0-TxRx-4: cannot write smp_affinity_list '0-15' back: not a regular file"));
+	log_set_hook(NULL);
+	finish(&s);
+}
+END_TEST
+
 START_TEST(an_empty_journal_is_a_fresh_one)
 {
 	struct irq_restore_report restored;
@@ -652,6 +676,7 @@ int main(void)
 	tcase_add_test(tc, invalid_journals_are_refused_whole);
 	tcase_add_test(tc, renamed_irqs_are_skipped_and_named);
 	tcase_add_test(tc, failed_writes_are_named_and_counted);
+	tcase_add_test(tc, a_read_back_that_is_no_file_is_named);
 	tcase_add_test(tc, an_empty_journal_is_a_fresh_one);
 	tcase_add_test(tc, journal_paths_checked);
 	tcase_add_test(tc, one_holder_at_a_time);
