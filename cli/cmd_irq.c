@@ -23,10 +23,7 @@ static const struct option_spec irq_common_specs[] = {
 	  .kind = OPTION_INPUT_DIR,
 	  .where = IRQ(root_dir),
 	  .help = "read and write a fixture tree instead of /" },
-	{ .long_name = "json",
-	  .kind = OPTION_OUTPUT_FILE,
-	  .where = IRQ(json_path),
-	  .help = "write the result document" },
+	OPTION_INCLUDE_AT(json_output_options, IRQ(json)),
 	{ .long_name = "verbose",
 	  .short_name = 'v',
 	  .kind = OPTION_COUNTER,
@@ -134,10 +131,19 @@ static void irq_defaults(void *options)
 	o->interval_ns = 10 * NS_PER_SEC;
 }
 
-#define IRQ_SUBCOMMAND(id, table, text)                                                       \
-	{                                                                                     \
-		.name = "irq " id, .summary = text, .options = table,                         \
-		.size = sizeof(struct irq_options), .init = irq_defaults, .group = &irq_group \
+static int irq_finish(void *options, void *context)
+{
+	struct irq_options *o = options;
+
+	(void)context;
+	return json_output_finish(&o->json);
+}
+
+#define IRQ_SUBCOMMAND(id, table, text)                                                         \
+	{                                                                                       \
+		.name = "irq " id, .summary = text, .options = table,                           \
+		.size = sizeof(struct irq_options), .init = irq_defaults, .finish = irq_finish, \
+		.group = &irq_group                                                             \
 	}
 
 static const struct option_command irq_subcommand_specs[] = {
@@ -215,7 +221,7 @@ static int run_show(const struct irq_options *options, struct irq_context *ctx)
 	}
 	rt_set(ctx, options, &rt);
 	irq_print_show(ctx, options, &rt);
-	if (options->json_path) {
+	if (options->json.path) {
 		doc = irq_json_document(ctx, options);
 		irq_json_add_irqs(doc, ctx);
 		irq_json_add_show(doc, ctx, &rt);
@@ -238,7 +244,7 @@ static int run_plan(const struct irq_options *options, struct irq_context *ctx)
 	if (status)
 		goto out;
 	irq_print_plan(ctx, &plan);
-	if (options->json_path) {
+	if (options->json.path) {
 		doc = irq_json_document(ctx, options);
 		irq_json_add_irqs(doc, ctx);
 		irq_json_add_plan(doc, ctx, &plan);
@@ -390,7 +396,7 @@ static int run_apply(const struct irq_options *options, struct irq_context *ctx)
 	status = irq_unjudged_error(ctx, "nothing was changed");
 	if (status)
 		goto out;
-	if (options->json_path) {
+	if (options->json.path) {
 		doc = irq_json_document(ctx, options);
 		irq_json_add_irqs(doc, ctx);
 		irq_json_add_plan(doc, ctx, &plan);
@@ -459,7 +465,7 @@ static int run_restore(const struct irq_options *options, struct irq_context *ct
 	printf("restored: %u irqs%s, %u gone, %u skipped, %u failed; journal %s\n", report.restored,
 	       report.default_restored ? " and default_smp_affinity" : "", report.gone,
 	       report.stale, report.failed, ret ? "kept" : "removed");
-	if (!options->json_path)
+	if (!options->json.path)
 		goto out;
 	/* the host facts name the CPUs; restore needed no topology until now */
 	if (topology_load(ctx->root, &ctx->topo))

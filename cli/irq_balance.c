@@ -330,7 +330,7 @@ static int finish(struct daemon *d, int status)
 	if (d->unjudged_seen && status == EXIT_OK)
 		status = runtime_error("some irqs could not be judged during the run: their "
 				       "affinity files did not read (said above)");
-	if (d->options->json_path && d->ctx.table.nr_columns) {
+	if (d->options->json.path && d->ctx.table.nr_columns) {
 		doc = irq_json_document(&d->ctx, d->options);
 		json_object_set_new(doc, "intervals", json_integer((json_int_t)d->intervals));
 		json_object_set_new(doc, "moves", json_incref(d->moves));
@@ -353,7 +353,7 @@ int irq_balance(const struct irq_options *options)
 	d.load_options.sample_ns = 0;
 	d.load_options.sample_given = false;
 	d.history = irq_history_new();
-	d.moves = options->json_path ? json_array() : NULL;
+	d.moves = options->json.path ? json_array() : NULL;
 	d.start_ns = clock_ns(CLOCK_MONOTONIC);
 	irq_policy(options, &d.policy);
 	ret = d.history ? irq_context_open(&d.ctx, options) : -ENOMEM;

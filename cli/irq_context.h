@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common_options.h"
 #include "latscope/clock.h"
 #include "latscope/irq.h"
 #include "latscope/irq_apply.h"
@@ -30,7 +31,7 @@ struct irq_options {
 	enum irq_subcommand subcommand;
 	const char *name; /* "plan" */
 	const char *root_dir; /* NULL: the live system */
-	const char *json_path;
+	struct json_output json;
 	const char *journal_path; /* NULL: IRQ_JOURNAL_PATH under the root */
 	struct cpuset rt_cpus;
 	uint64_t sample_ns;

@@ -512,5 +512,5 @@ void irq_json_add_plan(json_t *doc, const struct irq_context *ctx, const struct 
 int irq_json_write(json_t *doc, const struct irq_options *options)
 {
 	result_set_end_time(doc);
-	return output_json_write("--json", options->json_path, doc);
+	return output_json_write(&options->json, doc);
 }

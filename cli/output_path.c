@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "common_options.h"
 #include "latscope/result.h"
 #include "output_path.h"
 
@@ -92,16 +93,13 @@ int input_dir_check(const char *option, const char *dir)
 	return 0;
 }
 
-int output_json_write(const char *option, const char *path, json_t *doc)
+int output_json_write(const struct json_output *json, json_t *doc)
 {
-	int ret;
-
-	/* a short write sets no errno: an old one (isatty's ENOTTY) must not be the reason */
-	errno = 0;
-	ret = result_write(doc, path);
+	int ret = result_write_as(doc, json->path,
+				  json->compact ? RESULT_LAYOUT_COMPACT : RESULT_LAYOUT_AUTO);
 
 	if (ret)
-		return runtime_error("cannot write %s '%s': %s", option, path, strerror(-ret));
+		return runtime_error("cannot write --json '%s': %s", json->path, strerror(-ret));
 	return 0;
 }
 
