@@ -23,25 +23,13 @@ static void setup(void)
 /* what the directory holds, hidden temporary files included */
 static unsigned int entries(void)
 {
-	struct dirent *entry;
-	unsigned int n = 0;
-	DIR *d = opendir(dir);
-
-	ck_assert_ptr_nonnull(d);
-	while ((entry = readdir(d)))
-		n += strcmp(entry->d_name, ".") && strcmp(entry->d_name, "..");
-	closedir(d);
-	return n;
+	return unit_count_entries(dir);
 }
 
 static void teardown(void)
 {
-	char command[256];
-
-	snprintf(command, sizeof(command), "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(command), 0);
+	unit_remove_tree(dir);
 }
-
 static const char *in_dir(const char *name, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s/%s", dir, name);

@@ -758,8 +758,7 @@ static void apply(const struct fixture_copy *tree, const struct change *change)
 
 	snprintf(path, sizeof(path), "%s/%s", tree->dir, change->path);
 	if (change->text == REMOVE) {
-		snprintf(command, sizeof(command), "rm -rf '%s'", path);
-		ck_assert_int_eq(system(command), 0);
+		unit_remove_tree(path);
 	} else if (change->text == MAKE_DIRECTORY) {
 		ck_assert_int_eq(mkdir(path, 0755), 0);
 	} else {

@@ -151,32 +151,11 @@ START_TEST(latscope_1_documents_are_read)
 }
 END_TEST
 
-/* A scratch directory; entries() counts what is in it. */
+/* A scratch directory. */
 static void scratch(char *dir, size_t size)
 {
 	snprintf(dir, size, "/tmp/latscope-result-XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(dir));
-}
-
-static int entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-
-	ck_assert_ptr_nonnull(d);
-	while ((e = readdir(d)))
-		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-	closedir(d);
-	return n;
-}
-
-static void remove_scratch(const char *dir)
-{
-	char command[600];
-
-	snprintf(command, sizeof(command), "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(command), 0);
 }
 
 static char *slurp(const char *path)
@@ -208,9 +187,9 @@ START_TEST(compact_in_files_pretty_on_request)
 	ck_assert_int_eq(result_write_as(doc, path, RESULT_LAYOUT_PRETTY), 0);
 	ck_assert_str_eq(slurp(path),
 			 "{\n  \"answer\": 42,\n  \"list\": [\n    1,\n    2\n  ]\n}\n");
-	ck_assert_int_eq(entries(dir), 1);
+	ck_assert_uint_eq(unit_count_entries(dir), 1);
 	json_decref(doc);
-	remove_scratch(dir);
+	unit_remove_tree(dir);
 }
 END_TEST
 
@@ -235,7 +214,7 @@ START_TEST(large_document_round_trip)
 	ck_assert(json_equal(doc, back));
 	json_decref(back);
 	json_decref(doc);
-	remove_scratch(dir);
+	unit_remove_tree(dir);
 }
 END_TEST
 
