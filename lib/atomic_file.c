@@ -38,6 +38,17 @@ static int check_name(const char *path)
 	return strlen(name) > NAME_MAX ? -ENAMETOOLONG : 0;
 }
 
+/* The directory part of @path: "." for a bare name, "/" for "/name". */
+static void directory_of(const char *path, char *dir, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(dir, size, ".");
+	else
+		snprintf(dir, size, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+}
+
 /*
  * /dev/stdout leads to /proc/self/fd/1: a link in procfs stands for an open
  * file (a pipe, a terminal, the file a shell redirected to), not for a
@@ -46,12 +57,9 @@ static int check_name(const char *path)
 static bool link_in_procfs(const char *link)
 {
 	char dir[PATH_MAX];
-	const char *slash = strrchr(link, '/');
 	struct statfs fs;
 
-	if (!slash)
-		return false;
-	snprintf(dir, sizeof(dir), "%.*s", slash == link ? 1 : (int)(slash - link), link);
+	directory_of(link, dir, sizeof(dir));
 	return !statfs(dir, &fs) && fs.f_type == PROC_FS_MAGIC;
 }
 
@@ -257,14 +265,10 @@ int atomic_file_open(struct atomic_file *file, const char *path)
  */
 static void sync_directory(const char *path)
 {
-	const char *slash = strrchr(path, '/');
 	char dir[PATH_MAX];
 	int fd;
 
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	directory_of(path, dir, sizeof(dir));
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0) {
 		fsync(fd);
