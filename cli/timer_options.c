@@ -289,10 +289,7 @@ static const struct option_spec timer_option_specs[] = {
 	  .kind = OPTION_FLAG,
 	  .where = TIMER(verbose),
 	  .help = "print every sample as thread:cycle:latency" },
-	{ .long_name = "json",
-	  .kind = OPTION_OUTPUT_FILE,
-	  .where = TIMER(json_path),
-	  .help = "write the latscope/1 result document to FILE" },
+	OPTION_INCLUDE_AT(json_output_options, TIMER(json)),
 	{ .long_name = "explain",
 	  .kind = OPTION_CHOICE,
 	  .flags = OPTION_OPTIONAL,
@@ -490,6 +487,8 @@ static int timer_finish(void *options, void *context)
 		ret = lay_out_threads(&opts->words, machine->allowed, opts);
 	if (!ret)
 		fill_params(&opts->words, opts);
+	if (!ret)
+		ret = json_output_finish(&opts->json);
 	return ret;
 }
 

@@ -266,24 +266,10 @@ struct load_context {
 	uint64_t *scratch;
 };
 
+/* a state of either schema: latscope/2's cpu-list string, latscope/1's array */
 static bool cpus_of(json_t *value, struct cpuset *set)
 {
-	size_t i;
-
-	cpuset_clear(set);
-	if (json_is_string(value))
-		return !cpuset_parse_list(json_string_value(value), set);
-	if (!json_is_array(value))
-		return false;
-	for (i = 0; i < json_array_size(value); i++) {
-		json_t *cpu = json_array_get(value, i);
-
-		if (!json_is_integer(cpu) || json_integer_value(cpu) < 0 ||
-		    json_integer_value(cpu) >= CPUSET_MAX_CPUS)
-			return false;
-		cpuset_add(set, (unsigned int)json_integer_value(cpu));
-	}
-	return true;
+	return !result_read_cpuset(value, set);
 }
 
 static int check_header(void *context, json_t *header, char *why, size_t size)

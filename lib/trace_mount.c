@@ -14,6 +14,7 @@
 #include <tracefs.h>
 #include <unistd.h>
 
+#include "latscope/atomic_file.h"
 #include "latscope/log.h"
 #include "latscope/trace_mount.h"
 
@@ -83,8 +84,8 @@ static void record_path(char *buf, size_t size, pid_t pid)
 static void write_record(struct trace_mount *m)
 {
 	uint64_t id = tracefs_mount_id(m->dir);
-	char temp[sizeof(m->record) + 8];
-	FILE *f;
+	struct atomic_file file;
+	int ret;
 
 	if (!id || (mkdir(TRACE_MOUNT_RECORD_DIR, 0755) && errno != EEXIST)) {
 		log_debug("cannot record the tracefs mount at %s: %s", m->dir,
@@ -92,15 +93,15 @@ static void write_record(struct trace_mount *m)
 		return;
 	}
 	record_path(m->record, sizeof(m->record), getpid());
-	snprintf(temp, sizeof(temp), "%s.tmp", m->record);
-	f = fopen(temp, "w");
-	if (f) {
-		fprintf(f, "%" PRIu64 " %s\n", id, m->dir);
-		if (!fclose(f) && !rename(temp, m->record))
-			return;
+	/* whole or not at all: adopt() must never read half a record */
+	ret = atomic_file_open(&file, m->record);
+	if (!ret) {
+		fprintf(file.stream, "%" PRIu64 " %s\n", id, m->dir);
+		ret = atomic_file_commit(&file);
 	}
-	log_debug("cannot record the tracefs mount in %s: %s", m->record, strerror(errno));
-	unlink(temp);
+	if (!ret)
+		return;
+	log_debug("cannot record the tracefs mount in %s: %s", m->record, strerror(-ret));
 	m->record[0] = '\0';
 }
 

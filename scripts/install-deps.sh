@@ -17,6 +17,8 @@ TEST="$TEST prometheus openssl"
 TEST="$TEST libxml2-utils chromium gnuplot-nox"
 # the fuzzers (libFuzzer is in clang's runtime) and the symbolizer of sanitizer reports
 FUZZ="clang libclang-rt-14-dev llvm"
+# irq-fixture delays one apply's rename with strace to interleave two applies
+TEST="$TEST strace"
 # peers the benchmarks compare against; optional at run time
 BENCH="rt-tests hyperfine time"
 

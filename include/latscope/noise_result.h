@@ -7,7 +7,7 @@
 #include "latscope/noise.h"
 
 /*
- * The noise run as JSON fragments of the latscope/1 document. Each function
+ * The noise run as JSON fragments of the latscope/2 document. Each function
  * returns a new reference the caller owns.
  */
 

@@ -364,10 +364,7 @@ static void make_tmpdir(void)
 
 static void remove_tmpdir(void)
 {
-	char command[128];
-
-	snprintf(command, sizeof(command), "rm -rf %s", tmpdir);
-	ck_assert_int_eq(system(command), 0);
+	unit_remove_tree(tmpdir);
 }
 
 static void state_path(char *path, size_t size, const char *name)
