@@ -13,6 +13,8 @@ static const struct command commands[] = {
 	  cmd_timer },
 	{ "irq", NULL, "keep interrupts off RT CPUs: show, plan, apply, balance, restore",
 	  cmd_irq },
+	{ "compare", NULL, "before/after with confidence intervals, misses, GEV return levels",
+	  cmd_compare },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
