@@ -929,6 +929,12 @@ static void generic_section(const struct report *r, unsigned int i, struct textb
 		in->run->kind == RUN_COMPARE ? "comparison (latscope compare)" :
 					       "diagnosis (latscope doctor)");
 	input_meta(in->run, out);
+	if (in->run->kind == RUN_COMPARE) {
+		/* its own tables and plots; a failure leaves its mark in @out */
+		report_compare_body(r, i, out);
+		textbuf_puts(out, "</section>\n");
+		return;
+	}
 	if (verdict) {
 		textbuf_puts(out, "<p class=\"summary\"><b>Verdict:</b> ");
 		if (json_is_string(verdict)) {
@@ -1332,6 +1338,15 @@ static void summary(const struct report *r, struct textbuf *out)
 				textbuf_printf(
 					out, "; %zu cannot be moved",
 					json_array_size(json_object_get(run->json, "unmovable")));
+			textbuf_puts(out, ". ");
+			said = true;
+		} else if (run->kind == RUN_COMPARE &&
+			   json_is_string(json_object_get(run->json, "verdict"))) {
+			textbuf_puts(out, "The comparison “");
+			textbuf_escape(out, r->inputs[i].label);
+			textbuf_puts(out, "”: ");
+			textbuf_escape(out,
+				       json_string_value(json_object_get(run->json, "verdict")));
 			textbuf_puts(out, ". ");
 			said = true;
 		}
