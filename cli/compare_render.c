@@ -321,7 +321,7 @@ void compare_render(FILE *out, const struct run *const *runs, const char *const 
 	for (i = 0; i < plan->nr_unpaired; i++)
 		fprintf(out, "  %s %s: %s\n", names[plan->unpaired[i].input],
 			plan->unpaired[i].what, plan->unpaired[i].reason);
-	fputc('\n', out);
+	fputs("\nverdict: ", out);
 	compare_render_summary(out, r, names);
 }
 
@@ -366,7 +366,7 @@ void compare_render_summary(FILE *out, const struct compare_result *r, const cha
 		compared += r->pairs[i].same + r->pairs[i].worse + r->pairs[i].better;
 		not_available += r->pairs[i].not_available;
 	}
-	fprintf(out, "verdict: %s:", verdict);
+	fprintf(out, "%s:", verdict);
 	if (!strcmp(verdict, "same") || !strcmp(verdict, "n/a")) {
 		fprintf(out,
 			" no statistic differs beyond the practical threshold (%u compared, %u "
