@@ -11,6 +11,8 @@
 
 /* statistics named in the summary line before "and N more" */
 #define SUMMARY_MENTIONS 6
+/* the narrowest column of A's tail estimate */
+#define TAIL_COLUMN 34
 
 static const char *signed_us(int64_t ns, char *buf, size_t size)
 {
@@ -237,7 +239,15 @@ static void print_tail(FILE *out, const struct compare_pair_result *p,
 
 	fprintf(out, "  extremes (GEV fit to the block maxima)\n");
 	if (ta->fitted || tb->fitted) {
-		fprintf(out, "    %-26s %-34s %s\n", "", "A", "B");
+		int width = TAIL_COLUMN;
+
+		/* B's column starts where every A cell ends */
+		for (row = 0; row < (int)levels + 4; row++) {
+			tail_cell(ta, row, s, a, sizeof(a));
+			if ((int)strlen(a) >= width)
+				width = (int)strlen(a) + 1;
+		}
+		fprintf(out, "    %-26s %-*s %s\n", "", width, "A", "B");
 		for (row = 0; row < (int)levels + 4; row++) {
 			if (row < (int)levels) {
 				const struct tail_estimate *t = ta->fitted ? ta : tb;
@@ -260,7 +270,7 @@ static void print_tail(FILE *out, const struct compare_pair_result *p,
 			}
 			tail_cell(ta, row, s, a, sizeof(a));
 			tail_cell(tb, row, s, b, sizeof(b));
-			fprintf(out, "    %-26s %-34s %s\n", name, a, b);
+			fprintf(out, "    %-26s %-*s %s\n", name, width, a, b);
 		}
 	}
 	for (k = 0; k < 2; k++) {
