@@ -198,6 +198,64 @@ START_TEST(peers_pair_with_latscope)
 }
 END_TEST
 
+/*
+ * oslat's CPU against latscope noise's, with oslat's histogram usable (its
+ * min of 1 us is a bound of [0, 1) us); cyclictest's -h text names no CPU:
+ * by thread; a monitor's CPU against a timer's.
+ */
+START_TEST(more_peers_pair_with_latscope)
+{
+	const struct test_series noise[] = { TIMER(1, -1) }, timer[] = { TIMER(0, 0), TIMER(1, 1) };
+	struct run *runs[2] = { NULL, test_run("b.json", "noise", noise, 1) };
+	struct compare_sample sample;
+	struct compare_plan plan;
+
+	ck_assert_int_eq(import_file(FIXTURE("peers/oslat-c1.json"), &runs[0]), 0);
+	ck_assert_int_eq(
+		compare_plan_make((const struct run *const *)runs, names, 2, COMPARE_BY_CPU, &plan),
+		0);
+	ck_assert_uint_eq(plan.nr_pairs, 1);
+	ck_assert_str_eq(plan.pairs[0].what, "cpu 1");
+	ck_assert_int_eq(compare_sample_load(runs[0], plan.pairs[0].a.series,
+					     plan.pairs[0].a.nr_series, &sample),
+			 0);
+	ck_assert_msg(sample.has_hist, "%s", sample.no_hist);
+	ck_assert_uint_eq(sample.samples, 107336252);
+	ck_assert_uint_eq(sample.hist.min_ns, 0);
+	ck_assert_uint_eq(sample.hist.max_ns, 2602999);
+	compare_sample_release(&sample);
+	compare_plan_release(&plan);
+	free_runs(runs, 2);
+
+	ck_assert_int_eq(import_file(FIXTURE("peers/cyclictest-t2-h400.txt"), &runs[0]), 0);
+	runs[1] = test_run("b.json", "timer", timer, 2);
+	ck_assert_int_eq(
+		compare_plan_make((const struct run *const *)runs, names, 2, COMPARE_BY_CPU, &plan),
+		-EINVAL);
+	ck_assert_str_eq(plan.error, "a.json: thread 0 was not pinned to a CPU, so it cannot be "
+				     "paired by CPU: pair by thread or compare all series");
+	compare_plan_release(&plan);
+	ck_assert_int_eq(compare_plan_make((const struct run *const *)runs, names, 2,
+					   COMPARE_BY_THREAD, &plan),
+			 0);
+	ck_assert_uint_eq(plan.nr_pairs, 2);
+	ck_assert_str_eq(plan.pairs[1].what, "thread 1");
+	compare_plan_release(&plan);
+	run_free(runs[0]);
+
+	ck_assert_int_eq(import_file(FIXTURE("report/monitor-state.json"), &runs[0]), 0);
+	ck_assert_int_eq(
+		compare_plan_make((const struct run *const *)runs, names, 2, COMPARE_BY_CPU, &plan),
+		0);
+	ck_assert_uint_eq(plan.nr_pairs, 1);
+	ck_assert_str_eq(plan.pairs[0].what, "cpu 1");
+	ck_assert_uint_eq(plan.nr_unpaired, 1);
+	ck_assert_str_eq(plan.unpaired[0].what, "cpu 0");
+	compare_plan_release(&plan);
+	free_runs(runs, 2);
+}
+END_TEST
+
 START_TEST(sample_adds_histograms_of_one_layout)
 {
 	const struct test_series a[] = {
@@ -281,6 +339,7 @@ int main(void)
 	tcase_add_test(tc, all_merges_every_series_and_more_inputs_face_a);
 	tcase_add_test(tc, inputs_that_cannot_be_compared);
 	tcase_add_test(tc, peers_pair_with_latscope);
+	tcase_add_test(tc, more_peers_pair_with_latscope);
 	tcase_add_test(tc, sample_adds_histograms_of_one_layout);
 	tcase_add_test(tc, sample_says_what_it_cannot_hold);
 	suite_add_tcase(suite, tc);
