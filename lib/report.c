@@ -244,7 +244,7 @@ static const char css[] =
 	"p{margin:.5em 0}"
 	".sub{color:#555;margin:0 0 1em}"
 	".summary{background:#f3f6fa;border-left:4px solid #0072B2;padding:.75em 1em;"
-	"margin:1em 0;font-size:1.02em}"
+	"margin:1em 0;font-size:1.02em;overflow-wrap:anywhere}"
 	".kind{font-size:.7em;font-weight:normal;color:#555;margin-left:.5em}"
 	"table{border-collapse:collapse;font-size:13px;margin:.5em 0}"
 	"th,td{padding:4px 10px 4px 0;border-bottom:1px solid #eceef1;text-align:left;"

@@ -771,11 +771,12 @@ int report_compare_body(const struct report *r, unsigned int input, struct textb
 
 		textbuf_puts(out, "<h3>");
 		textbuf_escape(out, json_string_value(json_object_get(pair, "what")) ?: "pair");
-		textbuf_puts(out, ": ");
+		/* file names as code: a long path wraps instead of widening a phone's page */
+		textbuf_puts(out, ": <code>");
 		textbuf_escape(out, json_string_value(json_object_get(pair, "a")) ?: "A");
-		textbuf_puts(out, " → ");
+		textbuf_puts(out, "</code> → <code>");
 		textbuf_escape(out, json_string_value(json_object_get(pair, "b")) ?: "B");
-		textbuf_puts(out, "</h3>\n");
+		textbuf_puts(out, "</code></h3>\n");
 		stats_table(doc, pair, confidence, out);
 		misses_table(doc, pair, out);
 		gev_table(doc, pair, out);
@@ -788,9 +789,9 @@ int report_compare_body(const struct report *r, unsigned int input, struct textb
 		for (k = 0; k < json_array_size(unpaired); k++) {
 			const json_t *u = json_array_get(unpaired, k);
 
-			textbuf_puts(out, "<li>");
+			textbuf_puts(out, "<li><code>");
 			textbuf_escape(out, json_string_value(json_object_get(u, "file")) ?: "");
-			textbuf_puts(out, " ");
+			textbuf_puts(out, "</code> ");
 			textbuf_escape(out, json_string_value(json_object_get(u, "what")) ?: "");
 			textbuf_puts(out, ": ");
 			textbuf_escape(out, json_string_value(json_object_get(u, "reason")) ?: "");

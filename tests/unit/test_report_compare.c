@@ -114,7 +114,8 @@ START_TEST(compare_page_has_tables_and_plots)
 	ck_assert_ptr_nonnull(strstr(html, "id=\"fig-cmp-pair2-return-levels\""));
 	ck_assert_ptr_nonnull(strstr(html, "The comparison “cmp”: worse."));
 	ck_assert_ptr_nonnull(strstr(html, "<b>Verdict:</b> worse: after.json is worse"));
-	ck_assert_ptr_nonnull(strstr(html, "cpu 1: before.json cpu 1 → after.json cpu 1"));
+	ck_assert_ptr_nonnull(strstr(
+		html, "cpu 1: <code>before.json cpu 1</code> → <code>after.json cpu 1</code>"));
 	/* the intervals, packed as integer arrays in the file, are read */
 	ck_assert_uint_eq(occurrences(html, ">worse</span>"), 5);
 	ck_assert_ptr_nonnull(strstr(html, "1-day return level"));
