@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -272,13 +273,24 @@ static int compute_pair(struct compare_pair_result *p, const struct compare_sett
 	return 0;
 }
 
+/* the CPUs this process may run on (taskset, cgroups), else the online ones */
+static unsigned int usable_cpus(void)
+{
+	cpu_set_t allowed;
+	long online;
+
+	if (!sched_getaffinity(0, sizeof(allowed), &allowed) && CPU_COUNT(&allowed) > 0)
+		return (unsigned int)CPU_COUNT(&allowed);
+	online = sysconf(_SC_NPROCESSORS_ONLN);
+	return online > 0 ? (unsigned int)online : 1;
+}
+
 int compare_result_compute(const struct run *const *runs, const struct compare_plan *plan,
 			   const struct compare_settings *s, struct compare_result *out)
 {
 	const struct compare_side **sides = NULL;
 	struct side_work work = { .settings = s };
 	unsigned int *index = NULL, i, threads;
-	long online;
 	int err;
 
 	memset(out, 0, sizeof(*out));
@@ -301,8 +313,7 @@ int compare_result_compute(const struct run *const *runs, const struct compare_p
 		if (err)
 			goto out;
 	}
-	online = sysconf(_SC_NPROCESSORS_ONLN);
-	threads = s->threads ? s->threads : online > 0 ? (unsigned int)online : 1;
+	threads = s->threads ? s->threads : usable_cpus();
 	work.sides = out->sides;
 	work.nr_sides = out->nr_sides;
 	out->threads = compute_sides(&work, threads);

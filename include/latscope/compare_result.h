@@ -21,7 +21,7 @@
  *
  * A side that several pairs share (A's CPU 1 against B's and against C's)
  * is computed once. The tail estimates, the costly part (tens of ms per
- * side), run on one thread per online CPU.
+ * side), run on one thread per CPU the process may use.
  */
 #define COMPARE_MAX_PERCENTILES 16
 /* points of a side's exceedance curve, from p50 to p99.99999 */
@@ -35,7 +35,7 @@ struct compare_settings {
 	unsigned int nr_percentiles;
 	bool has_budget;
 	uint64_t budget_ns;
-	unsigned int threads; /* for the tail estimates; 0: one per online CPU */
+	unsigned int threads; /* for the tail estimates; 0: one per CPU the process may use */
 };
 
 /* p50 ... p99.99 (compare_default_percentiles), 95%, 5% and 1 us, no budget */
