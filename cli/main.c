@@ -15,6 +15,8 @@ static const struct command commands[] = {
 	  cmd_irq },
 	{ "report", NULL, "one HTML page of plots from results, latscope's or cyclictest's",
 	  cmd_report },
+	{ "compare", NULL, "before/after with confidence intervals, misses, GEV return levels",
+	  cmd_compare },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

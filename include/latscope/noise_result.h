@@ -15,7 +15,8 @@
 json_t *noise_result_params(const struct noise_run *run);
 
 /* "cpus": per CPU loops, min/avg/max, percentiles, gaps, steal, periodic,
- * throttling (FIFO/RR), histogram */
+ * throttling (FIFO/RR), histogram, block_maxima {block_ns, max_ns: [...],
+ * lost, quiet} */
 json_t *noise_result_cpus(const struct noise_run *run);
 
 #endif
