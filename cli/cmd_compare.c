@@ -153,11 +153,7 @@ static const struct option_spec compare_option_specs[] = {
 	  .kind = OPTION_FLAG,
 	  .where = COMPARE(fail_worse),
 	  .help = "exit 2 when B is worse than A on any statistic compared" },
-	{ .long_name = "json",
-	  .short_name = 'j',
-	  .kind = OPTION_OUTPUT_FILE,
-	  .where = COMPARE(json_path),
-	  .help = "write the comparison (latscope/1 JSON, which report draws)" },
+	OPTION_INCLUDE_AT(json_output_options, COMPARE(json)),
 	OPTION_TABLE_END,
 };
 
@@ -214,12 +210,12 @@ static int compare_finish(void *options, void *context)
 	o->paths[o->nr_paths++] = o->b_path;
 	for (i = 0; i < o->more.count; i++)
 		o->paths[o->nr_paths++] = o->more.items[i];
-	for (i = 0; o->json_path && i < o->nr_paths; i++)
-		if (same_file(o->json_path, o->paths[i]))
+	for (i = 0; o->json.path && i < o->nr_paths; i++)
+		if (same_file(o->json.path, o->paths[i]))
 			return usage_error("--json '%s' is one of the inputs: it would be "
 					   "overwritten",
-					   o->json_path);
-	return 0;
+					   o->json.path);
+	return json_output_finish(&o->json);
 }
 
 static void compare_release(void *options)
@@ -313,7 +309,7 @@ static int write_json(const struct compare_command_options *o, int argc, char **
 	json_object_set_new(doc, "summary", summary_json(result, o->paths));
 	json_object_set_new(doc, "exit_status", json_integer(status));
 	result_set_end_time(doc);
-	status = output_json_write("--json", o->json_path, doc);
+	status = output_json_write(&o->json, doc);
 	json_decref(doc);
 	return status;
 }
@@ -355,7 +351,7 @@ int cmd_compare(int argc, char **argv)
 	compare_render(stdout, (const struct run *const *)runs, o.paths, o.nr_paths, &plan, &result,
 		       &o.settings);
 	status = o.fail_worse && compare_result_worse(&result) ? EXIT_BUDGET : EXIT_OK;
-	if (o.json_path &&
+	if (o.json.path &&
 	    write_json(&o, argc, argv, (const struct run *const *)runs, &plan, &result, status))
 		status = EXIT_ERROR;
 out:

@@ -6,6 +6,7 @@
 
 #include "latscope/compare_pairs.h"
 #include "latscope/compare_result.h"
+#include "common_options.h"
 #include "option_table.h"
 
 /* What latscope compare was asked (its table is compare_command, in cmd_compare.c). */
@@ -17,7 +18,7 @@ struct compare_command_options {
 	const char *percentiles_text;
 	const char *practical_text;
 	bool fail_worse;
-	const char *json_path;
+	struct json_output json;
 	/* finish(): every input, A first (points into argv) */
 	const char **paths;
 	unsigned int nr_paths;
