@@ -16,7 +16,6 @@
 #include "latscope/trace.h"
 
 #define TRACEFS_DIR "/sys/kernel/tracing"
-#define INSTANCE_PREFIX "latscope-"
 #define MAX_EVENT_ID 65536
 
 /* How each recorded event becomes a record. */
@@ -156,9 +155,9 @@ int trace_remove_stale_instances(const char *tracing_dir)
 		char *end;
 		long pid;
 
-		if (strncmp(entry->d_name, INSTANCE_PREFIX, strlen(INSTANCE_PREFIX)))
+		if (strncmp(entry->d_name, TRACE_INSTANCE_PREFIX, strlen(TRACE_INSTANCE_PREFIX)))
 			continue;
-		pid = strtol(entry->d_name + strlen(INSTANCE_PREFIX), &end, 10);
+		pid = strtol(entry->d_name + strlen(TRACE_INSTANCE_PREFIX), &end, 10);
 		if (*end || pid <= 0 || process_alive((pid_t)pid))
 			continue;
 		snprintf(path, sizeof(path), "%s/instances/%s", tracing_dir, entry->d_name);
@@ -324,7 +323,7 @@ struct trace_session *trace_session_create(const struct trace_options *options, 
 		goto fail;
 	if (tracefs_tracing_dir_is_mounted(false, &dir) > 0)
 		trace_remove_stale_instances(dir);
-	snprintf(name, sizeof(name), INSTANCE_PREFIX "%d", (int)getpid());
+	snprintf(name, sizeof(name), TRACE_INSTANCE_PREFIX "%d", (int)getpid());
 	s->instance = tracefs_instance_create(name);
 	if (!s->instance) {
 		log_error("cannot create the tracing instance %s: %s", name, strerror(errno));
