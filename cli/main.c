@@ -13,6 +13,8 @@ static const struct command commands[] = {
 	  cmd_timer },
 	{ "irq", NULL, "keep interrupts off RT CPUs: show, plan, apply, balance, restore",
 	  cmd_irq },
+	{ "monitor", NULL, "measure for weeks, explain every spike, export to Prometheus",
+	  cmd_monitor },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
