@@ -739,7 +739,8 @@ int monitor_start(struct monitor *m)
 		m->explain = monitor_explain_start(cpus, m->nr_lanes, m->params.explain_above_ns);
 		free(cpus);
 		if (!m->explain) {
-			log_error("cannot trace the measured cpus for --explain");
+			log_error("cannot trace the measured cpus for --explain: nothing measured "
+				  "(without --explain the interrupt counts are still exported)");
 			return -EIO;
 		}
 		for (lane = 0; lane < m->nr_lanes; lane++)
