@@ -215,12 +215,14 @@ static int run_show(const struct irq_options *options, struct irq_context *ctx)
 	}
 	rt_set(ctx, options, &rt);
 	irq_print_show(ctx, options, &rt);
-	if (!options->json_path)
-		goto out;
-	doc = irq_json_document(ctx, options);
-	irq_json_add_irqs(doc, ctx);
-	irq_json_add_show(doc, ctx, &rt);
-	status = irq_json_write(doc, options);
+	if (options->json_path) {
+		doc = irq_json_document(ctx, options);
+		irq_json_add_irqs(doc, ctx);
+		irq_json_add_show(doc, ctx, &rt);
+		status = irq_json_write(doc, options);
+	}
+	if (!status)
+		status = irq_unjudged_error(ctx, "what can reach the RT cpus is not known");
 out:
 	json_decref(doc);
 	return status;
@@ -236,12 +238,14 @@ static int run_plan(const struct irq_options *options, struct irq_context *ctx)
 	if (status)
 		goto out;
 	irq_print_plan(ctx, &plan);
-	if (!options->json_path)
-		goto out;
-	doc = irq_json_document(ctx, options);
-	irq_json_add_irqs(doc, ctx);
-	irq_json_add_plan(doc, ctx, &plan);
-	status = irq_json_write(doc, options);
+	if (options->json_path) {
+		doc = irq_json_document(ctx, options);
+		irq_json_add_irqs(doc, ctx);
+		irq_json_add_plan(doc, ctx, &plan);
+		status = irq_json_write(doc, options);
+	}
+	if (!status)
+		status = irq_unjudged_error(ctx, "the placement is not known to be good");
 out:
 	json_decref(doc);
 	irqplan_release(&plan);
@@ -378,6 +382,10 @@ static int run_apply(const struct irq_options *options, struct irq_context *ctx)
 	if (status)
 		goto out;
 	irq_print_plan(ctx, &plan);
+	/* a plan made without some IRQs' affinities is no plan to write */
+	status = irq_unjudged_error(ctx, "nothing was changed");
+	if (status)
+		goto out;
 	if (options->json_path) {
 		doc = irq_json_document(ctx, options);
 		irq_json_add_irqs(doc, ctx);

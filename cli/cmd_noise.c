@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "common_options.h"
+#include "latscope/clock.h"
 #include "latscope/log.h"
 #include "latscope/noise.h"
 #include "latscope/noise_result.h"
@@ -124,7 +125,7 @@ static const struct option_spec noise_option_specs[] = {
 	  .kind = OPTION_INTEGER,
 	  .where = NOISE(params.max_gaps),
 	  .integer = { 0, 1LL << 28 },
-	  .help = "gaps stored per cpu; more are counted" },
+	  .help = "most gaps stored per cpu, 16 bytes each as they come; later ones are counted" },
 	{ .long_name = "clock",
 	  .kind = OPTION_CHOICE,
 	  .where = NOISE(params.use_tsc),
@@ -212,21 +213,42 @@ static void choose_clock(struct noise_options *o, struct sysroot *root)
 	}
 }
 
+/* Every ring is allocated and locked before the first read: refuse what cannot fit. */
+static int check_size(const struct noise_options *o)
+{
+	unsigned int nr_cpus = cpuset_count(&o->params.cpus);
+	uint64_t need = noise_memory_estimate(&o->params), limit;
+	const char *source = rt_memory_limit(true, &limit);
+	char a[32], b[32], c[32];
+
+	if (need <= limit)
+		return 0;
+	return usage_error("%u cpu%s would lock %s of memory before the first read (%s a cpu), "
+			   "more than the %s allowed (%s): measure fewer cpus",
+			   nr_cpus, nr_cpus == 1 ? "" : "s", format_bytes(need, a, sizeof(a)),
+			   format_bytes(need / nr_cpus, b, sizeof(b)),
+			   format_bytes(limit, c, sizeof(c)), source);
+}
+
 /* Reject a threshold the loop cannot resolve: every read would be a gap. */
 static int check_threshold(const struct noise_options *o)
 {
 	struct tsc_clock probe;
 	uint64_t floor_ns;
-	char a[32], b[32];
+	char a[32], b[32], c[32];
 
 	tsc_calibrate_begin(&probe, o->params.use_tsc, 100000000ULL);
 	floor_ns = tsc_read_cost_ns(&probe);
+	/*
+	 * The suggestion has a margin: the read cost is measured again on the
+	 * next run, and a value just above this one's limit may fail there.
+	 */
 	if (o->params.threshold_ns <= 2 * floor_ns)
 		return usage_error("--threshold %s is below what the loop resolves on this "
-				   "machine (a read costs %s; use at least %s)",
+				   "machine (a read costs %s; use %s or more)",
 				   format_duration(o->params.threshold_ns, a, sizeof(a)),
 				   format_duration(floor_ns, b, sizeof(b)),
-				   format_duration(2 * floor_ns + 1, a, sizeof(a)));
+				   format_duration((3 * floor_ns + 4) / 5 * 5, c, sizeof(c)));
 	return 0;
 }
 
@@ -306,21 +328,25 @@ static int exit_status(const struct noise_options *o, const struct noise_run *ru
 	return EXIT_OK;
 }
 
-/* The live view once a second; with --explain the trace is read 4 times a second. */
+/*
+ * The gaps are drained at least 4 times a second (more often when they come
+ * fast), the trace read after each drain, the live view redrawn once a second.
+ */
 static void follow_run(const struct noise_options *o, struct noise_run *run,
 		       struct noise_explain *explain)
 {
 	bool live = !o->quiet && isatty(STDOUT_FILENO), first = true;
-	uint64_t step = explain->run.session ? NS_PER_SEC / 4 : NS_PER_SEC, since_view = 0;
+	uint64_t step = NOISE_DRAIN_EVERY_NS, last_view = clock_ns(CLOCK_MONOTONIC), now;
 
 	while (!stop_requested && noise_running(run)) {
 		wait_a_while(run, step);
+		step = noise_drain(run);
 		noise_explain_pump(explain, run);
-		since_view += step;
-		if (live && since_view >= NS_PER_SEC) {
+		now = clock_ns(CLOCK_MONOTONIC);
+		if (live && now - last_view >= NS_PER_SEC) {
 			noise_report_live(stdout, run, first);
 			first = false;
-			since_view = 0;
+			last_view = now;
 		}
 	}
 	if (live && !first)
@@ -347,8 +373,11 @@ static int measure(struct noise_options *o, struct sysroot *root, const struct t
 	rt_place_main_thread(&topo->online, &o->params.cpus, NULL);
 	if (noise_prepare(&run, root, &o->params) ||
 	    noise_explain_begin(&explain, o->explain, &run, root, &limit, o->trace_dir != NULL) ||
-	    noise_start(&run))
+	    noise_start(&run)) {
+		if (rt_stop_requested())
+			status = runtime_error("stopped before the measurement began");
 		goto out;
+	}
 	noise_report_header(stdout, &run);
 	follow_run(o, &run, &explain);
 	noise_stop(&run);
@@ -361,7 +390,9 @@ static int measure(struct noise_options *o, struct sysroot *root, const struct t
 	noise_classify_throttling(&run, &limit);
 	if (noise_find_periods(&run))
 		log_warning("out of memory looking for periodic gaps");
-	noise_report_summary(stdout, &run, &limit);
+	else if (noise_explain_join(&explain, &run))
+		log_warning("out of memory joining the periodic gaps to their causes");
+	noise_report_summary(stdout, &run, &limit, &explain);
 	noise_explain_report(stdout, &explain, &run);
 	status = write_outputs(o, &run, &explain, topo, root, doc);
 	if (!status)
@@ -390,6 +421,8 @@ int cmd_noise(int argc, char **argv)
 	if (status)
 		goto out;
 	status = check_against_machine(&o, &topo);
+	if (!status)
+		status = check_size(&o);
 	if (status)
 		goto out;
 	choose_clock(&o, root);

@@ -129,6 +129,9 @@ struct daemon {
 	struct irqplan_policy policy;
 	unsigned long long intervals;
 	unsigned int moves_done, held_by_dwell, held_by_budget;
+	/* IRQs not judged for their unreadable affinity files: in the last interval, ever */
+	unsigned int unjudged;
+	bool unjudged_seen;
 	uint64_t start_ns;
 	json_t *moves; /* every move made, for --json */
 };
@@ -265,6 +268,11 @@ static int step(struct daemon *d)
 		return ret;
 	d->held_by_dwell += plan.held_by_dwell;
 	d->held_by_budget += plan.held_by_budget;
+	/* said when it changes, not every interval; the run then ends in error */
+	if (plan.nr_unreadable && plan.nr_unreadable != d->unjudged)
+		irq_unjudged_error(&d->ctx, "balance leaves it alone");
+	d->unjudged = plan.nr_unreadable;
+	d->unjudged_seen |= plan.nr_unreadable > 0;
 	report.moves = calloc(plan.nr_moves + 1, sizeof(*report.moves));
 	done = calloc(plan.nr_moves + 1, sizeof(*done));
 	if (!report.moves || !done)
@@ -319,6 +327,9 @@ static int finish(struct daemon *d, int status)
 	}
 	printf("balance: %llu intervals, %u moves, %u held by dwell, %u by budget\n", d->intervals,
 	       d->moves_done, d->held_by_dwell, d->held_by_budget);
+	if (d->unjudged_seen && status == EXIT_OK)
+		status = runtime_error("some irqs could not be judged during the run: their "
+				       "affinity files did not read (said above)");
 	if (d->options->json_path && d->ctx.table.nr_columns) {
 		doc = irq_json_document(&d->ctx, d->options);
 		json_object_set_new(doc, "intervals", json_integer((json_int_t)d->intervals));

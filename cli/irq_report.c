@@ -57,6 +57,14 @@ struct cpu_entry {
 	double rate;
 };
 
+/* "*" managed, "?" where it may fire is unknown (gone, or its file does not read) */
+static const char *irq_marker(const struct irq_info *irq)
+{
+	if (!irq->has_affinity)
+		return "?";
+	return irq->movable ? "" : "*";
+}
+
 static int compare_entries(const void *a, const void *b)
 {
 	const struct cpu_entry *x = a, *y = b;
@@ -103,7 +111,7 @@ static void print_cpu(const struct irq_context *ctx, const struct irq_options *o
 
 		if (!options->verbose && shown == SHOW_IRQS_PER_CPU)
 			break;
-		printf("%s%u%s %s %s", shown ? ", " : "", irq->number, irq->movable ? "" : "*",
+		printf("%s%u%s %s %s", shown ? ", " : "", irq->number, irq_marker(irq),
 		       irq->name[0] ? irq->name : irq->chip,
 		       irqplan_format_rate(entries[i].rate, buf, sizeof(buf)));
 		shown++;
@@ -149,6 +157,16 @@ static bool finding_of(const struct irq_info *irq, const struct cpuset *rt, enum
 	}
 }
 
+/* "smp_affinity_list: not a cpu list" for an IRQ whose affinity files do not read */
+static const char *unreadable_text(const struct irq_info *irq, char *buf, size_t size)
+{
+	bool affinity = irq->affinity_error && irq->affinity_error != -ENOENT;
+
+	snprintf(buf, size, "%s: %s", affinity ? "smp_affinity_list" : "effective_affinity_list",
+		 irq_file_error_text(affinity ? irq->affinity_error : irq->effective_error));
+	return buf;
+}
+
 /* What can reach an RT CPU, grouped by its fix. */
 static unsigned int print_findings(const struct irq_context *ctx, const struct cpuset *rt)
 {
@@ -177,6 +195,18 @@ static unsigned int print_findings(const struct irq_context *ctx, const struct c
 		}
 		n += in_group;
 	}
+	in_group = 0;
+	for (row = 0; row < ctx->table.nr_irqs; row++) {
+		const struct irq_info *irq = &ctx->table.irqs[row];
+
+		if (!irq_affinity_unreadable(irq))
+			continue;
+		if (!in_group++)
+			printf("  IRQs whose affinity files do not read, not judged (where they fire is unknown):\n");
+		printf("    irq %u %s: %s\n", irq->number, irq->name[0] ? irq->name : irq->chip,
+		       unreadable_text(irq, a, sizeof(a)));
+	}
+	n += in_group;
 	if (cpuset_intersects(&ctx->default_affinity, rt)) {
 		cpuset_andnot(&allowed, &ctx->topo.online, rt);
 		printf("  default_smp_affinity %s: new IRQs can reach an RT cpu (fix: latscope irq apply, or boot with irqaffinity=%s)\n",
@@ -198,7 +228,7 @@ void irq_print_show(const struct irq_context *ctx, const struct irq_options *opt
 	printf("RT cpus:       %s (isolated %s; nohz_full %s)\n", list(rt, a, sizeof(a)),
 	       list(&ctx->topo.isolated, b, sizeof(b)), list(&ctx->topo.nohz_full, c, sizeof(c)));
 	print_rates_line(ctx);
-	printf("\n cpu node core    rt    irqs  device IRQs (* managed) by rate\n"
+	printf("\n cpu node core    rt    irqs  device IRQs (* managed, ? affinity unknown) by rate\n"
 	       "%30ssystem vectors\n",
 	       "");
 	for (column = 0; column < ctx->table.nr_columns; column++)
@@ -209,6 +239,28 @@ void irq_print_show(const struct irq_context *ctx, const struct irq_options *opt
 		printf("  no RT cpu: none isolated or nohz_full; name them with --rt-cpus\n");
 	else if (!print_findings(ctx, rt))
 		printf("  no movable IRQ can reach an RT cpu, no managed IRQ is delivered to one\n");
+}
+
+int irq_unjudged_error(const struct irq_context *ctx, const char *verdict)
+{
+	const struct irq_info *first = NULL;
+	unsigned int row, n = 0;
+	char what[128], more[64] = "";
+
+	for (row = 0; row < ctx->table.nr_irqs; row++) {
+		if (!irq_affinity_unreadable(&ctx->table.irqs[row]))
+			continue;
+		if (!n++)
+			first = &ctx->table.irqs[row];
+	}
+	if (!n)
+		return EXIT_OK;
+	if (n > 1)
+		snprintf(more, sizeof(more), " (and %u more irqs)", n - 1);
+	return runtime_error("cannot judge irq %u: %s/proc/irq/%u/%s%s: %s", first->number,
+			     sysroot_is_live(ctx->root) ? "" : sysroot_dir(ctx->root),
+			     first->number, unreadable_text(first, what, sizeof(what)), more,
+			     verdict);
 }
 
 void irq_print_move(const struct irq_table *table, const struct irqplan_move *move,
@@ -242,7 +294,8 @@ void irq_print_plan(const struct irq_context *ctx, const struct irqplan *plan)
 	printf("allowed cpus:  %s\n", list(&plan->allowed, a, sizeof(a)));
 	print_rates_line(ctx);
 	if (!plan->nr_moves)
-		printf("moves:         none: the placement is good\n");
+		printf("moves:         none%s\n",
+		       plan->nr_unreadable ? "" : ": the placement is good");
 	else
 		printf("moves:         %u\n", plan->nr_moves);
 	for (i = 0; i < plan->nr_moves; i++) {
@@ -268,6 +321,14 @@ void irq_print_plan(const struct irq_context *ctx, const struct irqplan *plan)
 		printf("  irq %u %s%s: %s\n", irq->number, irq->name, u->reaches_rt ? " (RT!)" : "",
 		       u->reason);
 	}
+	if (plan->nr_unreadable)
+		printf("not judged:    %u (their affinity files do not read: where they fire is unknown)\n",
+		       plan->nr_unreadable);
+	for (i = 0; i < plan->nr_unreadable; i++) {
+		const struct irqplan_unmovable *u = &plan->unreadable[i];
+
+		printf("  irq %u %s: %s\n", u->irq, ctx->table.irqs[u->row].name, u->reason);
+	}
 	if (plan->default_change)
 		printf("default_smp_affinity: %s -> %s\n", list(&plan->default_from, a, sizeof(a)),
 		       list(&plan->default_to, b, sizeof(b)));
@@ -277,8 +338,8 @@ void irq_print_plan(const struct irq_context *ctx, const struct irqplan *plan)
 
 json_t *irq_json_document(const struct irq_context *ctx, const struct irq_options *options)
 {
-	/* main() hands a command argv + 1: argv[-1] is "latscope" itself */
-	json_t *doc = result_new("irq", options->argc + 1, options->argv - 1);
+	/* result_new() writes "latscope" itself before the command's own words */
+	json_t *doc = result_new("irq", options->argc, options->argv);
 	json_t *params;
 
 	json_object_set_new(doc, "subcommand", json_string(options->name));
@@ -301,16 +362,28 @@ json_t *irq_json_document(const struct irq_context *ctx, const struct irq_option
 	return doc;
 }
 
+/* an affinity file's error for the JSON document: null when it read */
+static json_t *file_error_json(int err)
+{
+	return err && err != -ENOENT ? json_string(irq_file_error_text(err)) : json_null();
+}
+
 static json_t *irq_json(const struct irq_context *ctx, unsigned int row)
 {
 	const struct irq_info *irq = &ctx->table.irqs[row];
+	json_t *entry;
 
-	return json_pack("{s:i, s:s, s:s, s:s*, s:s, s:i, s:b, s:o, s:o, s:f}", "number",
-			 (json_int_t)irq->number, "name", irq->name, "chip", irq->chip, "device",
-			 irq->device[0] ? irq->device : NULL, "class",
-			 irq_device_class_name(irq->device_class), "node", (json_int_t)irq->node,
-			 "movable", irq->movable, "affinity", result_cpuset(&irq->affinity),
-			 "effective", result_cpuset(&irq->effective), "rate", ctx->rates[row]);
+	entry = json_pack("{s:i, s:s, s:s, s:s*, s:s, s:i, s:b, s:o, s:o, s:f}", "number",
+			  (json_int_t)irq->number, "name", irq->name, "chip", irq->chip, "device",
+			  irq->device[0] ? irq->device : NULL, "class",
+			  irq_device_class_name(irq->device_class), "node", (json_int_t)irq->node,
+			  "movable", irq->movable, "affinity", result_cpuset(&irq->affinity),
+			  "effective", result_cpuset(&irq->effective), "rate", ctx->rates[row]);
+	/* an IRQ /proc/interrupts does not list, or whose files do not read, says so */
+	json_object_set_new(entry, "listed", json_boolean(irq->listed));
+	json_object_set_new(entry, "affinity_error", file_error_json(irq->affinity_error));
+	json_object_set_new(entry, "effective_error", file_error_json(irq->effective_error));
+	return entry;
 }
 
 void irq_json_add_irqs(json_t *doc, const struct irq_context *ctx)
@@ -389,6 +462,7 @@ json_t *irq_json_move(const struct irq_table *table, const struct irqplan_move *
 void irq_json_add_plan(json_t *doc, const struct irq_context *ctx, const struct irqplan *plan)
 {
 	json_t *moves = json_array(), *unmovable = json_array(), *loads = json_array();
+	json_t *unreadable = json_array();
 	unsigned int i;
 	int cpu;
 
@@ -408,6 +482,14 @@ void irq_json_add_plan(json_t *doc, const struct irq_context *ctx, const struct 
 						"reaches_rt", u->reaches_rt, "reason", u->reason));
 	}
 	json_object_set_new(doc, "unmovable", unmovable);
+	for (i = 0; i < plan->nr_unreadable; i++) {
+		const struct irqplan_unmovable *u = &plan->unreadable[i];
+
+		json_array_append_new(
+			unreadable, json_pack("{s:i, s:s, s:s}", "irq", (json_int_t)u->irq, "name",
+					      ctx->table.irqs[u->row].name, "reason", u->reason));
+	}
+	json_object_set_new(doc, "unreadable", unreadable);
 	json_object_set_new(doc, "default_smp_affinity",
 			    json_pack("{s:o, s:o, s:b}", "from", result_cpuset(&plan->default_from),
 				      "to", result_cpuset(&plan->default_to), "change",

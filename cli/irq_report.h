@@ -13,6 +13,14 @@ void irq_print_show(const struct irq_context *ctx, const struct irq_options *opt
 void irq_print_plan(const struct irq_context *ctx, const struct irqplan *plan);
 void irq_print_move(const struct irq_table *table, const struct irqplan_move *move,
 		    const struct irq_apply_result *result);
+/*
+ * A verdict reached without every IRQ's affinity files is no verdict: when
+ * one is there but does not read or parse (irq_affinity_unreadable()),
+ * print one error line naming the first such file, the reason and
+ * @verdict ("the placement is not known to be good"), and return
+ * EXIT_ERROR; else EXIT_OK, silently.
+ */
+int irq_unjudged_error(const struct irq_context *ctx, const char *verdict);
 
 /* The document every subcommand starts from; a new reference. */
 json_t *irq_json_document(const struct irq_context *ctx, const struct irq_options *options);

@@ -15,6 +15,8 @@ static const struct command commands[] = {
 	  cmd_irq },
 	{ "monitor", NULL, "measure for weeks, explain every spike, export to Prometheus",
 	  cmd_monitor },
+	{ "report", NULL, "one HTML page of plots from results, latscope's or cyclictest's",
+	  cmd_report },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -5,17 +5,22 @@
 set -eu
 
 BUILD="meson ninja-build pkg-config gcc libc6-dev libtracefs-dev libtraceevent-dev
-libjansson-dev libnuma-dev zlib1g-dev"
-TEST="check python3 util-linux mount procps"
+libjansson-dev libnuma-dev zlib1g-dev libgsl-dev"
+TEST="check python3 util-linux mount procps r-base-core r-cran-evd"
 # latscope monitor: HTTP with TLS, native histograms, web config, bcrypt, sd_notify;
 # its tests run a real Prometheus and promtool and make certificates with openssl
 BUILD="$BUILD libmicrohttpd-dev libgnutls28-dev libprotobuf-c-dev protobuf-c-compiler
 libyaml-dev libcrypt-dev libsystemd-dev"
 TEST="$TEST prometheus openssl"
+# report: xmllint checks the SVG, headless chromium renders the page, gnuplot
+# runs the scripts report writes
+TEST="$TEST libxml2-utils chromium gnuplot-nox"
+# the fuzzers (libFuzzer is in clang's runtime) and the symbolizer of sanitizer reports
+FUZZ="clang libclang-rt-14-dev llvm"
 # peers the benchmarks compare against; optional at run time
 BENCH="rt-tests hyperfine time"
 
-want="$BUILD $TEST"
+want="$BUILD $TEST $FUZZ"
 [ "${1:-}" = "--bench" ] && want="$want $BENCH"
 
 missing=""

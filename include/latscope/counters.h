@@ -72,6 +72,16 @@ unsigned int counters_deltas(const struct counters_run *run, unsigned int cpu,
 bool counters_smi(const struct counters_run *run, unsigned int cpu, uint64_t *count,
 		  const char **why);
 
+/*
+ * counters_have_interrupts - whether the run has the deltas of /proc/interrupts
+ * @run: a run after counters_end()
+ *
+ * False when the file could not be read at either end, or an IRQ or a CPU
+ * came or went between the readings: counters_deltas() then lists no
+ * interrupt, which says nothing about what arrived.
+ */
+bool counters_have_interrupts(const struct counters_run *run);
+
 /* true when SMIs were counted inside a guest: the guest's view only */
 bool counters_smi_in_guest(const struct counters_run *run);
 

@@ -39,7 +39,24 @@ struct irq_info {
 	/* /proc/irq/N/effective_affinity_list: where the chip delivers it now */
 	struct cpuset effective;
 	bool has_affinity; /* false: no /proc/irq/N (gone) or unreadable */
-	bool has_effective; /* false: the kernel does not export it */
+	bool has_effective; /* false: not exported, or unreadable */
+	/*
+	 * Why has_affinity or has_effective is false: -ENOENT when the file is
+	 * absent (the IRQ is gone; the kernel does not export the effective
+	 * affinity), else the file is there but says nothing usable: -EINVAL
+	 * not a cpu list, -ERANGE a CPU beyond CPUSET_MAX_CPUS, -ENODATA an
+	 * empty smp_affinity_list, -ENOTDIR when /proc/irq itself cannot be
+	 * read, or the read's own error. 0 when read.
+	 */
+	int affinity_error;
+	int effective_error;
+	/*
+	 * It has a line in /proc/interrupts. An IRQ found only as /proc/irq/N/
+	 * (a line skipped as malformed, a damaged or truncated file) is read
+	 * from its own files: its counts are unknown (zero in the table), and
+	 * its name is "" when /sys/kernel/irq/N/actions cannot say it either.
+	 */
+	bool listed;
 	/*
 	 * The affinity file has a write bit. The kernel creates it 0444 for a
 	 * managed IRQ or one whose chip cannot be moved from user space; the
@@ -80,6 +97,7 @@ struct irq_table {
 	struct irq_vector *vectors; /* row nr_irqs + i is vectors[i] */
 	struct irq_counts counts; /* as read by irq_table_load() */
 	unsigned int skipped_lines; /* malformed /proc/interrupts lines, each logged */
+	unsigned int nr_unlisted; /* IRQs found in /proc/irq/ only (listed false) */
 };
 
 /**
@@ -88,11 +106,15 @@ struct irq_table {
  * @table: receives the table; the caller releases it with irq_table_release()
  *
  * Parses /proc/interrupts in one pass (a malformed line is logged and
- * skipped), then reads each IRQ's affinity files, chip and action names and
- * maps IRQs to PCI devices through msi_irqs/ and irq. An IRQ whose
- * /proc/irq/N vanished meanwhile stays in the table with has_affinity false.
- * Returns 0, or a negative errno code when /proc/interrupts is missing or
- * has no CPU header (logged).
+ * skipped), adds every /proc/irq/N/ the file does not list unless
+ * /sys/kernel/irq/N/actions says it has no handler (the kernel leaves
+ * those out), then reads each IRQ's affinity files, chip and action names
+ * and maps IRQs to PCI devices through msi_irqs/ and irq. An IRQ whose
+ * /proc/irq/N vanished meanwhile stays in the table with has_affinity
+ * false and affinity_error -ENOENT; an affinity file that cannot be read
+ * or parsed is logged once, with its path and the reason, and recorded in
+ * affinity_error or effective_error. Returns 0, or a negative errno code
+ * when /proc/interrupts is missing or has no CPU header (logged).
  */
 int irq_table_load(struct sysroot *root, struct irq_table *table);
 
@@ -105,7 +127,9 @@ void irq_table_release(struct irq_table *table);
  * @table: a loaded table
  *
  * For a daemon that must notice changes made by someone else. Names,
- * devices and counts are kept. Returns 0 or a negative errno code.
+ * devices and counts are kept. A file that cannot be read or parsed is
+ * logged when its error is new, not at every refresh. Returns 0 or a
+ * negative errno code.
  */
 int irq_table_refresh_affinity(struct sysroot *root, struct irq_table *table);
 
@@ -123,6 +147,26 @@ static inline unsigned int irq_table_rows(const struct irq_table *table)
 {
 	return table->nr_irqs + table->nr_vectors;
 }
+
+/**
+ * irq_affinity_unreadable - whether an IRQ's affinity files fail to say where it may fire
+ * @irq: an IRQ of a loaded table
+ *
+ * True when smp_affinity_list or effective_affinity_list is there but could
+ * not be read or parsed (an absent file is not: the IRQ is gone, or the
+ * kernel does not export the effective affinity). A verdict about where the
+ * IRQ fires cannot be reached for it.
+ */
+bool irq_affinity_unreadable(const struct irq_info *irq);
+
+/**
+ * irq_file_error_text - an affinity file's error in words
+ * @err: affinity_error or effective_error of an IRQ
+ *
+ * Returns a static string: "not a cpu list", "a cpu number beyond 8191",
+ * "empty", "absent", "its directory cannot be read", or strerror()'s text.
+ */
+const char *irq_file_error_text(int err);
 
 /**
  * irq_delivery_cpus - the CPUs an IRQ is delivered to now

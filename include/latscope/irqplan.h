@@ -40,7 +40,9 @@
  *    not moved for rules 3 (unless new) and 5, and rules 3 (old IRQs) and 5
  *    stop when max_moves_per_hour moves happened in the last hour.
  * 7. default_smp_affinity becomes the allowed set.
- * An IRQ already well placed is not moved: a good placement plans nothing.
+ * An IRQ already well placed is not moved: a good placement plans nothing
+ * and lists no IRQ as unreadable (an affinity file that does not parse is
+ * not an IRQ that is gone).
  */
 
 struct irqplan_policy {
@@ -119,6 +121,14 @@ struct irqplan {
 	struct irqplan_move *moves; /* in the order they should be written */
 	unsigned int nr_unmovable;
 	struct irqplan_unmovable *unmovable;
+	/*
+	 * IRQs whose affinity files are there but cannot be read or parsed
+	 * (irq_affinity_unreadable()), each with the file and the reason:
+	 * where they fire is unknown, so they are not placed, and a plan with
+	 * one is never a good placement.
+	 */
+	unsigned int nr_unreadable;
+	struct irqplan_unmovable *unreadable;
 	bool default_change;
 	struct cpuset default_from, default_to;
 	unsigned int nr_cpus; /* entries of the per-CPU arrays */

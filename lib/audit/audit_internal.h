@@ -27,7 +27,9 @@ struct audit_task {
 	int pid;
 	char comm[32];
 	unsigned long flags; /* PF_* from /proc/PID/stat */
+	/* false: /proc/PID/status is there but unreadable, or its Cpus_allowed_list garbled */
 	bool allowed_known;
+	int status_error; /* why not, a negative errno code (-EINVAL: garbled) */
 	struct cpuset allowed; /* Cpus_allowed_list */
 };
 
@@ -50,6 +52,13 @@ struct audit_context {
 	int tasks_ret;
 	struct audit_task *tasks;
 	size_t nr_tasks;
+	/*
+	 * Tasks left out because their /proc/PID/stat is there but does not
+	 * read or parse (one that exited meanwhile is simply gone): what they
+	 * are is unknown. The first one's path and reason, for a skip.
+	 */
+	unsigned int nr_tasks_unreadable;
+	char task_unreadable[128];
 	bool irqs_loaded;
 	int irqs_ret;
 	struct irq_table irqs;
@@ -215,5 +224,18 @@ void audit_tasks_release(struct audit_context *ctx);
 bool audit_need_tasks(struct audit_context *ctx, struct audit_finding *f);
 /* true for a kernel thread the scheduler keeps per CPU (cannot be moved) */
 bool audit_task_is_per_cpu(const struct audit_task *task);
+/*
+ * A task whose CPUs are unknown (allowed_known false) as evidence and in
+ * @unknown, the count a rule keeps of what it could not judge; @first
+ * receives the first one's path and reason for the rule's skip.
+ */
+void audit_task_note_unknown(struct audit_finding *f, const struct audit_task *task,
+			     unsigned int *unknown, char *first, size_t size);
+/*
+ * The tasks left out of the list (nr_tasks_unreadable) as evidence, added
+ * to @unknown; @first receives the reason when it is still empty.
+ */
+void audit_tasks_note_unreadable(struct audit_context *ctx, struct audit_finding *f,
+				 unsigned int *unknown, char *first, size_t size);
 
 #endif

@@ -137,9 +137,14 @@ static int deepest_state(struct audit_context *ctx, int cpu, long long limit,
 	long long disable;
 
 	for (k = 0; k < 64; k++) {
-		if (sysroot_read(ctx->root, state.name, sizeof(state.name),
-				 CPU_DIR "/cpu%d/cpuidle/state%d/name", cpu, k) < 0)
+		int ret = sysroot_read(ctx->root, state.name, sizeof(state.name),
+				       CPU_DIR "/cpu%d/cpuidle/state%d/name", cpu, k);
+
+		/* the states end at the first absent one; one that does not read hides the rest */
+		if (ret == -ENOENT)
 			break;
+		if (ret < 0)
+			return -2;
 		if (sysroot_read_integer(ctx->root, &state.latency,
 					 CPU_DIR "/cpu%d/cpuidle/state%d/latency", cpu, k))
 			return -2;
@@ -161,7 +166,7 @@ static void check_idle_states(struct audit_context *ctx, struct audit_finding *f
 {
 	const struct cpuset *cpus = audit_rt_or_online(ctx);
 	char driver[64], idle[64], path[160];
-	struct cpuset deep, readable;
+	struct cpuset deep, readable, unread;
 	long long global, limit;
 	struct idle_state state;
 	struct cpus_text a, b;
@@ -216,6 +221,16 @@ static void check_idle_states(struct audit_context *ctx, struct audit_finding *f
 			     cpus_text(cpus, &a), driver);
 		return;
 	}
+	cpuset_andnot(&unread, cpus, &readable);
+	if (cpuset_empty(&deep) && !cpuset_empty(&unread)) {
+		/* the CPUs read are fine; the others may not be */
+		finding_evidence(f, CPU_DIR "/cpuN/cpuidle", "unreadable on CPUs %s",
+				 cpus_text(&unread, &a));
+		finding_skip(f,
+			     "cannot read the idle states of CPUs %s (those of CPUs %s are fine)",
+			     cpus_text(&unread, &a), cpus_text(&readable, &b));
+		return;
+	}
 	if (cpuset_empty(&deep)) {
 		finding_pass(f, "no enabled idle state deeper than %d us on CPUs %s",
 			     AUDIT_MAX_EXIT_LATENCY_US, cpus_text(&readable, &a));
@@ -241,8 +256,10 @@ static void check_smt_siblings(struct audit_context *ctx, struct audit_finding *
 	finding_expected(f, "SMT off, or each RT CPU's siblings also RT CPUs (and idle)");
 	if (!audit_need_rt(ctx, f))
 		return;
+	/* only what the kernel writes there says SMT is off; anything else: the siblings tell */
 	ret = audit_read(ctx, f, control, sizeof(control), CPU_DIR "/smt/control");
-	if (ret >= 0 && strcmp(control, "on")) {
+	if (ret >= 0 && (!strcmp(control, "off") || !strcmp(control, "forceoff") ||
+			 !strcmp(control, "notsupported") || !strcmp(control, "notimplemented"))) {
 		finding_pass(f, "SMT is %s", control);
 		return;
 	}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Rules about where interrupts may land and who moves them. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,16 @@ static bool irq_in_use(const struct irq_info *irq)
 }
 
 /*
+ * An IRQ absent from /proc/interrupts is in the table only when nothing says
+ * it has no handler; without /sys/kernel/irq/N/actions nothing says it has
+ * one either.
+ */
+static bool handler_unknown(const struct irq_info *irq)
+{
+	return !irq->listed && !irq->name[0];
+}
+
+/*
  * Record an IRQ that can fire on RT CPUs; @numbers collects "41 42 ..." for
  * the fix, @names "41 (eth0-rx-0)" for the detail.
  */
@@ -90,6 +101,71 @@ static void note_irq(struct audit_finding *f, const struct irq_info *irq, unsign
 			      irq->name, irq->device[0] ? " at " : "", irq->device);
 }
 
+/*
+ * IRQs a rule cannot judge: the first one's path and reason make the
+ * detail of a skip, each one is evidence.
+ */
+struct unjudged {
+	unsigned int count;
+	char first[320];
+};
+
+static void note_unjudged(struct audit_finding *f, struct unjudged *u, const char *path,
+			  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void note_unjudged(struct audit_finding *f, struct unjudged *u, const char *path,
+			  const char *fmt, ...)
+{
+	char why[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	if (!u->count)
+		snprintf(u->first, sizeof(u->first), "%.60s: %s", path, why);
+	audit_evidence_listed(f, &u->count, path, "%s", why);
+}
+
+/*
+ * An affinity file that is there but says nothing usable (a directory, a
+ * read error, "5-2", "99999"): the IRQ is not gone, it may fire anywhere
+ * for all the rule knows. True when the file is @irq's problem (noted).
+ */
+static bool note_unusable_file(struct audit_finding *f, struct unjudged *u,
+			       const struct irq_info *irq, bool effective)
+{
+	int err = effective ? irq->effective_error : irq->affinity_error;
+	char path[80];
+
+	if (!err || err == -ENOENT)
+		return false;
+	snprintf(path, sizeof(path), "/proc/irq/%u/%s", irq->number,
+		 effective ? "effective_affinity_list" : "smp_affinity_list");
+	note_unjudged(f, u, path, "%s: where irq %u%s%s%s fires is unknown",
+		      irq_file_error_text(err), irq->number, irq->name[0] ? " (" : "", irq->name,
+		      irq->name[0] ? ")" : "");
+	return true;
+}
+
+static void note_unknown_handler(struct audit_finding *f, struct unjudged *u,
+				 const struct irq_info *irq)
+{
+	struct cpus_text a;
+
+	note_unjudged(f, u, "/proc/interrupts",
+		      "no line for irq %u (allowed on CPUs %s) and no /sys/kernel/irq/%u/actions: "
+		      "whether it has a handler is unknown",
+		      irq->number, cpus_text(&irq->affinity, &a), irq->number);
+}
+
+/* "cannot judge 3 IRQs: /proc/irq/30/smp_affinity_list: not a cpu list: ..." */
+static void skip_unjudged(struct audit_finding *f, const struct unjudged *u)
+{
+	audit_evidence_rest(f, u->count, "/proc/irq", "IRQs not judged");
+	finding_skip(f, "cannot judge %u IRQ%s: %s", u->count, u->count == 1 ? "" : "s", u->first);
+}
+
 /* "41, 42" as written by audit_list_append() into "41 42" for a shell loop */
 static void commas_to_spaces(char *text)
 {
@@ -105,6 +181,7 @@ static void check_device_affinity(struct audit_context *ctx, struct audit_findin
 {
 	struct cpuset on_rt;
 	struct cpus_text a, b;
+	struct unjudged unjudged = { 0 };
 	char numbers[256] = "";
 	unsigned int i, listed = 0;
 
@@ -117,18 +194,37 @@ static void check_device_affinity(struct audit_context *ctx, struct audit_findin
 		const struct irq_info *irq = &ctx->irqs.irqs[i];
 		struct cpuset reach;
 
-		if (!irq_in_use(irq) || !irq->movable)
+		if (note_unusable_file(f, &unjudged, irq, false) || !irq->movable)
 			continue;
 		/* allowed there, or delivered there now: either reaches the RT CPU */
 		cpuset_or(&reach, &irq->affinity,
 			  irq->has_effective ? &irq->effective : &irq->affinity);
 		cpuset_and(&reach, &reach, &ctx->rt);
-		if (cpuset_empty(&reach))
+		if (handler_unknown(irq)) {
+			if (!cpuset_empty(&reach))
+				note_unknown_handler(f, &unjudged, irq);
 			continue;
+		}
+		if (!irq_in_use(irq))
+			continue;
+		if (cpuset_empty(&reach)) {
+			/* allowed off the RT CPUs; where it is delivered now may be unknown */
+			note_unusable_file(f, &unjudged, irq, true);
+			if (!cpuset_intersects(&irq->affinity, &ctx->topo->online))
+				note_unjudged(f, &unjudged, "/proc/irq",
+					      "irq %u %s: affinity %s has no online CPU",
+					      irq->number, irq->name,
+					      cpus_text(&irq->affinity, &a));
+			continue;
+		}
 		cpuset_or(&on_rt, &on_rt, &reach);
 		note_irq(f, irq, &listed, numbers, sizeof(numbers));
 	}
 	audit_evidence_rest(f, listed, "/proc/irq", "IRQs");
+	if (!listed && unjudged.count) {
+		skip_unjudged(f, &unjudged);
+		return;
+	}
 	if (!listed) {
 		finding_evidence(f, "/proc/irq", "%u IRQs, none movable onto RT CPUs",
 				 ctx->irqs.nr_irqs);
@@ -145,6 +241,7 @@ static void check_device_affinity(struct audit_context *ctx, struct audit_findin
 static void check_managed(struct audit_context *ctx, struct audit_finding *f)
 {
 	char isolcpus[512], numbers[256] = "";
+	struct unjudged unjudged = { 0 };
 	struct cpuset on_rt;
 	struct cpus_text a, b;
 	unsigned int i, listed = 0;
@@ -161,15 +258,27 @@ static void check_managed(struct audit_context *ctx, struct audit_finding *f)
 		struct cpuset reach;
 
 		/* 0444 affinity: the kernel placed it and user space cannot move it */
-		if (!irq_in_use(irq) || irq->movable)
+		if (note_unusable_file(f, &unjudged, irq, false) || irq->movable ||
+		    !irq->has_affinity)
 			continue;
+		/* without its effective affinity, the whole mask: a superset */
 		cpuset_and(&reach, irq_delivery_cpus(irq), &ctx->rt);
-		if (cpuset_empty(&reach))
+		if (handler_unknown(irq)) {
+			if (!cpuset_empty(&reach))
+				note_unknown_handler(f, &unjudged, irq);
+			continue;
+		}
+		if (!irq_in_use(irq) || cpuset_empty(&reach) ||
+		    note_unusable_file(f, &unjudged, irq, true))
 			continue;
 		cpuset_or(&on_rt, &on_rt, &reach);
 		note_irq(f, irq, &listed, numbers, sizeof(numbers));
 	}
 	audit_evidence_rest(f, listed, "/proc/irq", "IRQs");
+	if (!listed && unjudged.count) {
+		skip_unjudged(f, &unjudged);
+		return;
+	}
 	if (!listed) {
 		finding_pass(f, "no managed IRQ is delivered to RT CPUs %s",
 			     cpus_text(&ctx->rt, &a));
@@ -303,8 +412,17 @@ static void check_irqbalance(struct audit_context *ctx, struct audit_finding *f)
 		    !strcmp(ctx->tasks[i].comm, "irqbalance"))
 			daemon = &ctx->tasks[i];
 	if (!daemon) {
+		unsigned int unknown = 0;
+		char first[160] = "";
+
 		finding_evidence(f, "/proc/*/stat", "no irqbalance process");
-		finding_pass(f, "irqbalance is not running");
+		/* a task whose stat does not read may be the daemon */
+		audit_tasks_note_unreadable(ctx, f, &unknown, first, sizeof(first));
+		if (unknown)
+			finding_skip(f, "no irqbalance among the tasks read, but %u were not: %s",
+				     unknown, first);
+		else
+			finding_pass(f, "irqbalance is not running");
 		return;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/stat", daemon->pid);
@@ -370,6 +488,7 @@ static void check_arriving(struct audit_context *ctx, struct audit_finding *f)
 {
 	struct counter_delta deltas[64];
 	const struct counters_run *sample;
+	struct unjudged unknown = { 0 };
 	unsigned int listed = 0, n, i, row;
 	uint64_t device = 0, ipis = 0;
 	struct cpus_text a;
@@ -383,6 +502,13 @@ static void check_arriving(struct audit_context *ctx, struct audit_finding *f)
 		sample = audit_sample(ctx, f);
 		if (!sample)
 			return;
+		/* an IRQ came or went while watched: no delta is no interrupt */
+		if (!counters_have_interrupts(sample)) {
+			finding_skip(f, "the interrupt counts of /proc/interrupts could not be "
+					"compared over the 20 ms watched (an IRQ or a CPU came or "
+					"went): run it again");
+			return;
+		}
 		when = "in 20 ms";
 		cpuset_for_each(cpu, &ctx->rt) {
 			n = counters_deltas(sample, (unsigned int)cpu, deltas, ARRAY_SIZE(deltas));
@@ -394,6 +520,19 @@ static void check_arriving(struct audit_context *ctx, struct audit_finding *f)
 		}
 	} else {
 		when = "since boot";
+		/* what a count the file did not give would add is unknown */
+		if (ctx->irqs.skipped_lines)
+			note_unjudged(f, &unknown, "/proc/interrupts",
+				      "%u lines do not parse: their counts are unknown",
+				      ctx->irqs.skipped_lines);
+		for (row = 0; row < ctx->irqs.nr_irqs; row++)
+			if (!ctx->irqs.irqs[row].listed)
+				note_unjudged(f, &unknown, "/proc/interrupts",
+					      "no line for irq %u%s%s, which /proc/irq has: its "
+					      "counts are unknown",
+					      ctx->irqs.irqs[row].number,
+					      ctx->irqs.irqs[row].name[0] ? " " : "",
+					      ctx->irqs.irqs[row].name);
 		for (column = 0; (unsigned int)column < ctx->irqs.nr_columns; column++) {
 			unsigned int c = ctx->irqs.column_cpu[column];
 
@@ -417,6 +556,7 @@ static void check_arriving(struct audit_context *ctx, struct audit_finding *f)
 		}
 	}
 	audit_evidence_rest(f, listed, "/proc/interrupts", "counts");
+	audit_evidence_rest(f, unknown.count, "/proc/interrupts", "counts unknown");
 	if (!listed)
 		finding_evidence(f, "/proc/interrupts",
 				 "RT CPUs %s: no device interrupt, no TLB or "
@@ -430,6 +570,9 @@ static void check_arriving(struct audit_context *ctx, struct audit_finding *f)
 	else if (device || ipis)
 		finding_warn(f, "%llu device interrupts and %llu TLB/CAL IPIs reached RT CPUs %s",
 			     (unsigned long long)device, (unsigned long long)ipis, when);
+	else if (unknown.count)
+		finding_skip(f, "cannot count what reached RT CPUs %s %s: %s",
+			     cpus_text(&ctx->rt, &a), when, unknown.first);
 	else
 		finding_pass(f, "nothing reached RT CPUs %s %s", cpus_text(&ctx->rt, &a), when);
 }

@@ -127,9 +127,10 @@ static void check_rcu_nocbs(struct audit_context *ctx, struct audit_finding *f)
 {
 	struct cpuset offloaded, missing, on_rt;
 	struct cpus_text a, b;
-	unsigned int listed = 0;
-	char path[64];
+	unsigned int listed = 0, unknown = 0;
+	char path[64], first[160] = "";
 	size_t i;
+	int ret;
 
 	finding_expected(f, "RCU callbacks of the RT CPUs offloaded (rcu_nocbs= or nohz_full=), "
 			    "their rcuo kthreads on housekeeping CPUs");
@@ -154,19 +155,36 @@ static void check_rcu_nocbs(struct audit_context *ctx, struct audit_finding *f)
 		return;
 	}
 	cpuset_clear(&on_rt);
-	if (!audit_tasks(ctx)) {
-		for (i = 0; i < ctx->nr_tasks; i++) {
-			const struct audit_task *t = &ctx->tasks[i];
+	/* where the rcuo kthreads run is half the verdict: without the task list, no pass */
+	ret = audit_tasks(ctx);
+	if (ret) {
+		finding_skip_unreadable(f, "/proc", ret);
+		return;
+	}
+	for (i = 0; i < ctx->nr_tasks; i++) {
+		const struct audit_task *t = &ctx->tasks[i];
 
-			if (!(t->flags & AUDIT_PF_KTHREAD) || strncmp(t->comm, "rcuo", 4) ||
-			    !t->allowed_known || !cpuset_intersects(&t->allowed, &ctx->rt))
-				continue;
-			cpuset_or(&on_rt, &on_rt, &t->allowed);
-			snprintf(path, sizeof(path), "/proc/%d/status", t->pid);
-			audit_evidence_listed(f, &listed, path, "%s Cpus_allowed_list: %s", t->comm,
-					      cpus_text(&t->allowed, &a));
+		if (!(t->flags & AUDIT_PF_KTHREAD) || strncmp(t->comm, "rcuo", 4))
+			continue;
+		if (!t->allowed_known) {
+			audit_task_note_unknown(f, t, &unknown, first, sizeof(first));
+			continue;
 		}
-		audit_evidence_rest(f, listed, "/proc", "rcuo kthreads");
+		if (!cpuset_intersects(&t->allowed, &ctx->rt))
+			continue;
+		cpuset_or(&on_rt, &on_rt, &t->allowed);
+		snprintf(path, sizeof(path), "/proc/%d/status", t->pid);
+		audit_evidence_listed(f, &listed, path, "%s Cpus_allowed_list: %s", t->comm,
+				      cpus_text(&t->allowed, &a));
+	}
+	audit_evidence_rest(f, listed, "/proc", "rcuo kthreads");
+	audit_tasks_note_unreadable(ctx, f, &unknown, first, sizeof(first));
+	if (!listed && unknown) {
+		finding_skip(f,
+			     "callbacks are offloaded, but where %u tasks (rcuo kthreads among "
+			     "them?) may run is unknown: %s",
+			     unknown, first);
+		return;
 	}
 	if (listed) {
 		finding_warn(f, "callbacks are offloaded, but %u rcuo kthreads may run on RT CPUs",
@@ -187,7 +205,8 @@ static void check_workqueues(struct audit_context *ctx, struct audit_finding *f)
 {
 	struct cpuset global, own, effective, on_rt;
 	struct cpus_text a, b;
-	char text[1024], path[320], bad[256] = "";
+	char text[1024], path[320], bad[256] = "", first[400] = "";
+	unsigned int unknown = 0;
 	struct dirent *entry;
 	DIR *dir;
 	int ret;
@@ -213,9 +232,19 @@ static void check_workqueues(struct audit_context *ctx, struct audit_finding *f)
 		if (entry->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), WQ_DIR "/%s/cpumask", entry->d_name);
-		if (sysroot_read(ctx->root, text, sizeof(text), "%s", path) < 0 ||
-		    cpuset_parse_mask(text, &own))
+		ret = sysroot_read(ctx->root, text, sizeof(text), "%s", path);
+		/* no cpumask: not a workqueue (power/, uevent), or not an unbound one */
+		if (ret == -ENOENT || ret == -ENOTDIR)
 			continue;
+		if (ret < 0 || cpuset_parse_mask(text, &own)) {
+			/* there, but saying nothing: that workqueue may run anywhere */
+			finding_evidence(f, path, "%s",
+					 ret < 0 ? strerror(-ret) : "not a cpu mask");
+			if (!unknown++)
+				snprintf(first, sizeof(first), "%s: %s", path,
+					 ret < 0 ? strerror(-ret) : "not a cpu mask");
+			continue;
+		}
 		cpuset_and(&effective, &own, &global);
 		if (cpuset_empty(&effective))
 			effective = global;
@@ -228,6 +257,10 @@ static void check_workqueues(struct audit_context *ctx, struct audit_finding *f)
 	if (dir)
 		closedir(dir);
 	cpuset_and(&on_rt, &on_rt, &ctx->rt);
+	if (cpuset_empty(&on_rt) && unknown) {
+		finding_skip(f, "cannot read the cpumask of %u workqueues: %s", unknown, first);
+		return;
+	}
 	if (cpuset_empty(&on_rt)) {
 		finding_pass(f, "unbound workqueues stay off the RT CPUs");
 		return;
@@ -247,8 +280,8 @@ static void check_task_affinity(struct audit_context *ctx, struct audit_finding 
 {
 	struct cpuset isolated, on_rt, not_isolated;
 	struct cpus_text a, b;
-	unsigned int listed = 0;
-	char path[64], pids[256] = "";
+	unsigned int listed = 0, unknown = 0;
+	char path[64], pids[256] = "", first[160] = "";
 	size_t i;
 
 	if (!audit_need_tasks(ctx, f))
@@ -258,9 +291,13 @@ static void check_task_affinity(struct audit_context *ctx, struct audit_finding 
 		const struct audit_task *t = &ctx->tasks[i];
 		struct cpuset here;
 
-		if (!!(t->flags & AUDIT_PF_KTHREAD) != kthreads || !t->allowed_known ||
+		if (!!(t->flags & AUDIT_PF_KTHREAD) != kthreads ||
 		    (kthreads && audit_task_is_per_cpu(t)))
 			continue;
+		if (!t->allowed_known) {
+			audit_task_note_unknown(f, t, &unknown, first, sizeof(first));
+			continue;
+		}
 		cpuset_and(&here, &t->allowed, &ctx->rt);
 		if (cpuset_empty(&here) || cpuset_subset(&t->allowed, &ctx->rt))
 			continue;
@@ -273,6 +310,12 @@ static void check_task_affinity(struct audit_context *ctx, struct audit_finding 
 				      cpus_text(&t->allowed, &a));
 	}
 	audit_evidence_rest(f, listed, "/proc", kthreads ? "kthreads" : "processes");
+	audit_evidence_rest(f, unknown, "/proc", "tasks with unknown CPUs");
+	audit_tasks_note_unreadable(ctx, f, &unknown, first, sizeof(first));
+	if (!listed && unknown) {
+		finding_skip(f, "cannot tell where %u tasks may run: %s", unknown, first);
+		return;
+	}
 	if (!listed) {
 		finding_evidence(f, "/proc/*/status", "%zu tasks read, none %s", ctx->nr_tasks,
 				 "allowed on both RT and housekeeping CPUs");

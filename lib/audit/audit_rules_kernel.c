@@ -279,7 +279,8 @@ static void check_lockup_detector(struct audit_context *ctx, struct audit_findin
 	long long watchdog, nmi = 0, soft = 0;
 	struct cpuset mask, on_rt;
 	struct cpus_text a, hk;
-	bool have_nmi, have_soft;
+	const char *unknown = NULL;
+	int ret;
 
 	finding_expected(f, "lockup detectors off (nowatchdog), or watchdog_cpumask "
 			    "without RT CPUs");
@@ -296,14 +297,43 @@ static void check_lockup_detector(struct audit_context *ctx, struct audit_findin
 	}
 	if (!audit_need_integer(ctx, f, &watchdog, "/proc/sys/kernel/watchdog"))
 		return;
-	have_nmi = !audit_read_integer(ctx, f, &nmi, "/proc/sys/kernel/nmi_watchdog");
-	have_soft = !audit_read_integer(ctx, f, &soft, "/proc/sys/kernel/soft_watchdog");
-	if (!watchdog || ((!have_nmi || !nmi) && (!have_soft || !soft))) {
+	if (!watchdog) {
+		finding_pass(f, "lockup detectors disabled at run time");
+		return;
+	}
+	/*
+	 * Absent: that detector is not built in. There but unreadable or
+	 * garbled: it may run, so only a cpumask that keeps both off the RT
+	 * CPUs can pass.
+	 */
+	ret = audit_read_integer(ctx, f, &nmi, "/proc/sys/kernel/nmi_watchdog");
+	if (ret)
+		nmi = 0;
+	if (ret && ret != -ENOENT)
+		unknown = "/proc/sys/kernel/nmi_watchdog";
+	ret = audit_read_integer(ctx, f, &soft, "/proc/sys/kernel/soft_watchdog");
+	if (ret)
+		soft = 0;
+	if (ret && ret != -ENOENT && !unknown)
+		unknown = "/proc/sys/kernel/soft_watchdog";
+	if (!nmi && !soft && !unknown) {
 		finding_pass(f, "lockup detectors disabled at run time");
 		return;
 	}
 	if (audit_read_cpulist(ctx, f, &mask, "/proc/sys/kernel/watchdog_cpumask")) {
 		finding_skip(f, "cannot read /proc/sys/kernel/watchdog_cpumask");
+		return;
+	}
+	cpuset_and(&on_rt, &mask, &ctx->rt);
+	if (!cpuset_empty(&ctx->rt) && cpuset_empty(&on_rt)) {
+		finding_pass(f, "watchdog_cpumask keeps the detectors on housekeeping CPUs");
+		return;
+	}
+	if (!nmi && !soft) {
+		finding_skip(f,
+			     "cannot tell whether a lockup detector runs on CPUs %s: %s does "
+			     "not read",
+			     cpus_text(&mask, &a), unknown);
 		return;
 	}
 	if (cpuset_empty(&ctx->rt)) {
@@ -312,11 +342,6 @@ static void check_lockup_detector(struct audit_context *ctx, struct audit_findin
 			     "default",
 			     soft ? "soft" : "", soft && nmi ? " and " : "", nmi ? "NMI" : "",
 			     cpus_text(&mask, &a));
-		return;
-	}
-	cpuset_and(&on_rt, &mask, &ctx->rt);
-	if (cpuset_empty(&on_rt)) {
-		finding_pass(f, "watchdog_cpumask keeps the detectors on housekeeping CPUs");
 		return;
 	}
 	finding_fail(f, "the lockup detectors run on RT CPUs %s", cpus_text(&on_rt, &a));

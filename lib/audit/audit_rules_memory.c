@@ -140,7 +140,13 @@ static void check_swap(struct audit_context *ctx, struct audit_finding *f)
 		finding_skip_unreadable(f, "/proc/swaps", ret);
 		return;
 	}
-	/* the first line is the header */
+	/* the first line is the header: without it, the file is not what the kernel writes */
+	if (strncmp(swaps, "Filename", 8)) {
+		free(swaps);
+		finding_evidence(f, "/proc/swaps", "no 'Filename Type Size ...' header");
+		finding_skip(f, "cannot parse /proc/swaps");
+		return;
+	}
 	line = strchr(swaps, '\n');
 	while (line && *++line) {
 		devices++;

@@ -29,11 +29,16 @@ static void check_clocksource(struct audit_context *ctx, struct audit_finding *f
 	/* read through an I/O port or MMIO access: a microsecond or more */
 	static const char *const slow[] = { "hpet", "acpi_pm", "jiffies", "pit", "i8253" };
 	char current[64], available[256] = "";
+	int available_ret;
 
 	finding_expected(f, "a CPU-local clocksource (tsc on x86)");
 	if (!audit_need_read(ctx, f, current, sizeof(current), CLOCK_DIR "/current_clocksource"))
 		return;
-	audit_read(ctx, f, available, sizeof(available), CLOCK_DIR "/available_clocksource");
+	/* the fix depends on it; only "no tsc offered" is a verdict that needs it */
+	available_ret = audit_read(ctx, f, available, sizeof(available),
+				   CLOCK_DIR "/available_clocksource");
+	if (available_ret < 0)
+		available[0] = '\0';
 	audit_cmdline(ctx, f, "tsc", NULL, 0);
 	if (in_list(current, fast, ARRAY_SIZE(fast))) {
 		finding_pass(f, "clocksource %s", current);
@@ -54,6 +59,10 @@ static void check_clocksource(struct audit_context *ctx, struct audit_finding *f
 		finding_warn(f, "clocksource %s although tsc is available", current);
 		finding_fix(f, "echo tsc > " CLOCK_DIR "/current_clocksource (boot: "
 			       "clocksource=tsc)");
+		return;
+	}
+	if (available_ret < 0) {
+		finding_skip_unreadable(f, CLOCK_DIR "/available_clocksource", available_ret);
 		return;
 	}
 	finding_pass(f, "clocksource %s (paravirtual; no tsc offered)", current);
@@ -163,7 +172,7 @@ static bool steal_ticks(struct audit_context *ctx, long long *steal)
 static void check_virtualization(struct audit_context *ctx, struct audit_finding *f)
 {
 	char *flags, type[64], driver[64];
-	bool hypervisor;
+	bool hypervisor, have_flags;
 	long long steal;
 
 	finding_expected(f, "bare metal, or a guest whose vCPUs the host pins and isolates");
@@ -172,13 +181,22 @@ static void check_virtualization(struct audit_context *ctx, struct audit_finding
 		return;
 	}
 	hypervisor = words_have(flags, "hypervisor");
+	/* no flags line (not x86, or not what the kernel writes): its silence proves nothing */
+	have_flags = flags[0] != '\0';
 	free(flags);
 	finding_evidence(f, "/proc/cpuinfo", "%s",
-			 hypervisor ? "flag hypervisor" : "no hypervisor flag");
+			 hypervisor ? "flag hypervisor" :
+			 have_flags ? "no hypervisor flag" :
+				      "no flags line");
 	if (audit_read(ctx, f, type, sizeof(type), "/sys/hypervisor/type") >= 0)
 		hypervisor = true;
 	else
 		type[0] = '\0';
+	if (!hypervisor && !have_flags) {
+		finding_skip(f, "/proc/cpuinfo has no flags line to tell a guest from bare metal, "
+				"and there is no /sys/hypervisor/type");
+		return;
+	}
 	if (!hypervisor) {
 		finding_pass(f, "no hypervisor seen");
 		return;
@@ -200,7 +218,7 @@ static void check_mitigations(struct audit_context *ctx, struct audit_finding *f
 {
 	static const char dir_path[] = "/sys/devices/system/cpu/vulnerabilities";
 	char text[512], names[256] = "";
-	unsigned int active = 0, listed = 0;
+	unsigned int active = 0, listed = 0, unreadable = 0;
 	struct dirent *entry;
 	DIR *dir;
 
@@ -214,12 +232,19 @@ static void check_mitigations(struct audit_context *ctx, struct audit_finding *f
 	}
 	while ((entry = readdir(dir))) {
 		char path[320];
+		int ret;
 
 		if (entry->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir_path, entry->d_name);
-		if (sysroot_read(ctx->root, text, sizeof(text), "%s", path) < 0 ||
-		    strncmp(text, "Mitigation", 10))
+		ret = sysroot_read(ctx->root, text, sizeof(text), "%s", path);
+		if (ret < 0 && ret != -ENOENT) {
+			/* one that does not read may be a mitigation */
+			finding_evidence(f, path, "unreadable: %s", strerror(-ret));
+			unreadable++;
+			continue;
+		}
+		if (ret < 0 || strncmp(text, "Mitigation", 10))
 			continue;
 		active++;
 		audit_evidence_listed(f, &listed, path, "%s", text);
@@ -227,6 +252,11 @@ static void check_mitigations(struct audit_context *ctx, struct audit_finding *f
 	}
 	closedir(dir);
 	audit_evidence_rest(f, listed, dir_path, "mitigations");
+	if (!active && unreadable) {
+		finding_skip(f, "no mitigation found, but %u files of %s did not read", unreadable,
+			     dir_path);
+		return;
+	}
 	if (!active) {
 		finding_pass(f, "no mitigation active");
 		return;

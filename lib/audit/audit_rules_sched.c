@@ -10,25 +10,42 @@
  * Since 6.12 the fair server (a deadline server) reserves time for normal
  * tasks on each CPU even when RT throttling is off; debugfs shows it.
  */
-static void fair_server(struct audit_context *ctx, struct audit_finding *f,
-			struct cpuset *reserving)
+/*
+ * Returns 0, or the first error of a runtime file that is there but does
+ * not read or parse (debugfs is root's only): whether the fair server
+ * reserves time there is unknown. An absent file is an older kernel.
+ */
+static int fair_server(struct audit_context *ctx, struct audit_finding *f, struct cpuset *reserving)
 {
 	const struct cpuset *cpus = audit_rt_or_online(ctx);
 	unsigned int listed = 0;
 	char path[128];
 	long long runtime;
-	int cpu;
+	int cpu, ret, first = 0;
 
 	cpuset_clear(reserving);
 	cpuset_for_each(cpu, cpus) {
 		snprintf(path, sizeof(path), "/sys/kernel/debug/sched/fair_server/cpu%d/runtime",
 			 cpu);
-		if (sysroot_read_integer(ctx->root, &runtime, "%s", path) || runtime <= 0)
+		ret = sysroot_read_integer(ctx->root, &runtime, "%s", path);
+		if (ret == -ENOENT)
+			continue;
+		if (ret) {
+			if (!first) {
+				finding_evidence(f, path, "%s",
+						 ret == -EINVAL ? "does not parse" :
+								  strerror(-ret));
+				first = ret;
+			}
+			continue;
+		}
+		if (runtime <= 0)
 			continue;
 		cpuset_add(reserving, (unsigned int)cpu);
 		audit_evidence_listed(f, &listed, path, "%lld", runtime);
 	}
 	audit_evidence_rest(f, listed, "/sys/kernel/debug/sched/fair_server", "CPUs");
+	return first;
 }
 
 static void check_rt_throttling(struct audit_context *ctx, struct audit_finding *f)
@@ -36,13 +53,14 @@ static void check_rt_throttling(struct audit_context *ctx, struct audit_finding 
 	long long runtime, period;
 	struct cpuset reserving;
 	struct cpus_text a;
+	int unknown;
 
 	finding_expected(f, "kernel.sched_rt_runtime_us=-1 (with stalld to rescue starved "
 			    "threads), or a conscious choice of the share");
 	if (!audit_need_integer(ctx, f, &runtime, "/proc/sys/kernel/sched_rt_runtime_us") ||
 	    !audit_need_integer(ctx, f, &period, "/proc/sys/kernel/sched_rt_period_us"))
 		return;
-	fair_server(ctx, f, &reserving);
+	unknown = fair_server(ctx, f, &reserving);
 	if (runtime >= 0 && runtime < period) {
 		finding_warn(f,
 			     "RT tasks that use more than %lld of every %lld us are stopped "
@@ -60,6 +78,13 @@ static void check_rt_throttling(struct audit_context *ctx, struct audit_finding 
 			    "for c in %s; do echo 0 > "
 			    "/sys/kernel/debug/sched/fair_server/cpu$c/runtime; done",
 			    cpus_text(&reserving, &a));
+		return;
+	}
+	if (unknown) {
+		finding_skip(f,
+			     "RT throttling is off, but whether the fair server reserves time "
+			     "cannot be read: /sys/kernel/debug/sched/fair_server/cpuN/runtime: %s",
+			     unknown == -EINVAL ? "does not parse" : strerror(-unknown));
 		return;
 	}
 	finding_pass(f, "RT throttling is off");

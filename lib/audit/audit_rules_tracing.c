@@ -14,7 +14,22 @@ struct tracing_state {
 	unsigned int events_on; /* instances recording events */
 	unsigned int events_off; /* instances with events enabled but tracing_on=0 */
 	char where[256]; /* the instances found active */
+	unsigned int unreadable; /* files there that did not read: no pass */
+	char first_unreadable[320];
 };
+
+/* A file that is there but does not read says nothing: no tracer is not proven. */
+static void note_unreadable(struct audit_finding *f, struct tracing_state *state, const char *dir,
+			    const char *file, int err)
+{
+	char path[300];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	finding_evidence(f, path, "unreadable: %s", strerror(-err));
+	if (!state->unreadable++)
+		snprintf(state->first_unreadable, sizeof(state->first_unreadable), "%s: %s", path,
+			 strerror(-err));
+}
 
 static void check_instance(struct audit_context *ctx, struct audit_finding *f, const char *dir,
 			   const char *name, struct tracing_state *state)
@@ -23,16 +38,20 @@ static void check_instance(struct audit_context *ctx, struct audit_finding *f, c
 	long long on = 1;
 	int ret;
 
-	if (audit_read(ctx, f, tracer, sizeof(tracer), "%s/current_tracer", dir) >= 0 &&
-	    strcmp(tracer, "nop")) {
+	ret = audit_read(ctx, f, tracer, sizeof(tracer), "%s/current_tracer", dir);
+	if (ret >= 0 && strcmp(tracer, "nop")) {
 		state->tracers++;
 		audit_list_append(state->where, sizeof(state->where), "%s: tracer %s", name,
 				  tracer);
+	} else if (ret < 0 && ret != -ENOENT) {
+		note_unreadable(f, state, dir, "current_tracer", ret == -EFBIG ? -EINVAL : ret);
 	}
 	/* a long event list does not fit: it is certainly not empty */
 	ret = audit_read(ctx, f, events, sizeof(events), "%s/set_event", dir);
 	if (ret == -EFBIG)
 		ret = 1;
+	if (ret < 0 && ret != -ENOENT)
+		note_unreadable(f, state, dir, "set_event", ret);
 	if (ret <= 0)
 		return;
 	audit_read_integer(ctx, f, &on, "%s/tracing_on", dir);
@@ -71,6 +90,8 @@ static void check_tracing_active(struct audit_context *ctx, struct audit_finding
 	 */
 	snprintf(own, sizeof(own), TRACE_INSTANCE_PREFIX "%d", (int)getpid());
 	dir = sysroot_opendir(ctx->root, "%s/instances", top);
+	if (!dir && errno != ENOENT)
+		note_unreadable(f, &state, top, "instances", -errno);
 	while (dir && (entry = readdir(dir))) {
 		if (entry->d_name[0] == '.' || !strcmp(entry->d_name, own))
 			continue;
@@ -79,6 +100,11 @@ static void check_tracing_active(struct audit_context *ctx, struct audit_finding
 	}
 	if (dir)
 		closedir(dir);
+	if (!state.tracers && !state.events_on && !state.events_off && state.unreadable) {
+		finding_skip(f, "no tracer or event found, but %u files did not read: %s",
+			     state.unreadable, state.first_unreadable);
+		return;
+	}
 	if (!state.tracers && !state.events_on && !state.events_off) {
 		finding_pass(f, "no tracer and no event enabled");
 		return;

@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,13 +44,20 @@ static int parse_stat(const char *text, struct audit_task *task)
 	return -EINVAL;
 }
 
-static void read_allowed(struct sysroot *root, struct audit_task *task)
+/* false when the task is gone (it exited since the directory was read) */
+static bool read_allowed(struct sysroot *root, struct audit_task *task)
 {
 	char *status, *line;
+	int ret;
 
 	task->allowed_known = false;
-	if (sysroot_read_alloc(root, &status, NULL, "/proc/%d/status", task->pid))
-		return;
+	ret = sysroot_read_alloc(root, &status, NULL, "/proc/%d/status", task->pid);
+	if (ret == -ENOENT || ret == -ESRCH)
+		return false;
+	task->status_error = ret;
+	if (ret)
+		return true;
+	task->status_error = -EINVAL;
 	line = strstr(status, "\nCpus_allowed_list:");
 	if (line) {
 		char *value = line + strlen("\nCpus_allowed_list:"), *end = strchr(value, '\n');
@@ -57,8 +65,19 @@ static void read_allowed(struct sysroot *root, struct audit_task *task)
 		if (end)
 			*end = '\0';
 		task->allowed_known = !cpuset_parse_list(value, &task->allowed);
+		if (task->allowed_known)
+			task->status_error = 0;
 	}
 	free(status);
+	return true;
+}
+
+/* a stat that is there but does not read or parse: the task is unknown, not gone */
+static void note_unreadable_stat(struct audit_context *ctx, int pid, int err)
+{
+	if (!ctx->nr_tasks_unreadable++)
+		snprintf(ctx->task_unreadable, sizeof(ctx->task_unreadable), "/proc/%d/stat: %s",
+			 pid, err == -EINVAL ? "does not parse" : strerror(-err));
 }
 
 static bool is_pid(const char *name)
@@ -90,6 +109,7 @@ int audit_tasks(struct audit_context *ctx)
 		struct audit_task *task;
 		char stat[1024];
 		long pid;
+		int ret;
 
 		if (!is_pid(entry->d_name))
 			continue;
@@ -110,11 +130,17 @@ int audit_tasks(struct audit_context *ctx)
 		memset(task, 0, sizeof(*task));
 		task->pid = (int)pid;
 		/* a task that exits between readdir and read is simply gone */
-		if (sysroot_read(ctx->root, stat, sizeof(stat), "/proc/%d/stat", task->pid) < 0 ||
-		    parse_stat(stat, task))
+		ret = sysroot_read(ctx->root, stat, sizeof(stat), "/proc/%d/stat", task->pid);
+		if (ret == -ENOENT || ret == -ESRCH)
 			continue;
-		read_allowed(ctx->root, task);
-		ctx->nr_tasks++;
+		if (ret >= 0)
+			ret = parse_stat(stat, task);
+		if (ret < 0) {
+			note_unreadable_stat(ctx, task->pid, ret == -EFBIG ? -EINVAL : ret);
+			continue;
+		}
+		if (read_allowed(ctx->root, task))
+			ctx->nr_tasks++;
 	}
 	closedir(dir);
 	ctx->tasks_ret = 0;
@@ -132,6 +158,32 @@ bool audit_task_is_per_cpu(const struct audit_task *task)
 	if (task->flags & AUDIT_PF_NO_SETAFFINITY)
 		return true;
 	return (task->flags & AUDIT_PF_KTHREAD) && !strncmp(task->comm, "irq/", 4);
+}
+
+void audit_task_note_unknown(struct audit_finding *f, const struct audit_task *task,
+			     unsigned int *unknown, char *first, size_t size)
+{
+	char path[64];
+	const char *why = task->status_error == -EINVAL ? "no Cpus_allowed_list that parses" :
+							  strerror(-task->status_error);
+
+	snprintf(path, sizeof(path), "/proc/%d/status", task->pid);
+	if (!first[0])
+		snprintf(first, size, "%s: %s", path, why);
+	audit_evidence_listed(f, unknown, path, "%s: %s: its CPUs are unknown", task->comm, why);
+}
+
+void audit_tasks_note_unreadable(struct audit_context *ctx, struct audit_finding *f,
+				 unsigned int *unknown, char *first, size_t size)
+{
+	if (!ctx->nr_tasks_unreadable)
+		return;
+	if (!first[0])
+		snprintf(first, size, "%s", ctx->task_unreadable);
+	finding_evidence(f, "/proc/*/stat",
+			 "%u tasks not read (first %s): what they are is unknown",
+			 ctx->nr_tasks_unreadable, ctx->task_unreadable);
+	*unknown += ctx->nr_tasks_unreadable;
 }
 
 bool audit_need_tasks(struct audit_context *ctx, struct audit_finding *f)
@@ -152,5 +204,6 @@ void audit_tasks_release(struct audit_context *ctx)
 	free(ctx->tasks);
 	ctx->tasks = NULL;
 	ctx->nr_tasks = 0;
+	ctx->nr_tasks_unreadable = 0;
 	ctx->tasks_loaded = false;
 }

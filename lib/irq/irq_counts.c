@@ -72,7 +72,7 @@ int irq_counts_read(struct sysroot *root, const struct irq_table *table, struct 
 		free(scratch);
 		free(filled);
 		log_error("cannot read %s" IRQ_INTERRUPTS ": %s", irq_root_prefix(root),
-			  strerror(-ret));
+			  sysroot_strerror(ret));
 		return ret;
 	}
 	counts->time_ns = clock_ns(CLOCK_MONOTONIC);
@@ -81,8 +81,12 @@ int irq_counts_read(struct sysroot *root, const struct irq_table *table, struct 
 	    (irq_parse_header(line, &cpus, &nr_columns) || !same_columns(table, cpus, nr_columns)))
 		ret = -ESTALE;
 	while (ret > 0 && (ret = irq_reader_next(&reader, &line)) > 0) {
-		/* Fast path: the line is the row after the last one; parse in place. */
-		bool in_place = expected < counts->nr_rows && !filled[expected];
+		/*
+		 * Fast path: the line is the row after the last one; parse in
+		 * place, unless that row must keep its zeros (not listed).
+		 */
+		bool in_place = expected < counts->nr_rows && !filled[expected] &&
+				(expected >= table->nr_irqs || table->irqs[expected].listed);
 		uint32_t *target =
 			in_place ? counts->values + (size_t)expected * nr_columns : scratch;
 
@@ -94,8 +98,9 @@ int irq_counts_read(struct sysroot *root, const struct irq_table *table, struct 
 			continue;
 		}
 		row = row_of(table, &parsed, expected);
-		if (row < 0) {
-			ret = -ESTALE; /* a new IRQ or vector */
+		/* a new IRQ or vector, or one found in /proc/irq only that now has a line */
+		if (row < 0 || ((unsigned int)row < table->nr_irqs && !table->irqs[row].listed)) {
+			ret = -ESTALE;
 			break;
 		}
 		if (filled[row])
@@ -111,11 +116,12 @@ int irq_counts_read(struct sysroot *root, const struct irq_table *table, struct 
 	free(scratch);
 	free(filled);
 	free(cpus);
-	if (!ret && seen != counts->nr_rows)
-		ret = -ESTALE; /* an IRQ went away */
+	/* an IRQ went away; the rows of IRQs found in /proc/irq only keep no count */
+	if (!ret && seen != counts->nr_rows - table->nr_unlisted)
+		ret = -ESTALE;
 	if (ret < 0 && ret != -ESTALE)
 		log_error("cannot read %s" IRQ_INTERRUPTS ": %s", irq_root_prefix(root),
-			  strerror(-ret));
+			  sysroot_strerror(ret));
 	return ret < 0 ? ret : 0;
 }
 

@@ -17,18 +17,24 @@
 int irq_files_open(struct irq_files *files, struct sysroot *root)
 {
 	files->root = root;
+	files->nr_noted = 0;
 	files->last_text[0] = '\0';
 	cpuset_clear(&files->last_set);
+	files->proc_irq = files->sys_irq = -1;
 	files->text = malloc(LIST_TEXT_SIZE);
 	if (!files->text)
 		return -ENOMEM;
 	files->proc_irq = sysroot_open(root, O_RDONLY | O_DIRECTORY, "/proc/irq");
+	files->proc_irq_error = files->proc_irq < 0 ? files->proc_irq : 0;
 	files->sys_irq = sysroot_open(root, O_RDONLY | O_DIRECTORY, "/sys/kernel/irq");
 	return 0;
 }
 
 void irq_files_close(struct irq_files *files)
 {
+	if (files->nr_noted > IRQ_FILES_NOTED_MAX)
+		log_warning("%u more IRQ affinity files cannot be used (-vv names them)",
+			    files->nr_noted - IRQ_FILES_NOTED_MAX);
 	if (files->proc_irq >= 0)
 		close(files->proc_irq);
 	if (files->sys_irq >= 0)
@@ -40,6 +46,7 @@ void irq_files_close(struct irq_files *files)
 static int read_at(struct irq_files *files, int dir, unsigned int number, const char *file,
 		   struct stat *st)
 {
+	struct stat own;
 	char name[64];
 	ssize_t n, used = 0;
 	int fd;
@@ -47,11 +54,19 @@ static int read_at(struct irq_files *files, int dir, unsigned int number, const 
 	if (dir < 0)
 		return -ENOENT;
 	snprintf(name, sizeof(name), "%u/%s", number, file);
-	fd = openat(dir, name, O_RDONLY | O_CLOEXEC);
+	/* as sysroot reads: no FIFO may block, no device be read */
+	fd = openat(dir, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
-	if (st && fstat(fd, st)) {
+	if (!st)
+		st = &own;
+	if (fstat(fd, st))
 		n = -errno;
+	else if (!S_ISREG(st->st_mode))
+		n = S_ISDIR(st->st_mode) ? -EISDIR : -SYSROOT_ENOTREG;
+	else
+		n = 0;
+	if (n) {
 		close(fd);
 		return (int)n;
 	}
@@ -87,38 +102,111 @@ static int read_at(struct irq_files *files, int dir, unsigned int number, const 
 	return (int)used;
 }
 
-static bool read_list(struct irq_files *files, unsigned int number, const char *file,
-		      struct cpuset *set, struct stat *st)
+/*
+ * Read a cpu list into @set: 0, or why it cannot be used (as in
+ * irq_info.affinity_error). The text stays in files->text for a message.
+ */
+static int read_list(struct irq_files *files, unsigned int number, const char *file, bool empty_ok,
+		     struct cpuset *set, struct stat *st)
 {
-	if (read_at(files, files->proc_irq, number, file, st) < 0) {
-		cpuset_clear(set);
-		return false;
-	}
+	int ret;
+
+	cpuset_clear(set);
+	/* no /proc/irq at all: no IRQ is gone, none can be read */
+	if (files->proc_irq < 0)
+		return -ENOTDIR;
+	ret = read_at(files, files->proc_irq, number, file, st);
+	if (ret < 0)
+		return ret;
+	/* the kernel never shows an empty smp_affinity_list: no CPU is no answer */
+	if (!files->text[0])
+		return empty_ok ? 0 : -ENODATA;
 	if (!strcmp(files->text, files->last_text)) {
 		*set = files->last_set;
-		return true;
+		return 0;
 	}
-	if (cpuset_parse_list(files->text, set)) {
-		log_warning("%s/proc/irq/%u/%s: not a cpu list: '%.40s'",
-			    irq_root_prefix(files->root), number, file, files->text);
+	ret = cpuset_parse_list(files->text, set);
+	if (ret) {
 		cpuset_clear(set);
-		return false;
+		return ret == -ERANGE ? -ERANGE : -EINVAL;
 	}
 	if (strlen(files->text) < sizeof(files->last_text)) {
 		strcpy(files->last_text, files->text);
 		files->last_set = *set;
 	}
-	return true;
+	return 0;
+}
+
+/*
+ * Say a file's problem once: when it is new for the IRQ (a refresh of the
+ * balance daemon meets the same one every interval), and only for the first
+ * few files of a read; an absent file is an IRQ that went away, no problem.
+ */
+static void note_error(struct irq_files *files, unsigned int number, const char *file, int was,
+		       int err)
+{
+	const char *prefix = irq_root_prefix(files->root);
+
+	/* without /proc/irq the directory is the one problem, said once by the load */
+	if (!err || err == -ENOENT || err == was || files->proc_irq < 0)
+		return;
+	if (files->nr_noted++ >= IRQ_FILES_NOTED_MAX) {
+		log_debug("%s/proc/irq/%u/%s: %s", prefix, number, file, irq_file_error_text(err));
+		return;
+	}
+	if (err == -EINVAL || err == -ERANGE)
+		log_warning("%s/proc/irq/%u/%s: %s: '%.40s'", prefix, number, file,
+			    irq_file_error_text(err), files->text);
+	else if (err == -ENODATA)
+		log_warning("%s/proc/irq/%u/%s: empty", prefix, number, file);
+	else
+		log_warning("cannot read %s/proc/irq/%u/%s: %s", prefix, number, file,
+			    irq_file_error_text(err));
 }
 
 void irq_files_read_affinity(struct irq_files *files, struct irq_info *irq)
 {
+	int was = irq->affinity_error, ret;
 	struct stat st;
 
-	irq->has_affinity = read_list(files, irq->number, "smp_affinity_list", &irq->affinity, &st);
+	ret = read_list(files, irq->number, "smp_affinity_list", false, &irq->affinity, &st);
+	note_error(files, irq->number, "smp_affinity_list", was, ret);
+	irq->affinity_error = ret;
+	irq->has_affinity = !ret;
 	irq->movable = irq->has_affinity && (st.st_mode & 0222);
-	irq->has_effective =
-		read_list(files, irq->number, "effective_affinity_list", &irq->effective, NULL);
+	was = irq->effective_error;
+	ret = read_list(files, irq->number, "effective_affinity_list", true, &irq->effective, NULL);
+	note_error(files, irq->number, "effective_affinity_list", was, ret);
+	irq->effective_error = ret;
+	irq->has_effective = !ret;
+}
+
+bool irq_affinity_unreadable(const struct irq_info *irq)
+{
+	return (irq->affinity_error && irq->affinity_error != -ENOENT) ||
+	       (irq->effective_error && irq->effective_error != -ENOENT);
+}
+
+const char *irq_file_error_text(int err)
+{
+	/* CPUSET_MAX_CPUS - 1, spelled out below for a static string (before the
+	 * switch: a declaration may not follow a case label before C23) */
+	_Static_assert(CPUSET_MAX_CPUS == 8192, "say the largest cpu number");
+
+	switch (err) {
+	case -EINVAL:
+		return "not a cpu list";
+	case -ERANGE:
+		return "a cpu number beyond 8191";
+	case -ENODATA:
+		return "empty";
+	case -ENOENT:
+		return "absent";
+	case -ENOTDIR:
+		return "its directory cannot be read";
+	default:
+		return sysroot_strerror(err);
+	}
 }
 
 char *irq_files_read_sysfs(struct irq_files *files, unsigned int number, const char *file)

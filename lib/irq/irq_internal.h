@@ -45,6 +45,7 @@ struct irq_line_reader {
 	size_t start, end;
 	bool eof;
 	unsigned int line_number;
+	unsigned long long total; /* bytes read: no file is read past SYSROOT_READ_MAX */
 };
 
 int irq_reader_open(struct irq_line_reader *reader, struct sysroot *root);
@@ -87,6 +88,7 @@ void irq_split_tail(const char *tail, char **chip, char **name);
 struct irq_files {
 	struct sysroot *root;
 	int proc_irq; /* -1 when missing */
+	int proc_irq_error; /* why, a negative errno code; 0 when open */
 	int sys_irq; /* -1 without CONFIG_SPARSE_IRQ */
 	char *text; /* LIST_TEXT_SIZE bytes */
 	/*
@@ -95,11 +97,18 @@ struct irq_files {
 	 */
 	char last_text[64];
 	struct cpuset last_set;
+	unsigned int nr_noted; /* affinity file problems met, the first ones logged */
 };
+
+/* problems of affinity files logged by one read of the table; the rest are counted */
+#define IRQ_FILES_NOTED_MAX 8
 
 int irq_files_open(struct irq_files *files, struct sysroot *root);
 void irq_files_close(struct irq_files *files);
-/* smp_affinity_list, whether it may be written, effective_affinity_list */
+/*
+ * smp_affinity_list, whether it may be written, effective_affinity_list;
+ * a file that cannot be used is recorded in the IRQ and logged when new
+ */
 void irq_files_read_affinity(struct irq_files *files, struct irq_info *irq);
 /* /sys/kernel/irq/N/@file, strdup'ed; NULL when missing */
 char *irq_files_read_sysfs(struct irq_files *files, unsigned int number, const char *file);

@@ -4,6 +4,7 @@
  * vectors, sorted, with each IRQ's files and device (irq_files.c,
  * irq_device.c).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -63,6 +64,7 @@ static int add_irq(struct load_state *state, const struct irq_parsed_line *parse
 	memset(irq, 0, sizeof(*irq));
 	irq->number = parsed->number;
 	irq->node = -1;
+	irq->listed = true;
 	state->tails[table->nr_irqs] = strdup(parsed->tail);
 	if (!state->tails[table->nr_irqs])
 		return -ENOMEM;
@@ -134,7 +136,7 @@ static int parse_interrupts(struct sysroot *root, struct load_state *state)
 	ret = irq_reader_open(&reader, root);
 	if (ret) {
 		log_error("cannot read %s" IRQ_INTERRUPTS ": %s", irq_root_prefix(root),
-			  strerror(-ret));
+			  sysroot_strerror(ret));
 		return ret;
 	}
 	table->counts.time_ns = clock_ns(CLOCK_MONOTONIC);
@@ -143,6 +145,9 @@ static int parse_interrupts(struct sysroot *root, struct load_state *state)
 		if (ret >= 0)
 			log_error("%s" IRQ_INTERRUPTS ": no 'CPU0 CPU1 ...' header on line 1",
 				  irq_root_prefix(root));
+		else
+			log_error("cannot read %s" IRQ_INTERRUPTS ": %s", irq_root_prefix(root),
+				  sysroot_strerror(ret));
 		irq_reader_close(&reader);
 		return ret < 0 ? ret : -EINVAL;
 	}
@@ -172,7 +177,7 @@ static int parse_interrupts(struct sysroot *root, struct load_state *state)
 	irq_reader_close(&reader);
 	if (ret < 0)
 		log_error("cannot read %s" IRQ_INTERRUPTS ": %s", irq_root_prefix(root),
-			  strerror(-ret));
+			  sysroot_strerror(ret));
 	return ret < 0 ? ret : 0;
 }
 
@@ -240,6 +245,7 @@ static int sort_irqs(struct sysroot *root, struct load_state *state)
 	state->irq_rows.counts = counts;
 	state->irq_rows.nr = state->irq_rows.cap = table->nr_irqs = kept;
 	state->irq_cap = state->tails_cap = n ? n : 1;
+	state->sorted = true;
 	return 0;
 }
 
@@ -264,31 +270,29 @@ static int assemble_counts(struct load_state *state)
 	return 0;
 }
 
-static int read_irq_files(struct sysroot *root, struct load_state *state)
+static int read_irq_files(struct irq_files *files, struct load_state *state)
 {
 	struct irq_table *table = state->table;
-	struct irq_files files;
 	unsigned int i;
-	int ret;
 
-	ret = irq_files_open(&files, root);
-	if (ret)
-		return ret;
-	for (i = 0; i < table->nr_irqs && !ret; i++) {
+	for (i = 0; i < table->nr_irqs; i++) {
 		struct irq_info *irq = &table->irqs[i];
 
-		irq_files_read_affinity(&files, irq);
+		irq_files_read_affinity(files, irq);
 		/*
 		 * Action names may hold blanks, and /sys/kernel/irq/N/actions
 		 * has them without the padding of the line: it wins.
 		 */
-		irq->name = irq_files_read_sysfs(&files, irq->number, "actions");
-		irq_split_tail(state->tails[i], &irq->chip, irq->name ? NULL : &irq->name);
+		irq->name = irq_files_read_sysfs(files, irq->number, "actions");
+		/* an IRQ found in /proc/irq only has no line to take its chip from */
+		if (!irq->listed)
+			irq->chip = irq_files_read_sysfs(files, irq->number, "chip_name");
+		irq_split_tail(state->tails[i], irq->chip ? NULL : &irq->chip,
+			       irq->name ? NULL : &irq->name);
 		if (!irq->name || !irq->chip)
-			ret = -ENOMEM;
+			return -ENOMEM;
 	}
-	irq_files_close(&files);
-	return ret;
+	return 0;
 }
 
 static int compare_number(const void *key, const void *item)
@@ -316,6 +320,66 @@ int irq_table_find_vector(const struct irq_table *table, const char *name)
 	return -1;
 }
 
+/*
+ * /proc/interrupts leaves out an IRQ with no handler and no count; a
+ * damaged or truncated copy, or a line skipped as malformed, would also
+ * leave out one that fires, and a verdict on the rest would call the
+ * machine good. Every /proc/irq/N/ the file did not list is added, to be
+ * read from its own files, unless /sys/kernel/irq/N/actions says it has no
+ * handler: that one the kernel hides on purpose, nothing to place or judge.
+ */
+static int add_unlisted(struct sysroot *root, struct load_state *state, struct irq_files *files)
+{
+	struct irq_table *table = state->table;
+	struct irq_parsed_line parsed = { .numbered = true, .tail = "" };
+	unsigned int listed = table->nr_irqs;
+	struct dirent *entry;
+	unsigned long number;
+	int ret = 0;
+	DIR *dir;
+
+	/* no /proc/irq: each listed IRQ reads as gone, and none is hidden */
+	dir = sysroot_opendir(root, "/proc/irq");
+	if (!dir)
+		return 0;
+	while (!ret && (entry = readdir(dir))) {
+		unsigned int key;
+		uint32_t *row;
+		char *actions;
+
+		if (!irq_parse_number(entry->d_name, &number) || number > UINT_MAX)
+			continue;
+		key = (unsigned int)number;
+		if (listed &&
+		    bsearch(&key, table->irqs, listed, sizeof(*table->irqs), compare_number))
+			continue;
+		actions = irq_files_read_sysfs(files, key, "actions");
+		if (actions && !actions[0]) {
+			free(actions);
+			continue;
+		}
+		free(actions);
+		row = row_store_next(&state->irq_rows);
+		if (!row) {
+			ret = -ENOMEM;
+			break;
+		}
+		memset(row, 0, table->nr_columns * sizeof(*row));
+		parsed.number = key;
+		ret = add_irq(state, &parsed);
+		if (!ret) {
+			table->irqs[table->nr_irqs - 1].listed = false;
+			table->nr_unlisted++;
+		}
+	}
+	closedir(dir);
+	if (table->nr_unlisted)
+		log_debug("%u IRQs of /proc/irq are not in /proc/interrupts: read from their "
+			  "own files",
+			  table->nr_unlisted);
+	return ret;
+}
+
 static void free_state(struct load_state *state)
 {
 	unsigned int i;
@@ -331,18 +395,29 @@ static void free_state(struct load_state *state)
 int irq_table_load(struct sysroot *root, struct irq_table *table)
 {
 	struct load_state state = { .table = table, .sorted = true };
+	struct irq_files files;
 	int ret;
 
 	memset(table, 0, sizeof(*table));
-	ret = parse_interrupts(root, &state);
+	ret = irq_files_open(&files, root);
+	if (!ret)
+		ret = parse_interrupts(root, &state);
+	if (!ret && !state.sorted)
+		ret = sort_irqs(root, &state);
+	if (!ret)
+		ret = add_unlisted(root, &state, &files);
 	if (!ret && !state.sorted)
 		ret = sort_irqs(root, &state);
 	if (!ret)
 		ret = assemble_counts(&state);
 	if (!ret)
-		ret = read_irq_files(root, &state);
+		ret = read_irq_files(&files, &state);
+	if (!ret && files.proc_irq < 0 && table->nr_irqs)
+		log_warning("cannot read %s/proc/irq: %s: where the IRQs may fire is unknown",
+			    irq_root_prefix(root), strerror(-files.proc_irq_error));
 	if (!ret)
 		ret = irq_map_pci_devices(root, table);
+	irq_files_close(&files);
 	free_state(&state);
 	if (ret) {
 		if (ret == -ENOMEM)
@@ -384,7 +459,7 @@ int irq_read_default_affinity(struct sysroot *root, struct cpuset *set)
 	ret = sysroot_read(root, text, sizeof(text), "/proc/irq/default_smp_affinity");
 	if (ret < 0) {
 		log_error("cannot read %s/proc/irq/default_smp_affinity: %s", irq_root_prefix(root),
-			  strerror(-ret));
+			  sysroot_strerror(ret));
 		return ret;
 	}
 	if (cpuset_parse_mask(text, set)) {

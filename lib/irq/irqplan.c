@@ -119,7 +119,7 @@ struct planner {
 	/* per row: where it is delivered now, -1 nowhere, SEVERAL_CPUS */
 	int *delivery_cpu;
 	bool *held; /* per row: counted in held_by_dwell */
-	unsigned int moves_cap, unmovable_cap;
+	unsigned int moves_cap, unmovable_cap, unreadable_cap;
 	unsigned int budget_left; /* UINT_MAX without a history */
 	const char *unit; /* "/s", or "" for counts since boot */
 	/*
@@ -424,28 +424,76 @@ static bool dwelling(struct planner *p, unsigned int row)
 	return true;
 }
 
+/* One entry more in a list of IRQs the plan does not move, with its reason. */
+static int vadd_entry(struct irqplan_unmovable **list, unsigned int *nr, unsigned int *cap,
+		      const struct irq_info *irq, unsigned int row, bool reaches_rt,
+		      const char *fmt, va_list ap)
+{
+	struct irqplan_unmovable *entry;
+
+	entry = array_grow(*list, cap, *nr + 1, sizeof(*entry));
+	if (!entry)
+		return -ENOMEM;
+	*list = entry;
+	entry = &(*list)[(*nr)++];
+	entry->row = row;
+	entry->irq = irq->number;
+	entry->reaches_rt = reaches_rt;
+	vsnprintf(entry->reason, sizeof(entry->reason), fmt, ap);
+	return 0;
+}
+
 static int add_unmovable(struct planner *p, unsigned int row, bool reaches_rt, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
 static int add_unmovable(struct planner *p, unsigned int row, bool reaches_rt, const char *fmt, ...)
 {
-	struct irqplan *plan = p->plan;
-	struct irqplan_unmovable *entry;
 	va_list ap;
+	int ret;
 
-	entry = array_grow(plan->unmovable, &p->unmovable_cap, plan->nr_unmovable + 1,
-			   sizeof(*entry));
-	if (!entry)
-		return -ENOMEM;
-	plan->unmovable = entry;
-	entry = &plan->unmovable[plan->nr_unmovable++];
-	entry->row = row;
-	entry->irq = irq_of(p, row)->number;
-	entry->reaches_rt = reaches_rt;
 	va_start(ap, fmt);
-	vsnprintf(entry->reason, sizeof(entry->reason), fmt, ap);
+	ret = vadd_entry(&p->plan->unmovable, &p->plan->nr_unmovable, &p->unmovable_cap,
+			 irq_of(p, row), row, reaches_rt, fmt, ap);
 	va_end(ap);
-	return 0;
+	return ret;
+}
+
+static int add_unreadable(struct planner *p, unsigned int row, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int add_unreadable(struct planner *p, unsigned int row, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vadd_entry(&p->plan->unreadable, &p->plan->nr_unreadable, &p->unreadable_cap,
+			 irq_of(p, row), row, false, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+/*
+ * An IRQ whose affinity files are there but say nothing usable: where it
+ * may fire, or is delivered now, is unknown, so the plan cannot call the
+ * placement good, and does not place it: the files a move reads back and
+ * journals are the ones that do not read. False, with the IRQ listed, for
+ * such an IRQ.
+ */
+static bool note_unreadable(struct planner *p, unsigned int row, int *ret)
+{
+	const struct irq_info *irq = irq_of(p, row);
+	bool affinity = irq->affinity_error && irq->affinity_error != -ENOENT;
+
+	*ret = 0;
+	if (!irq_affinity_unreadable(irq))
+		return true;
+	*ret = add_unreadable(
+		p, row, "/proc/irq/%u/%s: %s: where it %s is unknown; not placed", irq->number,
+		affinity ? "smp_affinity_list" : "effective_affinity_list",
+		irq_file_error_text(affinity ? irq->affinity_error : irq->effective_error),
+		affinity ? "may fire" : "is delivered now");
+	return false;
 }
 
 struct pending {
@@ -491,11 +539,12 @@ static int classify(struct planner *p, struct pending **pending, unsigned int *n
 		const struct domain *domain;
 		bool remote;
 
+		if (!note_unreadable(p, row, &ret))
+			continue;
 		if (!irq->has_affinity) {
-			ret = add_unmovable(
-				p, row, false,
-				"no readable /proc/irq/%u/smp_affinity_list: the IRQ is gone",
-				irq->number);
+			ret = add_unmovable(p, row, false,
+					    "no /proc/irq/%u/smp_affinity_list: the IRQ is gone",
+					    irq->number);
 			continue;
 		}
 		if (!irq->movable) {
@@ -558,7 +607,10 @@ static int place(struct planner *p, struct pending *pending, unsigned int nr_pen
 	/* They leave where they are: targets are chosen without them. */
 	for (i = 0; i < nr_pending; i++)
 		account_row(p, pending[i].row, -1);
-	qsort_r(pending, nr_pending, sizeof(*pending), compare_pending, (void *)p->in->rates);
+	/* nothing pending may come as NULL, which qsort_r must not be given */
+	if (nr_pending)
+		qsort_r(pending, nr_pending, sizeof(*pending), compare_pending,
+			(void *)p->in->rates);
 	for (i = 0; i < nr_pending; i++) {
 		unsigned int row = pending[i].row;
 		const struct irq_info *irq = irq_of(p, row);
@@ -643,8 +695,8 @@ static int balance_candidates(const struct planner *p, unsigned int **rows, unsi
 		const struct irq_info *irq = irq_of(p, row);
 		int cpu;
 
-		if (!irq->movable || !irq->has_affinity || p->moved[row] ||
-		    !(p->in->rates[row] > 0))
+		if (!irq->movable || !irq->has_affinity || irq_affinity_unreadable(irq) ||
+		    p->moved[row] || !(p->in->rates[row] > 0))
 			continue;
 		cpu = p->delivery_cpu[row];
 		if (cpu < 0 || !cpuset_has(&p->plan->balance_eligible, (unsigned int)cpu))
@@ -891,6 +943,7 @@ void irqplan_release(struct irqplan *plan)
 {
 	free(plan->moves);
 	free(plan->unmovable);
+	free(plan->unreadable);
 	free(plan->load_before);
 	free(plan->load_after);
 	memset(plan, 0, sizeof(*plan));

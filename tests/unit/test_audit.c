@@ -220,6 +220,10 @@ struct rule_case {
 	{                                                                   \
 		"sys/kernel/realtime", REMOVE                               \
 	}
+/* the CPU header of the rt box's /proc/interrupts, and nothing else */
+#define RT_BOX_HEADER                                                                              \
+	"           CPU0       CPU1       CPU2       CPU3       CPU4       CPU5       CPU6       " \
+	"CPU7\n"
 #define NOT_RT_VERSION                                              \
 	{                                                           \
 		"proc/sys/kernel/version", "#1 SMP PREEMPT_DYNAMIC" \
@@ -617,6 +621,135 @@ static const struct rule_case rule_cases[] = {
 	  AUDIT_SKIP,
 	  { { "sys/devices/system/cpu/cpuidle/current_driver", REMOVE },
 	    { "sys/devices/system/cpu/cpuidle/current_driver", MAKE_DIRECTORY } } },
+	/*
+	 * No false pass: an input a verdict depends on that does not read or
+	 * parse gives a skip (or the verdict the rest proves), never a pass.
+	 */
+	/* /proc/interrupts with its header only: the IRQs of /proc/irq are still judged */
+	{ RT_BOX,
+	  "irq.device_affinity",
+	  AUDIT_FAIL,
+	  { { "proc/interrupts", RT_BOX_HEADER }, { "proc/irq/24/smp_affinity_list", "0-7" } } },
+	/* ... and without /sys/kernel/irq nothing says whether they have a handler */
+	{ RT_BOX,
+	  "irq.device_affinity",
+	  AUDIT_SKIP,
+	  { { "proc/interrupts", RT_BOX_HEADER },
+	    { "proc/irq/24/smp_affinity_list", "0-7" },
+	    { "sys/kernel/irq", REMOVE } } },
+	{ RT_BOX, "irq.arriving", AUDIT_SKIP, { { "proc/interrupts", RT_BOX_HEADER } } },
+	{ RT_BOX,
+	  "irq.arriving",
+	  AUDIT_SKIP,
+	  { { "proc/interrupts", RT_BOX_HEADER
+	      "  24:        900        300          0          0          0          0"
+	      "          0          0 PCI-MSIX-0000:02:00.0   0-edge eth0-rx-0\n"
+	      "  25:          x          0 broken\n" } } },
+	/* an affinity that does not parse is no IRQ that is gone */
+	{ RT_BOX,
+	  "irq.device_affinity",
+	  AUDIT_SKIP,
+	  { { "proc/irq/24/smp_affinity_list", "99999" } } },
+	{ RT_BOX,
+	  "irq.device_affinity",
+	  AUDIT_SKIP,
+	  { { "proc/irq/24/smp_affinity_list", "5-2" } } },
+	{ RT_BOX,
+	  "irq.device_affinity",
+	  AUDIT_SKIP,
+	  { { "proc/irq/24/smp_affinity_list", "garbage" } } },
+	{ RT_BOX, "irq.device_affinity", AUDIT_SKIP, { { "proc/irq/24/smp_affinity_list", "" } } },
+	{ RT_BOX,
+	  "irq.device_affinity",
+	  AUDIT_SKIP,
+	  { { "proc/irq/24/smp_affinity_list", REMOVE },
+	    { "proc/irq/24/smp_affinity_list", MAKE_DIRECTORY } } },
+	{ RT_BOX, "irq.managed", AUDIT_SKIP, { { "proc/irq/24/smp_affinity_list", "5-2" } } },
+	{ RT_BOX,
+	  "irq.device_affinity",
+	  AUDIT_SKIP,
+	  { { "proc/irq/24/effective_affinity_list", "zz" } } },
+	/* no /proc/irq at all: no IRQ is gone, none can be judged */
+	{ RT_BOX, "irq.device_affinity", AUDIT_SKIP, { { "proc/irq", REMOVE } } },
+	/* an affinity of offline CPUs only is no answer either */
+	{ RT_BOX,
+	  "irq.device_affinity",
+	  AUDIT_SKIP,
+	  { { "proc/irq/24/smp_affinity_list", "12" } } },
+	/* managed over 0-7: without its effective CPU, where it is delivered is unknown */
+	{ RT_BOX, "irq.managed", AUDIT_SKIP, { { "proc/irq/26/effective_affinity_list", "zz" } } },
+	/* a task whose stat or status does not read may be the one that matters */
+	{ RT_BOX, "irq.irqbalance", AUDIT_SKIP, { { "proc/300/stat", "300 garbled" } } },
+	{ RT_BOX,
+	  "isolation.kthreads",
+	  AUDIT_SKIP,
+	  { { "proc/2/stat", "2 kthreadd no parentheses" } } },
+	{ RT_BOX,
+	  "isolation.processes",
+	  AUDIT_SKIP,
+	  { { "proc/1000/status", "Name:\trt-app\n" } } },
+	{ RT_BOX,
+	  "isolation.rcu_nocbs",
+	  AUDIT_SKIP,
+	  { { "proc/20/status", "Name:\trcuop/2\nCpus_allowed_list:\t5-2\n" } } },
+	{ RT_BOX,
+	  "isolation.workqueues",
+	  AUDIT_SKIP,
+	  { { "sys/devices/virtual/workqueue/writeback/cpumask", "zz" } } },
+	{ RT_BOX,
+	  "kernel.lockup_detector",
+	  AUDIT_SKIP,
+	  { { "proc/sys/kernel/watchdog", "1" },
+	    { "proc/sys/kernel/nmi_watchdog", "garbage" },
+	    { "proc/sys/kernel/watchdog_cpumask", "0-7" } } },
+	/* ... unless the cpumask keeps whatever runs off the RT CPUs */
+	{ RT_BOX,
+	  "kernel.lockup_detector",
+	  AUDIT_PASS,
+	  { { "proc/sys/kernel/watchdog", "1" }, { "proc/sys/kernel/nmi_watchdog", "garbage" } } },
+	{ RT_BOX,
+	  "kernel.tracing_active",
+	  AUDIT_SKIP,
+	  { { "sys/kernel/tracing/current_tracer", REMOVE },
+	    { "sys/kernel/tracing/current_tracer", MAKE_DIRECTORY } } },
+	{ RT_BOX,
+	  "cpu.idle_states",
+	  AUDIT_SKIP,
+	  /* C6 enabled, behind a name that does not read */
+	  { { "sys/devices/system/cpu/cpu2/cpuidle/state3/disable", "0" },
+	    { "sys/devices/system/cpu/cpu2/cpuidle/state3/name", REMOVE },
+	    { "sys/devices/system/cpu/cpu2/cpuidle/state3/name", MAKE_DIRECTORY } } },
+	{ RT_BOX,
+	  "cpu.idle_states",
+	  AUDIT_SKIP,
+	  { { "sys/devices/system/cpu/cpu3/cpuidle/state3/disable", "0" },
+	    { "sys/devices/system/cpu/cpu3/cpuidle/state3/latency", "garbage" } } },
+	{ RT_BOX,
+	  "cpu.smt_siblings",
+	  AUDIT_FAIL,
+	  { { "sys/devices/system/cpu/smt/control", "garbage" },
+	    { "sys/devices/system/cpu/cpu2/topology/thread_siblings_list", "1-2" } } },
+	{ RT_BOX,
+	  "sched.rt_throttling",
+	  AUDIT_SKIP,
+	  { { "sys/kernel/debug/sched/fair_server/cpu2/runtime", "garbage" } } },
+	{ RT_BOX, "mem.swap", AUDIT_SKIP, { { "proc/swaps", "garbage\n" } } },
+	{ RT_BOX,
+	  "platform.mitigations",
+	  AUDIT_SKIP,
+	  { { "sys/devices/system/cpu/vulnerabilities/spectre_v2", REMOVE },
+	    { "sys/devices/system/cpu/vulnerabilities/spectre_v2", MAKE_DIRECTORY } } },
+	{ RT_BOX,
+	  "platform.virtualization",
+	  AUDIT_SKIP,
+	  { { "proc/cpuinfo", "processor\t: 0\nmodel name\t: a cpu\n" } } },
+	{ RT_BOX,
+	  "timer.clocksource",
+	  AUDIT_SKIP,
+	  { { "sys/devices/system/clocksource/clocksource0/current_clocksource", "kvm-clock" },
+	    { "sys/devices/system/clocksource/clocksource0/available_clocksource", REMOVE },
+	    { "sys/devices/system/clocksource/clocksource0/available_clocksource",
+	      MAKE_DIRECTORY } } },
 };
 
 static void apply(const struct fixture_copy *tree, const struct change *change)

@@ -3,6 +3,7 @@
 #include <stdint.h>
 
 #include "latscope/irq.h"
+#include "latscope/log.h"
 #include "irq_fixture.h"
 
 static const char *list(const struct cpuset *set)
@@ -239,15 +240,21 @@ START_TEST(unsorted_repeated_and_huge_lines)
 
 	root = sysroot_new(copy.dir);
 	ck_assert_int_eq(irq_table_load(root, &table), 0);
-	ck_assert_uint_eq(table.nr_irqs, 5);
+	/* 25 has no line but a /proc/irq/25/: sorted in among the others */
+	ck_assert_uint_eq(table.nr_irqs, 6);
+	ck_assert_uint_eq(table.nr_unlisted, 1);
 	ck_assert_uint_eq(table.skipped_lines, 1);
 	ck_assert_uint_eq(table.irqs[0].number, 1);
 	ck_assert_uint_eq(table.irqs[1].number, 4);
-	ck_assert_uint_eq(table.irqs[4].number, 26);
+	ck_assert_uint_eq(table.irqs[4].number, 25);
+	ck_assert(!table.irqs[4].listed && table.irqs[4].has_affinity);
+	ck_assert_uint_eq(table.irqs[5].number, 26);
+	ck_assert(table.irqs[5].listed);
 	ck_assert_uint_eq(irq_count(&table.counts, 0, 2), 15);
 	ck_assert_uint_eq(irq_count(&table.counts, 1, 0), 4);
-	ck_assert_uint_eq(irq_count(&table.counts, 4, 0), 1);
-	ck_assert_uint_eq(irq_count(&table.counts, 5, 1), 8);
+	ck_assert_uint_eq(irq_counts_row_total(&table.counts, 4), 0);
+	ck_assert_uint_eq(irq_count(&table.counts, 5, 0), 1);
+	ck_assert_uint_eq(irq_count(&table.counts, 6, 1), 8);
 	ck_assert_str_eq(table.irqs[0].name, "i8042");
 	ck_assert_str_eq(table.irqs[2].name, "");
 	ck_assert_str_eq(table.irqs[2].chip, "IO-APIC");
@@ -256,7 +263,7 @@ START_TEST(unsorted_repeated_and_huge_lines)
 	/* the same file read again for counts: rows land where they belong */
 	ck_assert_int_eq(irq_counts_init(&counts, &table), 0);
 	ck_assert_int_eq(irq_counts_read(root, &table, &counts), 0);
-	ck_assert_mem_eq(counts.values, table.counts.values, 6 * 3 * sizeof(uint32_t));
+	ck_assert_mem_eq(counts.values, table.counts.values, 7 * 3 * sizeof(uint32_t));
 	irq_counts_release(&counts);
 	unload(&copy, root, &table);
 }
@@ -281,10 +288,20 @@ START_TEST(missing_or_headless_file)
 	ck_assert_int_eq(irq_table_load(root, &table), -EINVAL);
 	fixture_put(&copy, "proc/interrupts", "           CPU0       CPU0\n");
 	ck_assert_int_eq(irq_table_load(root, &table), -EINVAL);
-	/* a header and nothing else is an idle machine, not an error */
+	/*
+	 * A header and nothing else, while /proc/irq holds IRQs: they are
+	 * still inventoried, from their own files. Without /sys/kernel/irq
+	 * nothing says whether they have a handler: no name.
+	 */
 	fixture_put(&copy, "proc/interrupts", "           CPU0       CPU1       CPU3\n");
 	ck_assert_int_eq(irq_table_load(root, &table), 0);
-	ck_assert_uint_eq(table.nr_irqs, 0);
+	ck_assert_uint_eq(table.nr_irqs, 5);
+	ck_assert_uint_eq(table.nr_unlisted, 5);
+	ck_assert_uint_eq(table.irqs[0].number, 1);
+	ck_assert_uint_eq(table.irqs[4].number, 26);
+	ck_assert(!table.irqs[4].listed && table.irqs[4].has_affinity);
+	ck_assert_str_eq(table.irqs[4].name, "");
+	ck_assert_str_eq(list(&table.irqs[4].affinity), "0-1,3");
 	irq_table_release(&table);
 
 	ck_assert_int_eq(irq_read_default_affinity(root, &set), 0);
@@ -293,6 +310,270 @@ START_TEST(missing_or_headless_file)
 	ck_assert_int_eq(irq_read_default_affinity(root, &set), -EINVAL);
 	sysroot_free(root);
 	fixture_remove(&copy);
+}
+END_TEST
+
+static char logged[8][512];
+static unsigned int nr_logged;
+
+static void capture_log(enum log_level level, const char *message)
+{
+	if (level <= LATSCOPE_LOG_WARNING && nr_logged < 8)
+		snprintf(logged[nr_logged++], sizeof(logged[0]), "%s", message);
+}
+
+/* What replaces /proc/interrupts in a --root tree, and the one line it earns. */
+static void expect_refused(struct fixture_copy *copy, struct sysroot *root, int error,
+			   const char *reason)
+{
+	struct irq_table table;
+	char want[512];
+
+	nr_logged = 0;
+	ck_assert_int_eq(irq_table_load(root, &table), error);
+	snprintf(want, sizeof(want), "cannot read %s/proc/interrupts: %s", copy->dir, reason);
+	ck_assert_uint_eq(nr_logged, 1);
+	ck_assert_str_eq(logged[0], want);
+}
+
+START_TEST(unreadable_interrupts_said_once)
+{
+	struct fixture_copy copy;
+	struct sysroot *root;
+	char path[512];
+
+	fixture_copy(&copy, FIXTURE("irq-small"));
+	root = sysroot_new(copy.dir);
+	log_set_hook(capture_log);
+	snprintf(path, sizeof(path), "%s/proc/interrupts", copy.dir);
+
+	/* a directory opens; the first read fails with EISDIR */
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	expect_refused(&copy, root, -EISDIR, strerror(EISDIR));
+	ck_assert_int_eq(rmdir(path), 0);
+	/* a FIFO would block for ever, /dev/zero would be read for ever */
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	expect_refused(&copy, root, -SYSROOT_ENOTREG, "not a regular file");
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(symlink("/dev/zero", path), 0);
+	expect_refused(&copy, root, -SYSROOT_ENOTREG, "not a regular file");
+	ck_assert_int_eq(unlink(path), 0);
+	/* the per-IRQ files too: a FIFO affinity is no affinity, and no hang */
+	fixture_put(&copy, "proc/interrupts",
+		    "           CPU0       CPU1\n"
+		    "  1:          9          0   IO-APIC    1-edge      i8042\n");
+	snprintf(path, sizeof(path), "%s/proc/irq/1/smp_affinity_list", copy.dir);
+	unlink(path);
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	{
+		struct irq_table table;
+
+		ck_assert_int_eq(irq_table_load(root, &table), 0);
+		ck_assert_ptr_nonnull(irq_table_find(&table, 1));
+		ck_assert(!irq_table_find(&table, 1)->has_affinity);
+		ck_assert_int_eq(irq_table_find(&table, 1)->affinity_error, -SYSROOT_ENOTREG);
+		irq_table_release(&table);
+	}
+	log_set_hook(NULL);
+	sysroot_free(root);
+	fixture_remove(&copy);
+}
+END_TEST
+
+/* What the library logs, for the tests that count its warnings. */
+static unsigned int nr_warnings;
+static char last_warning[512];
+
+static void count_warnings(enum log_level level, const char *message)
+{
+	if (level != LATSCOPE_LOG_WARNING)
+		return;
+	nr_warnings++;
+	snprintf(last_warning, sizeof(last_warning), "%s", message);
+}
+
+START_TEST(header_only_interrupts_keep_the_irqs_of_proc_irq)
+{
+	struct fixture_copy copy;
+	struct irq_table table;
+	struct irq_counts counts;
+	struct sysroot *root;
+	struct irq_info *irq;
+	char path[1024];
+
+	fixture_copy(&copy, FIXTURE("irq-numa2"));
+	fixture_put(&copy, "proc/interrupts",
+		    "           CPU0       CPU1       CPU2       CPU3       CPU4       CPU5       "
+		    "CPU6       CPU7       CPU8       CPU9       CPU10      CPU11      CPU12      "
+		    "CPU13      CPU14      CPU15\n");
+	/* an IRQ without a handler, as the kernel hides it, and one nothing names */
+	snprintf(path, sizeof(path), "%s/proc/irq/99", copy.dir);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	fixture_put(&copy, "proc/irq/99/smp_affinity_list", "0-15\n");
+	snprintf(path, sizeof(path), "%s/sys/kernel/irq/99", copy.dir);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	fixture_put(&copy, "sys/kernel/irq/99/actions", "\n");
+	snprintf(path, sizeof(path), "%s/proc/irq/98", copy.dir);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	fixture_put(&copy, "proc/irq/98/smp_affinity_list", "4-7\n");
+	root = sysroot_new(copy.dir);
+	ck_assert_int_eq(irq_table_load(root, &table), 0);
+
+	ck_assert_uint_eq(table.nr_irqs, 33);
+	ck_assert_uint_eq(table.nr_unlisted, 33);
+	irq = irq_table_find(&table, 43);
+	ck_assert_ptr_nonnull(irq);
+	ck_assert(!irq->listed && irq->has_affinity && irq->movable);
+	ck_assert_str_eq(irq->name, "eth0-TxRx-2");
+	ck_assert_str_eq(irq->chip, "PCI-MSIX-0000:3b:00.0");
+	ck_assert_str_eq(irq->device, "0000:3b:00.0");
+	ck_assert_str_eq(list(&irq->affinity), "0-15");
+	ck_assert_uint_eq(irq_counts_row_total(&table.counts, (unsigned int)(irq - table.irqs)), 0);
+	/* managed, from its 0444 file, as when listed */
+	ck_assert(!irq_table_find(&table, 62)->movable);
+	ck_assert_ptr_null(irq_table_find(&table, 99));
+	irq = irq_table_find(&table, 98);
+	ck_assert_ptr_nonnull(irq);
+	ck_assert_str_eq(irq->name, "");
+	ck_assert_str_eq(irq->chip, "");
+
+	/* counts read again: the unlisted rows are expected to stay without a line */
+	ck_assert_int_eq(irq_counts_init(&counts, &table), 0);
+	ck_assert_int_eq(irq_counts_read(root, &table, &counts), 0);
+	/* one of them gets a line (a handler came): the table must be reloaded */
+	fixture_put(&copy, "proc/interrupts",
+		    "           CPU0       CPU1       CPU2       CPU3       CPU4       CPU5       "
+		    "CPU6       CPU7       CPU8       CPU9       CPU10      CPU11      CPU12      "
+		    "CPU13      CPU14      CPU15\n"
+		    "  43:  1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16  PCI-MSIX-0000:3b:00.0 2-edge "
+		    " eth0-TxRx-2\n");
+	ck_assert_int_eq(irq_counts_read(root, &table, &counts), -ESTALE);
+	irq_counts_release(&counts);
+	unload(&copy, root, &table);
+}
+END_TEST
+
+START_TEST(unusable_affinity_files_are_not_gone)
+{
+	struct fixture_copy copy;
+	struct irq_table table;
+	struct sysroot *root;
+	struct irq_info *irq;
+	char path[1024];
+
+	fixture_copy(&copy, FIXTURE("irq-numa2"));
+	fixture_put(&copy, "proc/irq/40/smp_affinity_list", "99999\n");
+	fixture_put(&copy, "proc/irq/41/smp_affinity_list", "5-2\n");
+	fixture_put(&copy, "proc/irq/42/smp_affinity_list", "garbage\n");
+	fixture_put(&copy, "proc/irq/44/smp_affinity_list", "\n");
+	snprintf(path, sizeof(path), "%s/proc/irq/45/smp_affinity_list", copy.dir);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	fixture_put(&copy, "proc/irq/46/effective_affinity_list", "zz\n");
+	snprintf(path, sizeof(path), "%s/proc/irq/47/smp_affinity_list", copy.dir);
+	ck_assert_int_eq(unlink(path), 0);
+	root = sysroot_new(copy.dir);
+	nr_warnings = 0;
+	log_set_hook(count_warnings);
+	ck_assert_int_eq(irq_table_load(root, &table), 0);
+
+	/* one line for each file that says nothing usable, none for the absent one */
+	ck_assert_uint_eq(nr_warnings, 6);
+	ck_assert_int_eq(irq_table_find(&table, 40)->affinity_error, -ERANGE);
+	ck_assert_int_eq(irq_table_find(&table, 41)->affinity_error, -EINVAL);
+	ck_assert_int_eq(irq_table_find(&table, 42)->affinity_error, -EINVAL);
+	ck_assert_int_eq(irq_table_find(&table, 44)->affinity_error, -ENODATA);
+	ck_assert_int_eq(irq_table_find(&table, 45)->affinity_error, -EISDIR);
+	ck_assert_str_eq(irq_file_error_text(-ERANGE), "a cpu number beyond 8191");
+	ck_assert_str_eq(irq_file_error_text(-EINVAL), "not a cpu list");
+	ck_assert_str_eq(irq_file_error_text(-ENODATA), "empty");
+	ck_assert_str_eq(irq_file_error_text(-EISDIR), strerror(EISDIR));
+	for (unsigned int n = 40; n <= 46; n++) {
+		irq = irq_table_find(&table, n);
+		if (n == 43)
+			continue;
+		ck_assert_msg(irq_affinity_unreadable(irq), "irq %u", n);
+		ck_assert_msg(n == 46 || (!irq->has_affinity && !irq->movable), "irq %u", n);
+	}
+	irq = irq_table_find(&table, 46);
+	ck_assert(irq->has_affinity && !irq->has_effective);
+	ck_assert_int_eq(irq->effective_error, -EINVAL);
+	ck_assert_ptr_nonnull(strstr(last_warning, "/proc/irq/46/effective_affinity_list: "
+						   "not a cpu list: 'zz'"));
+	/* absent: the IRQ went away, which is no unreadable file */
+	irq = irq_table_find(&table, 47);
+	ck_assert(!irq->has_affinity && !irq_affinity_unreadable(irq));
+	ck_assert_int_eq(irq->affinity_error, -ENOENT);
+
+	/* the balance daemon refreshes every interval: the same problem is not said again */
+	ck_assert_int_eq(irq_table_refresh_affinity(root, &table), 0);
+	ck_assert_uint_eq(nr_warnings, 6);
+	fixture_put(&copy, "proc/irq/40/smp_affinity_list", "1\n");
+	ck_assert_int_eq(irq_table_refresh_affinity(root, &table), 0);
+	irq = irq_table_find(&table, 40);
+	ck_assert(irq->has_affinity && !irq->affinity_error && !irq_affinity_unreadable(irq));
+	ck_assert_uint_eq(nr_warnings, 6);
+	fixture_put(&copy, "proc/irq/40/smp_affinity_list", "1-\n");
+	ck_assert_int_eq(irq_table_refresh_affinity(root, &table), 0);
+	ck_assert_uint_eq(nr_warnings, 7);
+	ck_assert_ptr_nonnull(strstr(last_warning, "/proc/irq/40/smp_affinity_list"));
+	log_set_hook(NULL);
+	unload(&copy, root, &table);
+}
+END_TEST
+
+START_TEST(no_proc_irq_is_no_irq_gone)
+{
+	struct fixture_copy copy;
+	struct irq_table table;
+	struct sysroot *root;
+	char command[1100];
+
+	fixture_copy(&copy, FIXTURE("irq-numa2"));
+	snprintf(command, sizeof(command), "rm -rf '%s/proc/irq'", copy.dir);
+	ck_assert_int_eq(system(command), 0);
+	root = sysroot_new(copy.dir);
+	nr_warnings = 0;
+	log_set_hook(count_warnings);
+	ck_assert_int_eq(irq_table_load(root, &table), 0);
+	/* the directory is the one problem: said once, not once per IRQ */
+	ck_assert_uint_eq(nr_warnings, 1);
+	ck_assert_ptr_nonnull(strstr(last_warning, "/proc/irq: No such file or directory"));
+	ck_assert_uint_eq(table.nr_irqs, 32);
+	for (unsigned int i = 0; i < table.nr_irqs; i++) {
+		ck_assert_int_eq(table.irqs[i].affinity_error, -ENOTDIR);
+		ck_assert(irq_affinity_unreadable(&table.irqs[i]));
+	}
+	ck_assert_str_eq(irq_file_error_text(-ENOTDIR), "its directory cannot be read");
+	log_set_hook(NULL);
+	unload(&copy, root, &table);
+}
+END_TEST
+
+START_TEST(many_unusable_files_are_counted_not_listed)
+{
+	struct fixture_copy copy;
+	struct irq_table table;
+	struct sysroot *root;
+	char name[64];
+
+	fixture_copy(&copy, FIXTURE("irq-numa2"));
+	for (unsigned int n = 50; n <= 58; n++) {
+		snprintf(name, sizeof(name), "proc/irq/%u/smp_affinity_list", n);
+		fixture_put(&copy, name, "x\n");
+		snprintf(name, sizeof(name), "proc/irq/%u/effective_affinity_list", n);
+		fixture_put(&copy, name, "x\n");
+	}
+	root = sysroot_new(copy.dir);
+	nr_warnings = 0;
+	log_set_hook(count_warnings);
+	ck_assert_int_eq(irq_table_load(root, &table), 0);
+	/* eight files named, then one line for the ten others */
+	ck_assert_uint_eq(nr_warnings, 9);
+	ck_assert_ptr_nonnull(strstr(last_warning, "10 more IRQ affinity files"));
+	log_set_hook(NULL);
+	unload(&copy, root, &table);
 }
 END_TEST
 
@@ -370,6 +651,11 @@ int main(void)
 	tcase_add_test(tc, counts_reread_and_change_detection);
 	tcase_add_test(tc, unsorted_repeated_and_huge_lines);
 	tcase_add_test(tc, missing_or_headless_file);
+	tcase_add_test(tc, unreadable_interrupts_said_once);
+	tcase_add_test(tc, header_only_interrupts_keep_the_irqs_of_proc_irq);
+	tcase_add_test(tc, unusable_affinity_files_are_not_gone);
+	tcase_add_test(tc, many_unusable_files_are_counted_not_listed);
+	tcase_add_test(tc, no_proc_irq_is_no_irq_gone);
 	tcase_add_test(tc, delivery_cpus_and_classes);
 	tcase_add_test(tc, finds_a_running_irqbalance);
 	tcase_add_test(tc, live_machine_loads);

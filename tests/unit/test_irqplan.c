@@ -374,6 +374,47 @@ START_TEST(rt_list_covering_every_cpu)
 }
 END_TEST
 
+/* An affinity file that does not read: not gone, not placed, and no plan is good with it. */
+START_TEST(unreadable_affinities_are_not_judged)
+{
+	const struct irqplan_unmovable *u;
+	struct machine m;
+	struct irqplan p;
+	struct irq_info *irq;
+	unsigned int i;
+
+	machine_init(&m, 8, 2, 1, "2-3", "");
+	/* placed right otherwise: without the two below, a good placement */
+	add_irq(&m, 20, "fine", 0, true, "0-1", "0", 1);
+	irq = add_irq(&m, 30, "bad-list", 0, true, "", "", 100);
+	irq->has_affinity = irq->movable = false;
+	irq->affinity_error = -EINVAL;
+	irq = add_irq(&m, 31, "bad-effective", 0, true, "0-7", "", 100);
+	irq->has_effective = false;
+	irq->effective_error = -EIO;
+	irq = add_irq(&m, 32, "gone", 0, true, "", "", 1);
+	irq->has_affinity = irq->movable = false;
+	irq->affinity_error = -ENOENT;
+	m.input.default_affinity = m.topo.housekeeping;
+	plan(&m, &p);
+	ck_assert_uint_eq(p.nr_unreadable, 2);
+	ck_assert_uint_eq(p.unreadable[0].irq, 30);
+	ck_assert_ptr_nonnull(
+		strstr(p.unreadable[0].reason, "/proc/irq/30/smp_affinity_list: not a cpu list"));
+	ck_assert_uint_eq(p.unreadable[1].irq, 31);
+	ck_assert_ptr_nonnull(strstr(p.unreadable[1].reason,
+				     "/proc/irq/31/effective_affinity_list: Input/output error"));
+	/* 31 is allowed on RT cpus, yet not moved: what a move reads back does not read */
+	ck_assert_uint_eq(p.nr_moves, 0);
+	for (i = 0; i < p.nr_unmovable; i++)
+		ck_assert_uint_ne(p.unmovable[i].irq, 30);
+	u = unmovable_of(&p, 32);
+	ck_assert_ptr_nonnull(strstr(u->reason, "the IRQ is gone"));
+	irqplan_release(&p);
+	machine_release(&m);
+}
+END_TEST
+
 START_TEST(gone_offline_and_remote_affinities)
 {
 	const struct irqplan_unmovable *u;
@@ -735,6 +776,7 @@ int main(void)
 	tcase_add_test(tc, effective_cpu_lagging_behind_a_write);
 	tcase_add_test(tc, rt_list_covering_every_cpu);
 	tcase_add_test(tc, gone_offline_and_remote_affinities);
+	tcase_add_test(tc, unreadable_affinities_are_not_judged);
 	tcase_add_test(tc, stable_after_apply_and_under_noise);
 	tcase_add_test(tc, cooldown_and_budget_over_a_day);
 	tcase_add_test(tc, an_irq_moved_dwells);
