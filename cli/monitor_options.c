@@ -135,7 +135,7 @@ static const struct option_spec monitor_option_specs[] = {
 	  .where = MONITOR(duration_ns),
 	  .duration = { NS_PER_SEC, 10 * NS_PER_MS, 365 * NS_PER_DAY },
 	  .help = "stop after DUR",
-	  .default_text = "until SIGINT or SIGTERM" },
+	  .default_text = "until SIGINT, SIGTERM or SIGHUP" },
 	{ .long_name = "budget",
 	  .short_name = 'b',
 	  .kind = OPTION_DURATION,
@@ -206,7 +206,7 @@ const struct option_command monitor_command = {
 	.size = sizeof(struct monitor_options),
 	.init = monitor_defaults,
 	.finish = monitor_finish,
-	.footer = "Durations take a unit: ns, us, ms, s, m, h, d. SIGINT or SIGTERM: the last\n"
-		  "checkpoint, every kernel setting restored, exit 0. Exit status: 0 ok,\n"
-		  "1 error, 2 --budget exceeded, 129 usage error. See latscope-monitor(1).",
+	.footer = "Durations take a unit: ns, us, ms, s, m, h, d. SIGINT, SIGTERM or SIGHUP:\n"
+		  "the last checkpoint, every kernel setting restored, exit 0. Exit status:\n"
+		  "0 ok, 1 error, 2 --budget exceeded, 129 usage error. See latscope-monitor(1).",
 };
