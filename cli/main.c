@@ -13,6 +13,8 @@ static const struct command commands[] = {
 	  cmd_timer },
 	{ "irq", NULL, "keep interrupts off RT CPUs: show, plan, apply, balance, restore",
 	  cmd_irq },
+	{ "monitor", NULL, "measure for weeks, explain every spike, export to Prometheus",
+	  cmd_monitor },
 	{ "report", NULL, "one HTML page of plots from results, latscope's or cyclictest's",
 	  cmd_report },
 	{ "compare", NULL, "before/after with confidence intervals, misses, GEV return levels",

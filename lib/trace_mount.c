@@ -16,10 +16,10 @@
 
 #include "latscope/atomic_file.h"
 #include "latscope/log.h"
+#include "latscope/trace.h"
 #include "latscope/trace_mount.h"
 
 #define RECORD_PREFIX "tracefs."
-#define INSTANCE_PREFIX "latscope-"
 
 static bool process_alive(pid_t pid)
 {
@@ -41,9 +41,9 @@ int trace_remove_stale_instances(const char *tracing_dir)
 		char *end;
 		long pid;
 
-		if (strncmp(entry->d_name, INSTANCE_PREFIX, strlen(INSTANCE_PREFIX)))
+		if (strncmp(entry->d_name, TRACE_INSTANCE_PREFIX, strlen(TRACE_INSTANCE_PREFIX)))
 			continue;
-		pid = strtol(entry->d_name + strlen(INSTANCE_PREFIX), &end, 10);
+		pid = strtol(entry->d_name + strlen(TRACE_INSTANCE_PREFIX), &end, 10);
 		if (*end || pid <= 0 || process_alive((pid_t)pid))
 			continue;
 		snprintf(path, sizeof(path), "%s/instances/%s", tracing_dir, entry->d_name);
