@@ -49,8 +49,12 @@ int cmd_timer(int argc, char **argv);
 extern const struct option_command timer_command;
 int cmd_irq(int argc, char **argv);
 extern const struct option_group irq_group;
+int cmd_monitor(int argc, char **argv);
+extern const struct option_command monitor_command;
 int cmd_report(int argc, char **argv);
 extern const struct option_command report_command;
+int cmd_compare(int argc, char **argv);
+extern const struct option_command compare_command;
 
 /*
  * Errors for the user: one line on stderr, "latscope <command>: <what>".

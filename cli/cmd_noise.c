@@ -23,7 +23,7 @@
 struct noise_options {
 	struct noise_params params;
 	bool cpus_given, priority_given, policy_given;
-	const char *json_path;
+	struct json_output json;
 	const char *histogram_path;
 	const char *gaps_path;
 	enum explain_choice explain;
@@ -78,11 +78,7 @@ static const struct option_spec noise_option_specs[] = {
 	  .given = NOISE(priority_given),
 	  .integer = { 1, 99 },
 	  .help = "1-99 for fifo/rr (implies fifo)" },
-	{ .long_name = "json",
-	  .short_name = 'j',
-	  .kind = OPTION_OUTPUT_FILE,
-	  .where = NOISE(json_path),
-	  .help = "write the result document (latscope/1 JSON)" },
+	OPTION_INCLUDE_AT(json_output_options, NOISE(json)),
 	{ .long_name = "histogram",
 	  .kind = OPTION_OUTPUT_FILE,
 	  .where = NOISE(histogram_path),
@@ -164,7 +160,7 @@ static int noise_finish(void *options, void *context)
 		o->params.priority = 1;
 	if (o->trace_dir && o->explain != EXPLAIN_WITH_TRACE)
 		return usage_error("--trace-dir needs --explain (with tracing)");
-	return 0;
+	return json_output_finish(&o->json);
 }
 
 const struct option_command noise_command = {
@@ -301,7 +297,7 @@ static int write_outputs(const struct noise_options *o, const struct noise_run *
 		if (status)
 			return status;
 	}
-	if (!o->json_path)
+	if (!o->json.path)
 		return 0;
 	result_set_end_time(doc);
 	json_object_set_new(doc, "host", result_host_facts(root, topo));
@@ -315,7 +311,7 @@ static int write_outputs(const struct noise_options *o, const struct noise_run *
 	cpus = noise_result_cpus(run);
 	noise_explain_json(explain, run, cpus);
 	json_object_set_new(doc, "cpus", cpus);
-	return output_json_write("--json", o->json_path, doc);
+	return output_json_write(&o->json, doc);
 }
 
 static int exit_status(const struct noise_options *o, const struct noise_run *run)

@@ -22,3 +22,25 @@ const struct option_choice explain_choices[] = {
 	{ "counters", EXPLAIN_WITH_COUNTERS },
 	{ NULL, 0 },
 };
+
+#define JSON_OUTPUT(member) OPTION_FIELD(struct json_output, member)
+
+const struct option_spec json_output_options[] = {
+	{ .long_name = "json",
+	  .short_name = 'j',
+	  .kind = OPTION_OUTPUT_FILE,
+	  .where = JSON_OUTPUT(path),
+	  .help = "write the result document (latscope/2 JSON) to FILE" },
+	{ .long_name = "json-compact",
+	  .kind = OPTION_FLAG,
+	  .where = JSON_OUTPUT(compact),
+	  .help = "the document on one line, on a terminal too" },
+	OPTION_TABLE_END,
+};
+
+int json_output_finish(const struct json_output *json)
+{
+	if (json->compact && !json->path)
+		return usage_error("--json-compact needs --json FILE");
+	return 0;
+}

@@ -18,6 +18,8 @@ static const struct command commands[] = {
 	  NULL, &irq_group },
 	{ "report", NULL, "one HTML page of plots from results, latscope's or cyclictest's",
 	  cmd_report, &report_command, NULL },
+	{ "compare", NULL, "before/after with confidence intervals, misses, GEV return levels",
+	  cmd_compare, &compare_command, NULL },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

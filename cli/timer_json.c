@@ -93,5 +93,5 @@ int timer_json_write(struct timer_session *s, int status)
 	json_object_set_new(doc, "threads", threads);
 	json_object_set_new(doc, "exit_status", json_integer(status));
 	result_set_end_time(doc);
-	return output_json_write("--json", s->opts.json_path, doc);
+	return output_json_write(&s->opts.json, doc);
 }

@@ -293,10 +293,7 @@ static const struct option_spec timer_option_specs[] = {
 	  .kind = OPTION_FLAG,
 	  .where = TIMER(verbose),
 	  .help = "print every sample as thread:cycle:latency" },
-	{ .long_name = "json",
-	  .kind = OPTION_OUTPUT_FILE,
-	  .where = TIMER(json_path),
-	  .help = "write the latscope/1 result document to FILE" },
+	OPTION_INCLUDE_AT(json_output_options, TIMER(json)),
 	{ .long_name = "explain",
 	  .kind = OPTION_CHOICE,
 	  .flags = OPTION_OPTIONAL,
@@ -470,6 +467,8 @@ static void fill_params(const struct timer_words *given, struct timer_options *o
 	params->spike_threshold_ns = TIMER_SPIKE_THRESHOLD_NS;
 	params->spike_capacity = TIMER_SPIKE_CAPACITY;
 	params->sample_ring = opts->verbose ? TIMER_SAMPLE_RING : 0;
+	/* compare's extreme-value fit reads them from the JSON */
+	params->block_maxima = true;
 	if (opts->explain == EXPLAIN_WITH_TRACE) {
 		/* the explanation follows the spikes: keep many, from the start
 		 * when a threshold is given, else once the p99 is known */
@@ -494,6 +493,8 @@ static int timer_finish(void *options, void *context)
 		ret = lay_out_threads(&opts->words, machine->allowed, opts);
 	if (!ret)
 		fill_params(&opts->words, opts);
+	if (!ret)
+		ret = json_output_finish(&opts->json);
 	return ret;
 }
 

@@ -18,8 +18,12 @@ TEST="$TEST libxml2-utils chromium gnuplot-nox"
 # the Debian package and its check (scripts/check-package.sh): build, lintian,
 # man -w, systemd-analyze verify and security, the installed bash completion
 TEST="$TEST build-essential debhelper dpkg-dev lintian man-db systemd bash-completion"
+# compare's and report's system tests read real cyclictest and oslat files
+TEST="$TEST rt-tests"
 # the fuzzers (libFuzzer is in clang's runtime) and the symbolizer of sanitizer reports
 FUZZ="clang libclang-rt-14-dev llvm"
+# irq-fixture delays one apply's rename with strace to interleave two applies
+TEST="$TEST strace"
 # peers the benchmarks compare against; optional at run time
 BENCH="rt-tests hyperfine time"
 

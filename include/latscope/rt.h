@@ -53,6 +53,9 @@ int rt_pin_self(unsigned int cpu);
 int rt_place_main_thread(const struct cpuset *online, const struct cpuset *measured,
 			 const struct cpuset *chosen);
 
+/* A helper thread's stack: 16-32 KiB used, locked in full under mlockall. */
+#define RT_HOUSEKEEPING_STACK_BYTES (512 * 1024)
+
 /**
  * rt_start_housekeeping_thread - start a helper thread away from the
  * measured CPUs (a server, a trace reader, a periodic audit)
@@ -61,8 +64,9 @@ int rt_place_main_thread(const struct cpuset *online, const struct cpuset *measu
  * @run: the thread's function
  * @arg: passed to @run
  *
- * The thread blocks every signal (they go to the main thread) and runs
- * SCHED_OTHER. Returns 0 or a negative errno code (logged).
+ * The thread blocks every signal (they go to the main thread), runs
+ * SCHED_OTHER and has a stack of RT_HOUSEKEEPING_STACK_BYTES. Returns 0 or
+ * a negative errno code (logged).
  */
 int rt_start_housekeeping_thread(pthread_t *thread, const struct cpuset *cpus, void *(*run)(void *),
 				 void *arg);

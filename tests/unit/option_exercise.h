@@ -47,6 +47,12 @@ struct exercise_hint {
 	const char *companion; /* words the option needs beside it, space-separated */
 };
 
+/* --json-compact, which every command writing a document takes, needs --json */
+#define EXERCISE_JSON_COMPACT                                                                  \
+	{                                                                                      \
+		.long_name = "json-compact", .companion = "--json /tmp/latscope-exercise.json" \
+	}
+
 struct exercise {
 	const struct option_command *command;
 	void *context; /* option_parse()'s */
