@@ -61,6 +61,9 @@ struct irq_context {
 	char journal[4096];
 };
 
+/* The defaults of every subcommand: the planner's policy, a 1 s rate sample. */
+void irq_options_default(struct irq_options *options);
+
 /* The root and the journal's path; 0 or a negative errno code. */
 int irq_context_open(struct irq_context *ctx, const struct irq_options *options);
 /* topology, table, default affinity, then rates over the sample */
@@ -68,6 +71,13 @@ int irq_context_load(struct irq_context *ctx, const struct irq_options *options)
 /* Drop what irq_context_load() read (to load again). */
 void irq_context_release(struct irq_context *ctx);
 void irq_context_close(struct irq_context *ctx);
+
+/*
+ * Load the machine (irq_context_load()), check --rt-cpus and make the plan;
+ * EXIT_OK, or the exit status after the reason was said.
+ */
+int irq_context_plan(struct irq_context *ctx, const struct irq_options *options,
+		     struct irqplan *plan);
 
 /* usage error when --rt-cpus covers every online CPU */
 int irq_check_rt_cpus(const struct irq_context *ctx, const struct irq_options *options);
