@@ -66,7 +66,7 @@ static json_t *break_json(struct timer_session *s)
 			 (json_int_t)spike.expiry_ns, "cycle", (json_int_t)spike.cycle);
 }
 
-int timer_json_write(struct timer_session *s, int status)
+json_t *timer_json_document(struct timer_session *s, int status)
 {
 	json_t *doc = s->doc, *threads;
 	uint64_t missed = 0;
@@ -90,5 +90,10 @@ int timer_json_write(struct timer_session *s, int status)
 	json_object_set_new(doc, "threads", threads);
 	json_object_set_new(doc, "exit_status", json_integer(status));
 	result_set_end_time(doc);
-	return output_json_write("--json", s->opts.json_path, doc);
+	return doc;
+}
+
+int timer_json_write(struct timer_session *s, int status)
+{
+	return output_json_write("--json", s->opts.json_path, timer_json_document(s, status));
 }
