@@ -39,6 +39,8 @@ int cmd_timer(int argc, char **argv);
 extern const struct option_command timer_command;
 int cmd_irq(int argc, char **argv);
 extern const struct option_group irq_group;
+int cmd_report(int argc, char **argv);
+extern const struct option_command report_command;
 
 /*
  * Errors for the user: one line on stderr, "latscope <command>: <what>".
@@ -73,5 +75,7 @@ int signals_catch_reload(void);
 const char *format_us(uint64_t ns, char *buf, size_t size);
 /* a duration in its natural unit: "850 ns", "21.7 us", "4.000 ms", "1.50 s" */
 const char *format_duration(uint64_t ns, char *buf, size_t size);
+/* a size in its natural binary unit: "512 bytes", "3.5 MiB", "16.0 GiB" */
+const char *format_bytes(uint64_t bytes, char *buf, size_t size);
 
 #endif

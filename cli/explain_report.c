@@ -4,18 +4,183 @@
 
 #define WORST_SHOWN 5
 
+/* The column where the periodic trains of a cause begin. */
+#define PERIODS_COLUMN 83
+
+/* A cause as a list names it: the unexplained time without its gloss. */
+static char *short_label(const struct explain_cpu *engine, const struct explain_cause *cause,
+			 char *buf, size_t size)
+{
+	if (cause->key.kind == CAUSE_UNEXPLAINED) {
+		snprintf(buf, size, "unexplained");
+		return buf;
+	}
+	return explain_cause_label(engine, cause, buf, size);
+}
+
+static bool is_local_timer(const struct explain_cause *cause)
+{
+	return cause->key.kind == CAUSE_VECTOR && cause->key.id == VECTOR_LOCAL_TIMER;
+}
+
+/*
+ * What a train shares its gaps with: "with local_timer", "alone". For the
+ * unexplained time the two common cases are named: beside local_timer (the
+ * guest's tick, its hrtimers) it is the VM exit each timer interrupt costs,
+ * alone it is the host (or firmware).
+ */
+static void format_company(const struct explain_cpu *engine, const struct explain_cause *causes,
+			   const struct explain_cause *cause, const struct explain_train *train,
+			   bool virtual_machine, char *buf, size_t size)
+{
+	bool unexplained = cause->key.kind == CAUSE_UNEXPLAINED;
+	char label[128];
+	size_t used = 0;
+	unsigned int k;
+
+	buf[0] = '\0';
+	if (train->alone) {
+		snprintf(buf, size, ", alone%s",
+			 !unexplained	 ? "" :
+			 virtual_machine ? ": the host" :
+					   ": firmware (SMI) or the kernel's entry code");
+		return;
+	}
+	for (k = 0; k < train->nr_with && used < size; k++) {
+		const struct explain_cause *other = &causes[train->with[k]];
+
+		used += (size_t)snprintf(buf + used, size - used, "%s%s", k ? ", " : ", with ",
+					 short_label(engine, other, label, sizeof(label)));
+	}
+	if (unexplained && train->nr_with && is_local_timer(&causes[train->with[0]]) && used < size)
+		snprintf(buf + used, size - used, "%s",
+			 virtual_machine ? ": the VM exit of the timer interrupt" :
+					   ": the timer interrupt's entry and exit");
+}
+
+/* Keep in @common only the company @other has too. */
+static void share_company(struct explain_train *common, const struct explain_train *other)
+{
+	unsigned int k, m, kept = 0;
+
+	common->alone &= other->alone;
+	for (k = 0; k < common->nr_with; k++)
+		for (m = 0; m < other->nr_with; m++)
+			if (other->with[m] == common->with[k]) {
+				common->with[kept++] = common->with[k];
+				break;
+			}
+	common->nr_with = kept;
+}
+
+/* Whether a train of the phase group @group is a source of the period list. */
+static bool group_is_listed(const struct explain_train *trains, unsigned int nr, size_t group)
+{
+	unsigned int k;
+
+	for (k = 0; k < nr; k++)
+		if (trains[k].phase_group == group && trains[k].source != PERIOD_UNASSIGNED)
+			return true;
+	return false;
+}
+
+/*
+ * One line for a period of a cause: a train, or the trains of one period at
+ * distinct phases as one ("2 phases (124 + 119 of 167)").
+ */
+static void print_period(FILE *out, const struct explain_cpu *engine,
+			 const struct explain_cause *causes, const struct explain_cause *cause,
+			 const struct explain_train *trains, unsigned int nr, unsigned int t,
+			 bool virtual_machine)
+{
+	char duration[32], period[32], company[512], counts[128];
+	const struct explain_train *train = &trains[t];
+	uint64_t seen = 0, expected = 0;
+	struct explain_train common = *train;
+	unsigned int k, phases = 0;
+	double weighted = 0;
+	size_t used = 0;
+
+	for (k = t; k < nr; k++) {
+		if (trains[k].phase_group != t)
+			continue;
+		used += (size_t)snprintf(
+			counts + used, used < sizeof(counts) ? sizeof(counts) - used : 0, "%s%llu",
+			phases ? " + " : "", (unsigned long long)trains[k].period.seen);
+		weighted += (double)trains[k].period.duration_ns * (double)trains[k].period.seen;
+		seen += trains[k].period.seen;
+		if (trains[k].period.expected > expected)
+			expected = trains[k].period.expected;
+		if (k != t)
+			share_company(&common, &trains[k]);
+		phases++;
+	}
+	format_company(engine, causes, cause, &common, virtual_machine, company, sizeof(company));
+	if (phases == 1)
+		fprintf(out, "%s every %s (%s of %llu)%s\n",
+			format_duration(train->period.duration_ns, duration, sizeof(duration)),
+			format_duration(train->period.period_ns, period, sizeof(period)), counts,
+			(unsigned long long)expected, company);
+	else
+		fprintf(out, "~%s every %s, %u phases (%s of %llu)%s\n",
+			format_duration(seen ? (uint64_t)(weighted / (double)seen) : 0, duration,
+					sizeof(duration)),
+			format_duration(train->period.period_ns, period, sizeof(period)), phases,
+			counts, (unsigned long long)expected, company);
+}
+
+/* Periods of a cause shown in the table; the JSON has them all. */
+#define PERIODS_SHOWN 3
+
+/*
+ * Every period of a cause, one per line: first those the period list
+ * shows (never left out: the two tell one story), then the others, most
+ * occurrences first, up to PERIODS_SHOWN lines.
+ */
+static void print_trains(FILE *out, const struct explain_cpu *engine,
+			 const struct explain_cause *causes, const struct explain_cause *cause,
+			 const struct explain_train *trains, unsigned int nr, bool virtual_machine)
+{
+	unsigned int t, lines = 0, hidden = 0;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		for (t = 0; t < nr; t++) {
+			if (trains[t].phase_group != t ||
+			    group_is_listed(trains, nr, t) != (pass == 0))
+				continue;
+			if (pass == 1 && lines >= PERIODS_SHOWN) {
+				hidden++;
+				continue;
+			}
+			if (lines++)
+				fprintf(out, "%*s", PERIODS_COLUMN, "");
+			print_period(out, engine, causes, cause, trains, nr, t, virtual_machine);
+		}
+	}
+	if (hidden)
+		fprintf(out, "%*s(%u more period%s in --json)\n", PERIODS_COLUMN, "", hidden,
+			hidden > 1 ? "s" : "");
+	if (!lines)
+		fprintf(out, "-\n");
+}
+
 static void print_causes(FILE *out, const struct explain_cpu *engine,
+			 const struct explain_join *join, bool virtual_machine,
 			 const struct explain_totals *totals)
 {
 	const struct explain_cause *causes;
-	unsigned int n, i;
+	const struct explain_train *trains;
+	struct explain_train own[PERIOD_MAX_SOURCES];
+	size_t groups[PERIOD_MAX_SOURCES];
+	unsigned int n, i, nr, t;
 
 	causes = explain_cpu_causes(engine, &n);
 	fprintf(out, "  %-40s %7s %11s %6s %11s  %s\n", "cause", "spikes", "total", "share", "max",
 		"periodic");
 	for (i = 0; i < n; i++) {
 		const struct explain_cause *c = &causes[i];
-		char label[128], total[32], max[32], period[32], duration[32];
+		char label[128], total[32], max[32];
 		double share = totals->window_ns ?
 				       100.0 * (double)c->total_ns / (double)totals->window_ns :
 				       0;
@@ -25,54 +190,63 @@ static void print_causes(FILE *out, const struct explain_cpu *engine,
 			(unsigned long long)c->spikes,
 			format_duration(c->total_ns, total, sizeof(total)), share,
 			format_duration(c->max_ns, max, sizeof(max)));
-		if (c->periodic)
-			fprintf(out, "%s every %s (%llu of %llu)\n",
-				format_duration(c->period.duration_ns, duration, sizeof(duration)),
-				format_duration(c->period.period_ns, period, sizeof(period)),
-				(unsigned long long)c->period.seen,
-				(unsigned long long)c->period.expected);
-		else
-			fprintf(out, "-\n");
+		trains = join ? explain_join_trains(join, i, &nr) : NULL;
+		if (!join) {
+			/* no join (out of memory): the cause's own trains, bare */
+			nr = c->nr_trains < PERIOD_MAX_SOURCES ? c->nr_trains : PERIOD_MAX_SOURCES;
+			for (t = 0; t < nr; t++)
+				own[t] = (struct explain_train){ .period = c->trains[t] };
+			period_phase_groups(c->trains, nr, groups);
+			for (t = 0; t < nr; t++)
+				own[t].phase_group = groups[t];
+			trains = own;
+		}
+		print_trains(out, engine, causes, c, trains, nr, virtual_machine);
+	}
+}
+
+void explain_report_spike(FILE *out, const char *prefix, const struct explain_cpu *engine,
+			  const struct explain_spike *s, uint64_t origin_ns)
+{
+	const struct explain_cause *causes;
+	unsigned int nr_causes, k;
+	char length[32];
+
+	causes = explain_cpu_causes(engine, &nr_causes);
+	fprintf(out, "%s%s at %.6f s%s\n", prefix,
+		format_duration(s->window.end_ns - s->window.start_ns, length, sizeof(length)),
+		(double)(s->window.start_ns - origin_ns) / 1e9,
+		s->incomplete ? " (trace events were lost during it)" : "");
+	for (k = 0; k < s->nr_segments; k++) {
+		const struct explain_segment *g = &s->timeline[k];
+		char offset[32], duration[32], label[128];
+
+		fprintf(out, "       +%-12s %11s  %s\n",
+			format_duration(g->start_ns - s->window.start_ns, offset, sizeof(offset)),
+			format_duration(g->end_ns - g->start_ns, duration, sizeof(duration)),
+			explain_cause_label(engine, &causes[g->cause], label, sizeof(label)));
 	}
 }
 
 static void print_worst(FILE *out, const struct explain_cpu *engine, uint64_t origin_ns)
 {
-	const struct explain_cause *causes;
 	const struct explain_spike *worst;
-	unsigned int nr_causes, nr_worst, i, k;
+	unsigned int nr_worst, i;
+	char prefix[16];
 
-	causes = explain_cpu_causes(engine, &nr_causes);
 	worst = explain_cpu_worst(engine, &nr_worst);
 	if (!nr_worst)
 		return;
 	fprintf(out, "  worst spikes:\n");
 	for (i = 0; i < nr_worst && i < WORST_SHOWN; i++) {
-		const struct explain_spike *s = &worst[i];
-		char length[32];
-
-		fprintf(out, "  %u. %s at %.6f s%s\n", i + 1,
-			format_duration(s->window.end_ns - s->window.start_ns, length,
-					sizeof(length)),
-			(double)(s->window.start_ns - origin_ns) / 1e9,
-			s->incomplete ? " (trace events were lost during it)" : "");
-		for (k = 0; k < s->nr_segments; k++) {
-			const struct explain_segment *g = &s->timeline[k];
-			char offset[32], duration[32], label[128];
-
-			fprintf(out, "       +%-12s %11s  %s\n",
-				format_duration(g->start_ns - s->window.start_ns, offset,
-						sizeof(offset)),
-				format_duration(g->end_ns - g->start_ns, duration,
-						sizeof(duration)),
-				explain_cause_label(engine, &causes[g->cause], label,
-						    sizeof(label)));
-		}
+		snprintf(prefix, sizeof(prefix), "  %u. ", i + 1);
+		explain_report_spike(out, prefix, engine, &worst[i], origin_ns);
 	}
 }
 
 void explain_report_cpu(FILE *out, const char *heading, const char *spike_word,
-			const struct explain_cpu *engine, uint64_t steal_ns, uint64_t origin_ns)
+			const struct explain_cpu *engine, const struct explain_join *join,
+			bool virtual_machine, uint64_t steal_ns, uint64_t origin_ns)
 {
 	struct explain_totals totals;
 	char total[32], steal[32];
@@ -83,7 +257,7 @@ void explain_report_cpu(FILE *out, const char *heading, const char *spike_word,
 		format_duration(totals.window_ns, total, sizeof(total)));
 	if (!totals.windows)
 		return;
-	print_causes(out, engine, &totals);
+	print_causes(out, engine, join, virtual_machine, &totals);
 	fprintf(out, "  steal time meanwhile: %s%s\n",
 		format_duration(steal_ns, steal, sizeof(steal)),
 		steal_ns ? " (the hypervisor ran something else on this vCPU)" : "");
@@ -115,4 +289,38 @@ void explain_report_counters(FILE *out, const char *heading, const struct counte
 			counters_smi_in_guest(counters) ? " (as seen by this guest)" : "");
 	else
 		fprintf(out, "%s: SMIs: not counted (%s)\n", heading, why);
+}
+
+char *explain_report_source_causes(const struct explain_cpu *engine,
+				   const struct explain_join *join, unsigned int source, char *buf,
+				   size_t size)
+{
+	const struct explain_source *src = join ? explain_join_source(join, source) : NULL;
+	const struct explain_cause *causes;
+	char label[128];
+	unsigned int n, k;
+	size_t used = 0;
+
+	buf[0] = '\0';
+	if (!src || !src->nr_causes)
+		return buf;
+	causes = explain_cpu_causes(engine, &n);
+	for (k = 0; k < src->nr_causes && used < size; k++) {
+		const struct explain_source_cause *sc = &src->causes[k];
+		double share = src->occurrences ?
+				       100.0 * (double)sc->occurrences / (double)src->occurrences :
+				       0;
+
+		short_label(engine, &causes[sc->cause], label, sizeof(label));
+		/* the main causes plainly (with their share below 90%), then the others */
+		if (k < src->nr_main)
+			used += (size_t)snprintf(buf + used, size - used, "%s%s", k ? " + " : "",
+						 label);
+		else
+			used += (size_t)snprintf(buf + used, size - used, "%s%s",
+						 k == src->nr_main ? "; also " : ", ", label);
+		if ((k >= src->nr_main || share < 90) && used < size)
+			used += (size_t)snprintf(buf + used, size - used, " (%.0f%%)", share);
+	}
+	return buf;
 }

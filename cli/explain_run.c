@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "explain_report.h"
 #include "explain_run.h"
+#include "latscope/cpuinfo.h"
 #include "latscope/explain_result.h"
 #include "latscope/log.h"
 #include "latscope/result.h"
@@ -18,11 +19,14 @@ int explain_run_begin(struct explain_run *x, enum explain_choice choice, struct 
 	x->nr_lanes = options->nr_lanes;
 	if (choice == EXPLAIN_OFF)
 		return 0;
+	/* in a guest, unexplained time is mostly the host's */
+	x->virtual_machine = cpuinfo_under_hypervisor(root);
 	x->counters = counters_begin(root, cpus);
 	if (choice == EXPLAIN_WITH_COUNTERS)
 		return 0;
 	x->horizon = calloc(x->nr_lanes, sizeof(*x->horizon));
-	if (!x->horizon)
+	x->joins = calloc(x->nr_lanes, sizeof(*x->joins));
+	if (!x->horizon || !x->joins)
 		return -ENOMEM;
 	x->session = explain_session_start(options);
 	if (!x->session) {
@@ -46,10 +50,48 @@ void explain_run_stop_counters(struct explain_run *x)
 
 int explain_run_finish(struct explain_run *x, uint64_t end_ns, uint64_t run_ns)
 {
+	unsigned int i;
+	int ret;
+
 	if (!x->session)
 		return 0;
 	explain_session_stop_tracing(x->session);
-	return explain_session_finish(x->session, end_ns, run_ns);
+	ret = explain_session_finish(x->session, end_ns, run_ns);
+	/* each cause's own trains and what they share their windows with */
+	for (i = 0; !ret && i < x->nr_lanes; i++) {
+		x->joins[i] =
+			explain_join_new(explain_session_lane(x->session, i), NULL, 0, NULL, 0);
+		if (!x->joins[i])
+			ret = -ENOMEM;
+	}
+	return ret;
+}
+
+int explain_run_join_sources(struct explain_run *x, unsigned int lane,
+			     const struct period_source *sources, unsigned int nr_sources,
+			     const struct window_source *windows, size_t nr_windows)
+{
+	struct explain_join *join;
+
+	if (!x->session || lane >= x->nr_lanes)
+		return 0;
+	join = explain_join_new(explain_session_lane(x->session, lane), sources, nr_sources,
+				windows, nr_windows);
+	if (!join)
+		return -ENOMEM;
+	explain_join_free(x->joins[lane]);
+	x->joins[lane] = join;
+	return 0;
+}
+
+const struct explain_join *explain_run_join(const struct explain_run *x, unsigned int lane)
+{
+	return x->joins && lane < x->nr_lanes ? x->joins[lane] : NULL;
+}
+
+const struct explain_cpu *explain_run_engine(const struct explain_run *x, unsigned int lane)
+{
+	return x->session ? explain_session_lane(x->session, lane) : NULL;
 }
 
 void explain_run_report(FILE *out, const struct explain_run *x, unsigned int lane, int cpu,
@@ -60,7 +102,8 @@ void explain_run_report(FILE *out, const struct explain_run *x, unsigned int lan
 		return;
 	if (x->session)
 		explain_report_cpu(out, heading, spike_word, explain_session_lane(x->session, lane),
-				   steal_ns, origin_ns);
+				   explain_run_join(x, lane), x->virtual_machine, steal_ns,
+				   origin_ns);
 	else
 		fputc('\n', out);
 	if (x->counters && cpu >= 0)
@@ -71,7 +114,8 @@ void explain_run_json(const struct explain_run *x, unsigned int lane, int cpu, j
 {
 	if (x->session) {
 		json_t *explained = explain_result_cpu(explain_session_lane(x->session, lane),
-						       explain_session_names(x->session));
+						       explain_session_names(x->session),
+						       explain_run_join(x, lane));
 
 		json_object_update(entry, explained);
 		json_decref(explained);
@@ -89,6 +133,11 @@ int explain_run_write_captures(const struct explain_run *x, const char *dir, con
 
 void explain_run_release(struct explain_run *x)
 {
+	unsigned int i;
+
+	for (i = 0; x->joins && i < x->nr_lanes; i++)
+		explain_join_free(x->joins[i]);
+	free(x->joins);
 	explain_session_free(x->session);
 	counters_free(x->counters);
 	free(x->horizon);

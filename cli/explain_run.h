@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "latscope/counters.h"
+#include "latscope/explain_join.h"
 #include "latscope/explain_session.h"
 
 /* --explain[=trace|counters] */
@@ -27,6 +28,10 @@ struct explain_run {
 	struct counters_run *counters;
 	unsigned int nr_lanes;
 	uint64_t *horizon; /* per lane, filled by the command before a pump */
+	/* per lane after explain_run_finish(): every cause's trains and their
+	 * company; explain_run_join_sources() adds the spike list's sources */
+	struct explain_join **joins;
+	bool virtual_machine; /* the CPU says it runs under a hypervisor */
 };
 
 /**
@@ -55,6 +60,25 @@ void explain_run_stop_counters(struct explain_run *x);
  * Returns 0 or -ENOMEM.
  */
 int explain_run_finish(struct explain_run *x, uint64_t end_ns, uint64_t run_ns);
+
+/**
+ * explain_run_join_sources - join a lane's causes with the periodic sources
+ * of its spike list (after explain_run_finish())
+ * @x: the run
+ * @lane: the lane
+ * @sources: the spike list's @nr_sources sources
+ * @windows: per window tag below @nr_windows, its source and slot
+ * Returns 0, or -ENOMEM (the lane keeps its causes' own trains).
+ */
+int explain_run_join_sources(struct explain_run *x, unsigned int lane,
+			     const struct period_source *sources, unsigned int nr_sources,
+			     const struct window_source *windows, size_t nr_windows);
+
+/* The join of a lane, or NULL without tracing. */
+const struct explain_join *explain_run_join(const struct explain_run *x, unsigned int lane);
+
+/* The engine of a lane, or NULL without tracing. */
+const struct explain_cpu *explain_run_engine(const struct explain_run *x, unsigned int lane);
 
 /* The explanation of one lane: its cause table and worst spikes, its CPU's counters. */
 void explain_run_report(FILE *out, const struct explain_run *x, unsigned int lane, int cpu,

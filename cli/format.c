@@ -26,3 +26,16 @@ const char *format_duration(uint64_t ns, char *buf, size_t size)
 		snprintf(buf, size, "%.1f h", (double)ns / 3.6e12);
 	return buf;
 }
+
+const char *format_bytes(uint64_t bytes, char *buf, size_t size)
+{
+	if (bytes < 1024)
+		snprintf(buf, size, "%llu bytes", (unsigned long long)bytes);
+	else if (bytes < 1024 * 1024)
+		snprintf(buf, size, "%.1f KiB", (double)bytes / 1024);
+	else if (bytes < 1024ULL * 1024 * 1024)
+		snprintf(buf, size, "%.1f MiB", (double)bytes / (1024 * 1024));
+	else
+		snprintf(buf, size, "%.1f GiB", (double)bytes / (1024.0 * 1024 * 1024));
+	return buf;
+}

@@ -343,8 +343,8 @@ void irq_print_plan(FILE *out, const struct irq_context *ctx, const struct irqpl
 
 json_t *irq_json_document(const struct irq_context *ctx, const struct irq_options *options)
 {
-	/* main() hands a command argv + 1: argv[-1] is "latscope" itself */
-	json_t *doc = result_new("irq", options->argc + 1, options->argv - 1);
+	/* result_new() writes "latscope" itself before the command's own words */
+	json_t *doc = result_new("irq", options->argc, options->argv);
 	json_t *params;
 
 	json_object_set_new(doc, "subcommand", json_string(options->name));

@@ -13,6 +13,8 @@ static const struct command commands[] = {
 	  cmd_timer },
 	{ "irq", NULL, "keep interrupts off RT CPUs: show, plan, apply, balance, restore",
 	  cmd_irq },
+	{ "report", NULL, "one HTML page of plots from results, latscope's or cyclictest's",
+	  cmd_report },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

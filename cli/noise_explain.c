@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "explain_report.h"
+#include "latscope/explain_result.h"
 #include "latscope/parse.h"
 #include "noise_explain.h"
 
@@ -24,13 +26,14 @@ int noise_explain_begin(struct noise_explain *x, enum explain_choice choice, str
 			bool keep_raw_events)
 {
 	struct explain_session_options options = { 0 };
-	unsigned int *lane_cpu = lane_cpus(run);
+	unsigned int *lane_cpu;
 	int ret;
 
 	memset(x, 0, sizeof(*x));
 	if (choice == EXPLAIN_OFF)
 		return 0;
 	x->limit = limit;
+	lane_cpu = lane_cpus(run);
 	x->next_gap = calloc(run->nr_cpus, sizeof(*x->next_gap));
 	if (!lane_cpu || !x->next_gap) {
 		free(lane_cpu);
@@ -49,16 +52,12 @@ int noise_explain_begin(struct noise_explain *x, enum explain_choice choice, str
 	return ret;
 }
 
-/* Gaps published since the last call become windows; returns the horizon. */
+/* Gaps drained since the last call become windows; returns the horizon. */
 static uint64_t add_windows(struct noise_explain *x, const struct noise_run *run, unsigned int i)
 {
 	const struct noise_cpu *c = &run->cpus[i];
-	struct noise_live live;
-	size_t n, g;
+	size_t n = c->nr_gaps, g;
 
-	/* the stamp first: every gap before it is published by then */
-	noise_read_live(c, &live);
-	n = noise_gaps_published(c);
 	for (g = x->next_gap[i]; g < n; g++) {
 		struct explain_window w = { 0 };
 
@@ -70,7 +69,7 @@ static uint64_t add_windows(struct noise_explain *x, const struct noise_run *run
 		explain_session_add_window(x->run.session, i, &w);
 	}
 	x->next_gap[i] = n;
-	return noise_stamp_ns(run, live.stamp);
+	return noise_stamp_ns(run, c->drained_stamp);
 }
 
 void noise_explain_pump(struct noise_explain *x, const struct noise_run *run)
@@ -103,6 +102,70 @@ int noise_explain_end(struct noise_explain *x, const struct noise_run *run)
 	return explain_run_finish(&x->run, end_ns, run_ns);
 }
 
+int noise_explain_join(struct noise_explain *x, const struct noise_run *run)
+{
+	unsigned int i;
+	size_t g;
+	int ret = 0;
+
+	for (i = 0; x->run.session && !ret && i < run->nr_cpus; i++) {
+		const struct noise_cpu *c = &run->cpus[i];
+		struct window_source *windows;
+
+		if (!c->gap_source || !c->nr_periodic)
+			continue;
+		/* a window's tag is its gap's index */
+		windows = malloc((c->nr_gaps ? c->nr_gaps : 1) * sizeof(*windows));
+		if (!windows)
+			return -ENOMEM;
+		for (g = 0; g < c->nr_gaps; g++) {
+			windows[g].source = c->gap_source[g];
+			windows[g].slot =
+				c->gap_source[g] == PERIOD_UNASSIGNED ?
+					0 :
+					period_slot(&c->periodic[c->gap_source[g]],
+						    noise_gap_start_ns(run, c, &c->gaps[g]));
+		}
+		ret = explain_run_join_sources(&x->run, i, c->periodic,
+					       (unsigned int)c->nr_periodic, windows, c->nr_gaps);
+		free(windows);
+	}
+	return ret;
+}
+
+const char *noise_explain_source_causes(const struct noise_explain *x, unsigned int lane,
+					unsigned int source, char *buf, size_t size)
+{
+	const struct explain_cpu *engine = explain_run_engine(&x->run, lane);
+
+	buf[0] = '\0';
+	if (!engine)
+		return buf;
+	return explain_report_source_causes(engine, explain_run_join(&x->run, lane), source, buf,
+					    size);
+}
+
+bool noise_explain_same_causes(const struct noise_explain *x, unsigned int lane, unsigned int a,
+			       unsigned int b)
+{
+	const struct explain_join *join = explain_run_join(&x->run, lane);
+	const struct explain_source *sa, *sb;
+	unsigned int k;
+
+	if (!join)
+		return true;
+	sa = explain_join_source(join, a);
+	sb = explain_join_source(join, b);
+	if (!sa || !sb)
+		return !sa && !sb;
+	if (sa->nr_main != sb->nr_main)
+		return false;
+	for (k = 0; k < sa->nr_main; k++)
+		if (sa->causes[k].cause != sb->causes[k].cause)
+			return false;
+	return true;
+}
+
 void noise_explain_report(FILE *out, const struct noise_explain *x, const struct noise_run *run)
 {
 	unsigned int i;
@@ -121,8 +184,16 @@ void noise_explain_json(const struct noise_explain *x, const struct noise_run *r
 {
 	unsigned int i;
 
-	for (i = 0; i < run->nr_cpus; i++)
-		explain_run_json(&x->run, i, (int)run->cpus[i].cpu, json_array_get(cpus, i));
+	for (i = 0; i < run->nr_cpus; i++) {
+		const struct explain_cpu *engine = explain_run_engine(&x->run, i);
+		json_t *entry = json_array_get(cpus, i);
+
+		explain_run_json(&x->run, i, (int)run->cpus[i].cpu, entry);
+		if (engine)
+			explain_result_sources(engine, explain_session_names(x->run.session),
+					       explain_run_join(&x->run, i),
+					       json_object_get(entry, "periodic"));
+	}
 }
 
 int noise_explain_write_captures(const struct noise_explain *x, const struct noise_run *run,

@@ -30,6 +30,21 @@ void noise_explain_pump(struct noise_explain *x, const struct noise_run *run);
 /* After noise_stop(): read the rest, end tracing, attribute. */
 int noise_explain_end(struct noise_explain *x, const struct noise_run *run);
 
+/**
+ * noise_explain_join - after noise_find_periods(): join each CPU's periodic
+ * sources with the causes of their gaps
+ * Returns 0 or -ENOMEM.
+ */
+int noise_explain_join(struct noise_explain *x, const struct noise_run *run);
+
+/* The causes of a CPU's periodic source in words ("" without --explain). */
+const char *noise_explain_source_causes(const struct noise_explain *x, unsigned int lane,
+					unsigned int source, char *buf, size_t size);
+
+/* Whether two sources of a CPU have the same main causes (true without --explain). */
+bool noise_explain_same_causes(const struct noise_explain *x, unsigned int lane, unsigned int a,
+			       unsigned int b);
+
 /* The explanations, after the summary. */
 void noise_explain_report(FILE *out, const struct noise_explain *x, const struct noise_run *run);
 

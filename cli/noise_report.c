@@ -205,10 +205,84 @@ static void print_table(FILE *out, const struct noise_run *run)
 		row(out, run, "Throttled (n / ms):", cell_throttled, NULL);
 }
 
-static void print_periodic(FILE *out, const struct noise_run *run)
+/* "42.9 us every 4.000 ms (2496 of 2500), jitter 1.5 us, max 4.621 ms" */
+static void print_source(FILE *out, const struct period_source *p, const char *causes)
 {
+	char duration[32], period[32], jitter[32], max[32];
+
+	fprintf(out, "  %s every %s (%llu of %llu), jitter %s, max %s%s%s\n",
+		format_duration(p->duration_ns, duration, sizeof(duration)),
+		format_duration(p->period_ns, period, sizeof(period)), (unsigned long long)p->seen,
+		(unsigned long long)p->expected,
+		format_duration(p->jitter_ns, jitter, sizeof(jitter)),
+		format_duration(p->max_duration_ns, max, sizeof(max)), *causes ? ": " : "", causes);
+}
+
+/*
+ * Trains of one period at distinct phases: one line when the same causes
+ * make them ("~41.3 us every 60.000 ms, 2 phases (124 + 119 of 167)"), else
+ * one line each under a heading saying they are distinct trains and why.
+ */
+static void print_phases(FILE *out, const struct noise_cpu *c, unsigned int lane,
+			 const struct noise_explain *x, const size_t *group, size_t first)
+{
+	char duration[32], period[32], jitter[32], max[32], phase[32], counts[128], causes[512];
+	uint64_t seen = 0, expected = 0, jitter_ns = 0, max_ns = 0;
+	double weighted = 0;
+	unsigned int phases = 0;
+	bool same = true;
+	size_t k, used = 0;
+
+	for (k = first; k < (size_t)c->nr_periodic; k++) {
+		const struct period_source *p = &c->periodic[k];
+
+		if (group[k] != first)
+			continue;
+		same &= noise_explain_same_causes(x, lane, (unsigned int)first, (unsigned int)k);
+		used += (size_t)snprintf(
+			counts + used, used < sizeof(counts) ? sizeof(counts) - used : 0, "%s%llu",
+			phases ? " + " : "", (unsigned long long)p->seen);
+		weighted += (double)p->duration_ns * (double)p->seen;
+		seen += p->seen;
+		expected = p->expected > expected ? p->expected : expected;
+		jitter_ns = p->jitter_ns > jitter_ns ? p->jitter_ns : jitter_ns;
+		max_ns = p->max_duration_ns > max_ns ? p->max_duration_ns : max_ns;
+		phases++;
+	}
+	format_duration(c->periodic[first].period_ns, period, sizeof(period));
+	if (same) {
+		noise_explain_source_causes(x, lane, (unsigned int)first, causes, sizeof(causes));
+		fprintf(out, "  ~%s every %s, %u phases (%s of %llu), jitter %s, max %s%s%s\n",
+			format_duration(seen ? (uint64_t)(weighted / (double)seen) : 0, duration,
+					sizeof(duration)),
+			period, phases, counts, (unsigned long long)expected,
+			format_duration(jitter_ns, jitter, sizeof(jitter)),
+			format_duration(max_ns, max, sizeof(max)), *causes ? ": " : "", causes);
+		return;
+	}
+	fprintf(out,
+		"  %u distinct trains every %s, at different phases and with different causes:\n",
+		phases, period);
+	for (k = first; k < (size_t)c->nr_periodic; k++) {
+		const struct period_source *p = &c->periodic[k];
+
+		if (group[k] != first)
+			continue;
+		noise_explain_source_causes(x, lane, (unsigned int)k, causes, sizeof(causes));
+		fprintf(out, "    %s at +%s (%llu of %llu), jitter %s, max %s: %s\n",
+			format_duration(p->duration_ns, duration, sizeof(duration)),
+			format_duration(p->phase_ns, phase, sizeof(phase)),
+			(unsigned long long)p->seen, (unsigned long long)p->expected,
+			format_duration(p->jitter_ns, jitter, sizeof(jitter)),
+			format_duration(p->max_duration_ns, max, sizeof(max)), causes);
+	}
+}
+
+static void print_periodic(FILE *out, const struct noise_run *run, const struct noise_explain *x)
+{
+	size_t group[PERIOD_MAX_SOURCES], s, k, members;
+	char causes[512];
 	unsigned int i;
-	int s;
 
 	for (i = 0; i < run->nr_cpus; i++) {
 		const struct noise_cpu *c = &run->cpus[i];
@@ -219,21 +293,54 @@ static void print_periodic(FILE *out, const struct noise_run *run)
 			continue;
 		}
 		fprintf(out, "cpu %u: periodic sources\n", c->cpu);
-		for (s = 0; s < c->nr_periodic; s++) {
-			const struct period_source *p = &c->periodic[s];
-			char duration[32], period[32], jitter[32], max[32];
-
-			fprintf(out, "  %s every %s (%llu of %llu), jitter %s, max %s\n",
-				format_duration(p->duration_ns, duration, sizeof(duration)),
-				format_duration(p->period_ns, period, sizeof(period)),
-				(unsigned long long)p->seen, (unsigned long long)p->expected,
-				format_duration(p->jitter_ns, jitter, sizeof(jitter)),
-				format_duration(p->max_duration_ns, max, sizeof(max)));
+		period_phase_groups(c->periodic, (size_t)c->nr_periodic, group);
+		for (s = 0; s < (size_t)c->nr_periodic; s++) {
+			if (group[s] != s)
+				continue;
+			for (k = s, members = 0; k < (size_t)c->nr_periodic; k++)
+				members += group[k] == s;
+			if (members > 1) {
+				print_phases(out, c, i, x, group, s);
+				continue;
+			}
+			print_source(out, &c->periodic[s],
+				     noise_explain_source_causes(x, i, (unsigned int)s, causes,
+								 sizeof(causes)));
 		}
 	}
 }
 
-void noise_report_summary(FILE *out, const struct noise_run *run, const struct rt_throttling *limit)
+/* Why gaps were counted but not stored: only two things can cause it. */
+static void print_not_stored(FILE *out, const struct noise_run *run, const struct noise_cpu *c)
+{
+	char when[32];
+
+	if (c->gaps_outran)
+		fprintf(out,
+			"cpu %u: %llu gaps not stored: the measuring thread outran the main "
+			"thread's drain (its ring of %zu gaps was full); the periodicity search "
+			"and --explain miss them.\n",
+			c->cpu, (unsigned long long)c->gaps_outran, record_ring_capacity(&c->ring));
+	if (c->gaps_over_cap && c->nr_gaps < run->params.max_gaps)
+		fprintf(out,
+			"cpu %u: %llu gaps not stored: memory ran out after %zu; the periodicity "
+			"search and --explain saw the gaps before.\n",
+			c->cpu, (unsigned long long)c->gaps_over_cap, c->nr_gaps);
+	else if (c->gaps_over_cap)
+		fprintf(out,
+			"cpu %u: %llu gaps not stored: --max-gaps %zu was reached at %s; the "
+			"periodicity search and --explain saw the gaps before it. Raise "
+			"--max-gaps (16 bytes a gap) to keep every gap.\n",
+			c->cpu, (unsigned long long)c->gaps_over_cap, run->params.max_gaps,
+			format_duration(
+				c->cap_stamp > c->first_stamp ?
+					tsc_delta_ns(&run->clock, c->cap_stamp - c->first_stamp) :
+					0,
+				when, sizeof(when)));
+}
+
+void noise_report_summary(FILE *out, const struct noise_run *run, const struct rt_throttling *limit,
+			  const struct noise_explain *explain)
 {
 	unsigned int i;
 
@@ -246,13 +353,8 @@ void noise_report_summary(FILE *out, const struct noise_run *run, const struct r
 			"not as noise.\n",
 			limit->runtime_us, limit->period_us);
 	for (i = 0; i < run->nr_cpus; i++)
-		if (run->cpus[i].gaps_not_stored) {
-			fprintf(out,
-				"Gap buffers filled: raise --max-gaps to keep every gap for the "
-				"periodicity search.\n");
-			break;
-		}
-	print_periodic(out, run);
+		print_not_stored(out, run, &run->cpus[i]);
+	print_periodic(out, run, explain);
 	if (stop_requested)
 		fprintf(out, "Stopped early by %s.\n", strsignal(stop_requested));
 	fflush(out);

@@ -7,6 +7,7 @@
 
 #include "latscope/noise.h"
 #include "latscope/rt.h"
+#include "noise_explain.h"
 
 /* One line saying what is measured and how. */
 void noise_report_header(FILE *out, const struct noise_run *run);
@@ -16,9 +17,10 @@ void noise_report_live(FILE *out, const struct noise_run *run, bool first);
 void noise_report_live_clear(FILE *out, const struct noise_run *run);
 
 /* The summary: the classic Min/Avg/Max/Count/Test time, percentiles, gaps,
- * lost time, steal, RT throttling and the periodic sources, per CPU. */
-void noise_report_summary(FILE *out, const struct noise_run *run,
-			  const struct rt_throttling *limit);
+ * lost time, steal, RT throttling and the periodic sources, per CPU, each
+ * with its causes when @explain traced them. */
+void noise_report_summary(FILE *out, const struct noise_run *run, const struct rt_throttling *limit,
+			  const struct noise_explain *explain);
 
 /*
  * The histograms as text columns (low ns, high ns, then a count per CPU),

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "latscope/clock.h"
 #include "latscope/log.h"
 #include "latscope/noise_result.h"
 #include "latscope/parse.h"
@@ -49,21 +50,42 @@ static void choose_clock(struct noise_options *o, struct sysroot *root)
 	}
 }
 
+/* Every ring is allocated and locked before the first read: refuse what cannot fit. */
+static int check_size(const struct noise_options *o)
+{
+	unsigned int nr_cpus = cpuset_count(&o->params.cpus);
+	uint64_t need = noise_memory_estimate(&o->params), limit;
+	const char *source = rt_memory_limit(true, &limit);
+	char a[32], b[32], c[32];
+
+	if (need <= limit)
+		return 0;
+	return usage_error("%u cpu%s would lock %s of memory before the first read (%s a cpu), "
+			   "more than the %s allowed (%s): measure fewer cpus",
+			   nr_cpus, nr_cpus == 1 ? "" : "s", format_bytes(need, a, sizeof(a)),
+			   format_bytes(need / nr_cpus, b, sizeof(b)),
+			   format_bytes(limit, c, sizeof(c)), source);
+}
+
 /* Reject a threshold the loop cannot resolve: every read would be a gap. */
 static int check_threshold(const struct noise_options *o)
 {
 	struct tsc_clock probe;
 	uint64_t floor_ns;
-	char a[32], b[32];
+	char a[32], b[32], c[32];
 
 	tsc_calibrate_begin(&probe, o->params.use_tsc, 100000000ULL);
 	floor_ns = tsc_read_cost_ns(&probe);
+	/*
+	 * The suggestion has a margin: the read cost is measured again on the
+	 * next run, and a value just above this one's limit may fail there.
+	 */
 	if (o->params.threshold_ns <= 2 * floor_ns)
 		return usage_error("--threshold %s is below what the loop resolves on this "
-				   "machine (a read costs %s; use at least %s)",
+				   "machine (a read costs %s; use %s or more)",
 				   format_duration(o->params.threshold_ns, a, sizeof(a)),
 				   format_duration(floor_ns, b, sizeof(b)),
-				   format_duration(2 * floor_ns + 1, a, sizeof(a)));
+				   format_duration((3 * floor_ns + 4) / 5 * 5, c, sizeof(c)));
 	return 0;
 }
 
@@ -76,21 +98,25 @@ static void wait_a_while(const struct noise_run *run, uint64_t most)
 	clock_nanosleep(CLOCK_MONOTONIC, 0, &pause, NULL);
 }
 
-/* The live view once a second; with --explain the trace is read 4 times a second. */
+/*
+ * The gaps are drained at least 4 times a second (more often when they come
+ * fast), the trace read after each drain, the live view redrawn once a second.
+ */
 static void follow_run(const struct noise_options *o, struct noise_run *run,
 		       struct noise_explain *explain)
 {
 	bool live = !o->quiet && isatty(STDOUT_FILENO), first = true;
-	uint64_t step = explain->run.session ? NS_PER_SEC / 4 : NS_PER_SEC, since_view = 0;
+	uint64_t step = NOISE_DRAIN_EVERY_NS, last_view = clock_ns(CLOCK_MONOTONIC), now;
 
 	while (!stop_requested && noise_running(run)) {
 		wait_a_while(run, step);
+		step = noise_drain(run);
 		noise_explain_pump(explain, run);
-		since_view += step;
-		if (live && since_view >= NS_PER_SEC) {
+		now = clock_ns(CLOCK_MONOTONIC);
+		if (live && now - last_view >= NS_PER_SEC) {
 			noise_report_live(stdout, run, first);
 			first = false;
-			since_view = 0;
+			last_view = now;
 		}
 	}
 	if (live && !first)
@@ -117,6 +143,8 @@ bool noise_session_prepare(struct noise_session *s, int argc, char **argv, int *
 	*status = machine_open(NULL, &s->root, &s->topo);
 	if (!*status)
 		*status = check_against_machine(&s->opts, &s->topo);
+	if (!*status)
+		*status = check_size(&s->opts);
 	if (*status)
 		return false;
 	choose_clock(&s->opts, s->root);
@@ -151,8 +179,11 @@ int noise_session_run(struct noise_session *s, FILE *out)
 	if (noise_prepare(&s->run, s->root, &o->params) ||
 	    noise_explain_begin(&s->explain, o->explain, &s->run, s->root, &s->limit,
 				o->trace_dir != NULL) ||
-	    noise_start(&s->run))
+	    noise_start(&s->run)) {
+		if (rt_stop_requested())
+			return runtime_error("stopped before the measurement began");
 		return EXIT_ERROR;
+	}
 	noise_report_header(out, &s->run);
 	follow_run(o, &s->run, &s->explain);
 	noise_stop(&s->run);
@@ -163,12 +194,14 @@ int noise_session_run(struct noise_session *s, FILE *out)
 	noise_classify_throttling(&s->run, &s->limit);
 	if (noise_find_periods(&s->run))
 		log_warning("out of memory looking for periodic gaps");
+	else if (noise_explain_join(&s->explain, &s->run))
+		log_warning("out of memory joining the periodic gaps to their causes");
 	return EXIT_OK;
 }
 
 void noise_session_report(struct noise_session *s, FILE *out)
 {
-	noise_report_summary(out, &s->run, &s->limit);
+	noise_report_summary(out, &s->run, &s->limit, &s->explain);
 	noise_explain_report(out, &s->explain, &s->run);
 }
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "latscope/rt.h"
 
 volatile sig_atomic_t stop_requested;
 
@@ -25,6 +26,8 @@ int signals_catch(void)
 	for (i = 0; i < sizeof(signals) / sizeof(signals[0]); i++)
 		if (sigaction(signals[i], &action, NULL))
 			return -errno;
+	/* the library's long preparations give up on a stop too */
+	rt_set_stop_flag(&stop_requested);
 	return 0;
 }
 

@@ -6,6 +6,8 @@
 
 #include "latscope/log.h"
 #include "latscope/parse.h"
+#include "explain_report.h"
+#include "latscope/explain_result.h"
 #include "timer_explain.h"
 
 #define WORST_KEPT 5
@@ -130,17 +132,68 @@ int timer_explain_end(struct timer_explain *x, struct timer_run *run)
 	return explain_run_finish(&x->run, end_ns, run_ns);
 }
 
+/* The spike that broke a -b run, among the largest its thread's engine kept. */
+static const struct explain_spike *break_spike(const struct timer_explain *x,
+					       const struct timer_run *run, unsigned int *thread,
+					       struct timer_spike *spike)
+{
+	const struct explain_spike *worst;
+	unsigned int nr, i;
+
+	if (!x->run.session || !timer_break(run, thread, spike))
+		return NULL;
+	worst = explain_cpu_worst(explain_session_lane(x->run.session, *thread), &nr);
+	for (i = 0; i < nr; i++)
+		if (worst[i].window.tag == spike->cycle)
+			return &worst[i];
+	return NULL;
+}
+
+/* First of all: what broke the run, the one spike a -b user asked about. */
+static void report_break(FILE *out, const struct timer_explain *x, const struct timer_run *run,
+			 const struct timer_options *opts)
+{
+	const struct explain_spike *explained;
+	struct timer_spike spike;
+	unsigned int thread;
+	char prefix[96];
+
+	explained = break_spike(x, run, &thread, &spike);
+	if (!explained)
+		return;
+	snprintf(prefix, sizeof(prefix),
+		 "\nthe spike that broke the run: thread %u (cpu %d), cycle %llu, ", thread,
+		 opts->threads[thread].cpu, (unsigned long long)spike.cycle);
+	explain_report_spike(out, prefix, explain_session_lane(x->run.session, thread), explained,
+			     timer_origin_ns(run));
+	if (opts->trace_dir)
+		fprintf(out, "  its trace: %s/thread%u-spike1.txt\n", opts->trace_dir, thread);
+}
+
 void timer_explain_report(FILE *out, const struct timer_explain *x, const struct timer_run *run,
 			  const struct timer_options *opts)
 {
 	unsigned int i;
 	char heading[48];
 
+	report_break(out, x, run, opts);
 	for (i = 0; i < x->nr_threads; i++) {
 		snprintf(heading, sizeof(heading), "thread %u (cpu %d)", i, opts->threads[i].cpu);
 		explain_run_report(out, &x->run, i, opts->threads[i].cpu, heading, "spikes", 0,
 				   timer_origin_ns(run));
 	}
+}
+
+json_t *timer_explain_break_json(const struct timer_explain *x, const struct timer_run *run)
+{
+	const struct explain_spike *explained;
+	struct timer_spike spike;
+	unsigned int thread;
+
+	explained = break_spike(x, run, &thread, &spike);
+	if (!explained)
+		return NULL;
+	return explain_result_spike(explain_session_lane(x->run.session, thread), explained);
 }
 
 void timer_explain_json(const struct timer_explain *x, const struct timer_options *opts,

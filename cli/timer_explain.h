@@ -39,6 +39,12 @@ int timer_explain_end(struct timer_explain *x, struct timer_run *run);
 void timer_explain_report(FILE *out, const struct timer_explain *x, const struct timer_run *run,
 			  const struct timer_options *opts);
 
+/*
+ * The explanation of the spike that broke a -b run (contributions and
+ * timeline), or NULL when there is none: no break, or no trace.
+ */
+json_t *timer_explain_break_json(const struct timer_explain *x, const struct timer_run *run);
+
 /* Add causes, worst spikes and counters to the JSON threads. */
 void timer_explain_json(const struct timer_explain *x, const struct timer_options *opts,
 			json_t *threads);

@@ -56,14 +56,17 @@ static json_t *break_json(struct timer_session *s)
 {
 	struct timer_spike spike;
 	unsigned int thread;
+	json_t *explained;
 
 	if (!timer_break(s->run, &thread, &spike))
 		return json_null();
-	return json_pack("{sIsIsIsIsIsI}", "thread", (json_int_t)thread, "tid",
+	explained = timer_explain_break_json(&s->explain, s->run);
+	return json_pack("{sIsIsIsIsIsIso}", "thread", (json_int_t)thread, "tid",
 			 (json_int_t)timer_result(s->run, thread)->tid, "latency_ns",
 			 (json_int_t)spike.latency_ns, "above_ns",
 			 (json_int_t)s->opts.params.break_above_ns, "expiry_ns",
-			 (json_int_t)spike.expiry_ns, "cycle", (json_int_t)spike.cycle);
+			 (json_int_t)spike.expiry_ns, "cycle", (json_int_t)spike.cycle, "explained",
+			 explained ? explained : json_null());
 }
 
 json_t *timer_json_document(struct timer_session *s, int status)

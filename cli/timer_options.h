@@ -14,6 +14,8 @@
 #define TIMER_DEFAULT_INTERVAL_US 1000
 #define TIMER_DEFAULT_DISTANCE_US 500
 #define TIMER_HISTOGRAM_MAX_US 1000000
+/* threads per online CPU beyond which -t needs --force */
+#define TIMER_THREADS_PER_CPU 4
 /* samples kept for --explain and the JSON spike records */
 #define TIMER_SPIKE_THRESHOLD_NS (100 * 1000ULL)
 #define TIMER_SPIKE_CAPACITY 4096
@@ -79,6 +81,7 @@ struct timer_options {
 	enum explain_choice explain;
 	uint64_t explain_above_ns; /* 0: above the run's p99, adaptively */
 	const char *trace_dir;
+	bool force; /* more threads than TIMER_THREADS_PER_CPU per online CPU */
 	struct timer_words words;
 };
 

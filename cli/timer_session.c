@@ -37,6 +37,62 @@ void timer_session_free(struct timer_session *s)
 	sysroot_free(s->root);
 }
 
+/* An option weighs when the run without what it adds is 10% smaller or more. */
+static bool weighs(const struct timer_params *all, const struct timer_params *without,
+		   uint64_t need)
+{
+	return (timer_memory_estimate(all) - timer_memory_estimate(without)) * 10 >= need;
+}
+
+/*
+ * Threads, histogram and spike records are all allocated, prefaulted and
+ * possibly locked before the first sample: a run that cannot fit is
+ * refused now, naming what makes it big, rather than taking the machine's
+ * memory (-t 1000 -h 1000000 would take 16 GB).
+ */
+static int check_size(const struct timer_options *opts, const struct cpuset *online)
+{
+	const struct timer_params *params = &opts->params;
+	unsigned int nr = params->nr_threads, max_threads;
+	struct timer_params without;
+	char culprits[160], a[32], b[32], c[32];
+	uint64_t need, limit;
+	const char *source;
+	bool explain;
+	size_t used;
+
+	max_threads = TIMER_THREADS_PER_CPU * cpuset_count(online);
+	if (nr > max_threads && !opts->force)
+		return usage_error("-t %u is more than %d threads per online cpu (%u online: at "
+				   "most %u); pass --force to run them anyway",
+				   nr, TIMER_THREADS_PER_CPU, cpuset_count(online), max_threads);
+	/* the command's own share: the p99 followed per thread for --explain */
+	need = timer_memory_estimate(params) +
+	       (opts->explain == EXPLAIN_OFF ? 0 : (uint64_t)nr * sizeof(struct hist));
+	source = rt_memory_limit(opts->mlockall, &limit);
+	if (need <= limit)
+		return 0;
+	/* "-t 700", "-t 700 and -h 1000000", "-t 700, -h 1000000 and --explain" */
+	used = (size_t)snprintf(culprits, sizeof(culprits), "-t %u", nr);
+	without = *params;
+	without.spike_capacity = TIMER_SPIKE_CAPACITY;
+	without.sample_ring = opts->verbose ? TIMER_SAMPLE_RING : 0;
+	explain = opts->explain != EXPLAIN_OFF && weighs(params, &without, need);
+	without = *params;
+	without.histogram_buckets = 0;
+	if (weighs(params, &without, need))
+		used += (size_t)snprintf(culprits + used, sizeof(culprits) - used, "%s%s %u",
+					 explain ? ", " : " and ", opts->histofall ? "-H" : "-h",
+					 params->histogram_buckets);
+	if (explain)
+		snprintf(culprits + used, sizeof(culprits) - used, " and --explain");
+	return usage_error("%s would take %s of memory (%s a thread), more than the %s allowed "
+			   "(%s): use fewer threads or smaller buffers",
+			   culprits, format_bytes(need, a, sizeof(a)),
+			   format_bytes(need / nr, b, sizeof(b)), format_bytes(limit, c, sizeof(c)),
+			   source);
+}
+
 bool timer_session_prepare(struct timer_session *s, int argc, char **argv, int *status)
 {
 	s->pm_qos.fd = -1;
@@ -49,6 +105,9 @@ bool timer_session_prepare(struct timer_session *s, int argc, char **argv, int *
 	if (!timer_options_parse(argc, argv, &s->topo.online, &s->allowed, &s->opts, status))
 		return false;
 	s->opts.params.root = s->root;
+	*status = check_size(&s->opts, &s->topo.online);
+	if (*status)
+		return false;
 	s->shown_max = calloc(s->opts.params.nr_threads, sizeof(*s->shown_max));
 	s->next_sample = calloc(s->opts.params.nr_threads, sizeof(*s->next_sample));
 	s->doc = result_new("timer", argc, argv);
@@ -87,6 +146,8 @@ int timer_session_start(struct timer_session *s)
 	if (timer_explain_begin(&s->explain, opts, s->root))
 		return runtime_error("out of memory");
 	ret = timer_start(&s->run, &opts->params);
+	if (ret && rt_stop_requested())
+		return runtime_error("stopped before the first sample");
 	if (ret)
 		return EXIT_ERROR;
 	/*

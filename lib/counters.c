@@ -163,18 +163,6 @@ static void open_smi_counters(struct counters_run *run)
 	}
 }
 
-static bool cpu_has_hypervisor_flag(struct sysroot *root)
-{
-	char *flags;
-	bool guest;
-
-	if (cpuinfo_flags(root, &flags))
-		return false;
-	guest = words_have(flags, "hypervisor");
-	free(flags);
-	return guest;
-}
-
 struct counters_run *counters_begin(struct sysroot *root, const struct cpuset *cpus)
 {
 	struct counters_run *run = calloc(1, sizeof(*run));
@@ -198,7 +186,7 @@ struct counters_run *counters_begin(struct sysroot *root, const struct cpuset *c
 	}
 	for (cpu = 0; (unsigned int)cpu < run->nr_possible; cpu++)
 		run->smi_fd[cpu] = -1;
-	run->in_guest = cpu_has_hypervisor_flag(root);
+	run->in_guest = cpuinfo_under_hypervisor(root);
 	run->irqs_ok = !irq_table_load(root, &run->irqs) &&
 		       !irq_counts_init(&run->after, &run->irqs) &&
 		       !irq_counts_init(&run->delta, &run->irqs);

@@ -40,3 +40,15 @@ bool words_have(const char *words, const char *word)
 	}
 	return false;
 }
+
+bool cpuinfo_under_hypervisor(struct sysroot *root)
+{
+	char *flags;
+	bool guest;
+
+	if (cpuinfo_flags(root, &flags))
+		return false;
+	guest = words_have(flags, "hypervisor");
+	free(flags);
+	return guest;
+}

@@ -8,7 +8,6 @@
 #include "latscope/explain.h"
 
 #define MAX_DEPTH 16
-#define MAX_OCCURRENCES (1U << 16)
 #define MAX_WINDOW_CAUSES 64
 
 /* What runs above the thread: an NMI, an IRQ handler, a vector, a softirq. */
@@ -156,8 +155,11 @@ void explain_cpu_free(struct explain_cpu *e)
 
 	if (!e)
 		return;
-	for (i = 0; i < e->nr_causes; i++)
+	for (i = 0; i < e->nr_causes; i++) {
 		free(e->causes[i].occurrences);
+		free(e->causes[i].occurrence_train);
+		free(e->causes[i].trains);
+	}
 	for (i = 0; i < e->nr_worst; i++)
 		free_spike(&e->worst[i]);
 	free(e->open.timeline);
@@ -297,18 +299,22 @@ static int compare_contributions(const void *x, const void *y)
 	return a->ns < b->ns ? 1 : a->ns > b->ns ? -1 : 0;
 }
 
-static void record_occurrence(struct explain_cause *cause, uint64_t t, uint64_t ns)
+/*
+ * Every occurrence is kept: at most one per cause and window, so they are
+ * bounded by the windows the caller adds, not by a limit of their own.
+ */
+static void record_occurrence(struct explain_cause *cause, uint64_t t, uint64_t ns, uint64_t window)
 {
-	struct period_event *grown;
+	struct explain_occurrence *grown;
 
-	if (cause->nr_occurrences >= MAX_OCCURRENCES)
-		return;
 	grown = array_grow(cause->occurrences, &cause->occurrences_capacity,
 			   cause->nr_occurrences + 1, sizeof(*grown));
-	if (!grown)
+	if (!grown) {
+		cause->occurrences_incomplete = true;
 		return;
+	}
 	cause->occurrences = grown;
-	cause->occurrences[cause->nr_occurrences++] = (struct period_event){ t, ns };
+	cause->occurrences[cause->nr_occurrences++] = (struct explain_occurrence){ t, ns, window };
 }
 
 /* Keep the spike when it is among the largest. */
@@ -361,7 +367,7 @@ static void close_window(struct explain_cpu *e)
 		cause->total_ns += c->ns;
 		if (c->ns > cause->max_ns)
 			cause->max_ns = c->ns;
-		record_occurrence(cause, c->first_ns, c->ns);
+		record_occurrence(cause, c->first_ns, c->ns, w->window.tag);
 	}
 	e->totals.windows++;
 	e->totals.window_ns += w->window.end_ns - w->window.start_ns;
@@ -643,24 +649,53 @@ void explain_cpu_advance(struct explain_cpu *e, uint64_t now)
 	e->last_ts = now;
 }
 
-static int find_periods(struct explain_cpu *e, uint64_t run_ns)
+/*
+ * The whole search on each cause's own occurrences, so halves and harmonics
+ * are merged; every train it finds is kept, with which occurrence belongs
+ * to which.
+ */
+static int find_trains(struct explain_cause *cause, uint64_t run_ns)
 {
 	struct period_params params = { .run_ns = run_ns };
 	struct period_source found[PERIOD_MAX_SOURCES];
+	size_t n = cause->nr_occurrences, i;
+	struct period_event *events;
+	int nr;
+
+	if (n < 2)
+		return 0;
+	events = malloc(n * sizeof(*events));
+	cause->occurrence_train = malloc(n);
+	if (!events || !cause->occurrence_train) {
+		free(events);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		events[i] = (struct period_event){ cause->occurrences[i].t_ns,
+						   cause->occurrences[i].ns };
+	nr = period_detect(events, n, &params, found, PERIOD_MAX_SOURCES, cause->occurrence_train);
+	free(events);
+	if (nr <= 0)
+		return nr;
+	cause->trains = malloc((size_t)nr * sizeof(*cause->trains));
+	if (!cause->trains)
+		return -ENOMEM;
+	memcpy(cause->trains, found, (size_t)nr * sizeof(*found));
+	cause->nr_trains = (unsigned int)nr;
+	cause->periodic = true;
+	cause->period = found[0];
+	return 0;
+}
+
+static int find_periods(struct explain_cpu *e, uint64_t run_ns)
+{
 	unsigned int i;
-	int n;
+	int ret;
 
-	/* the whole search, so halves and harmonics are merged; the strongest wins */
 	for (i = 0; i < e->nr_causes; i++) {
-		struct explain_cause *cause = &e->causes[i];
-
-		n = period_detect(cause->occurrences, cause->nr_occurrences, &params, found,
-				  PERIOD_MAX_SOURCES, NULL);
-		if (n < 0)
-			return n;
-		cause->periodic = n > 0;
-		if (n > 0)
-			cause->period = found[0];
+		ret = find_trains(&e->causes[i], run_ns);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }

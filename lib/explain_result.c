@@ -16,9 +16,63 @@ static const char *cause_name(const struct explain_cause *cause, const struct na
 	}
 }
 
-static json_t *cause_json(const struct explain_cpu *engine, const struct explain_cause *cause,
-			  const struct names *names, uint64_t all_ns)
+static json_t *train_json(const struct explain_cpu *engine, const struct explain_cause *causes,
+			  const struct explain_train *train)
 {
+	json_t *with = json_array();
+	char label[128];
+	unsigned int k;
+
+	for (k = 0; k < train->nr_with; k++)
+		json_array_append_new(
+			with, json_string(explain_cause_label(engine, &causes[train->with[k]],
+							      label, sizeof(label))));
+	return json_pack(
+		"{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:o, s:o, s:b, s:I}", "period_ns",
+		(json_int_t)train->period.period_ns, "phase_ns", (json_int_t)train->period.phase_ns,
+		"duration_ns", (json_int_t)train->period.duration_ns, "max_duration_ns",
+		(json_int_t)train->period.max_duration_ns, "jitter_ns",
+		(json_int_t)train->period.jitter_ns, "seen", (json_int_t)train->period.seen,
+		"expected", (json_int_t)train->period.expected, "found_by",
+		train->from_source ? "spike_list" : "cause", "spike_source",
+		train->source == PERIOD_UNASSIGNED ? json_null() : json_integer(train->source),
+		"with", with, "alone", train->alone, "phase_group", (json_int_t)train->phase_group);
+}
+
+/* Every train of a cause: from the join, or its own when there is none. */
+static json_t *periods_json(const struct explain_cpu *engine, const struct explain_cause *causes,
+			    unsigned int index, const struct explain_join *join)
+{
+	const struct explain_cause *cause = &causes[index];
+	size_t groups[PERIOD_MAX_SOURCES];
+	const struct explain_train *trains;
+	json_t *list = json_array();
+	unsigned int nr, t;
+
+	if (join) {
+		trains = explain_join_trains(join, index, &nr);
+		for (t = 0; t < nr; t++)
+			json_array_append_new(list, train_json(engine, causes, &trains[t]));
+		return list;
+	}
+	nr = cause->nr_trains < PERIOD_MAX_SOURCES ? cause->nr_trains : PERIOD_MAX_SOURCES;
+	period_phase_groups(cause->trains, nr, groups);
+	for (t = 0; t < nr; t++) {
+		struct explain_train own = { .period = cause->trains[t],
+					     .own_index = (uint8_t)t,
+					     .source = PERIOD_UNASSIGNED,
+					     .phase_group = groups[t] };
+
+		json_array_append_new(list, train_json(engine, causes, &own));
+	}
+	return list;
+}
+
+static json_t *cause_json(const struct explain_cpu *engine, const struct explain_cause *causes,
+			  unsigned int index, const struct names *names, uint64_t all_ns,
+			  const struct explain_join *join)
+{
+	const struct explain_cause *cause = &causes[index];
 	json_t *c = json_object();
 	char label[128];
 
@@ -49,6 +103,7 @@ static json_t *cause_json(const struct explain_cpu *engine, const struct explain
 					      (json_int_t)cause->period.expected));
 	else
 		json_object_set_new(c, "periodic", json_null());
+	json_object_set_new(c, "periods", periods_json(engine, causes, index, join));
 	return c;
 }
 
@@ -91,7 +146,15 @@ static json_t *spike_json(const struct explain_cpu *engine, const struct explain
 	return s;
 }
 
-json_t *explain_result_cpu(const struct explain_cpu *engine, const struct names *names)
+json_t *explain_result_spike(const struct explain_cpu *engine, const struct explain_spike *spike)
+{
+	unsigned int nr_causes;
+
+	return spike_json(engine, spike, explain_cpu_causes(engine, &nr_causes));
+}
+
+json_t *explain_result_cpu(const struct explain_cpu *engine, const struct names *names,
+			   const struct explain_join *join)
 {
 	const struct explain_cause *causes;
 	const struct explain_spike *worst;
@@ -104,7 +167,7 @@ json_t *explain_result_cpu(const struct explain_cpu *engine, const struct names 
 	explain_cpu_totals(engine, &totals);
 	for (i = 0; i < nr_causes; i++)
 		json_array_append_new(list,
-				      cause_json(engine, &causes[i], names, totals.window_ns));
+				      cause_json(engine, causes, i, names, totals.window_ns, join));
 	for (i = 0; i < nr_worst; i++)
 		json_array_append_new(spikes, spike_json(engine, &worst[i], causes));
 	json_object_set_new(out, "causes", list);
@@ -116,4 +179,42 @@ json_t *explain_result_cpu(const struct explain_cpu *engine, const struct names 
 				      (json_int_t)totals.events));
 	json_object_set_new(out, "lost_events", json_integer((json_int_t)totals.lost_events));
 	return out;
+}
+
+void explain_result_sources(const struct explain_cpu *engine, const struct names *names,
+			    const struct explain_join *join, json_t *sources)
+{
+	const struct explain_cause *causes;
+	unsigned int nr_causes, s, k;
+	char label[128];
+
+	causes = explain_cpu_causes(engine, &nr_causes);
+	for (s = 0; s < json_array_size(sources); s++) {
+		const struct explain_source *src = join ? explain_join_source(join, s) : NULL;
+		json_t *list = json_array();
+
+		if (!src)
+			continue;
+		for (k = 0; k < src->nr_causes; k++) {
+			const struct explain_source_cause *sc = &src->causes[k];
+			const struct explain_cause *cause = &causes[sc->cause];
+
+			json_array_append_new(
+				list,
+				json_pack("{s:s, s:s, s:s, s:I, s:I, s:f, s:I, s:b}", "kind",
+					  explain_kind_name(cause->key.kind), "name",
+					  cause_name(cause, names), "label",
+					  explain_cause_label(engine, cause, label, sizeof(label)),
+					  "cause", (json_int_t)sc->cause, "occurrences",
+					  (json_int_t)sc->occurrences, "share",
+					  src->occurrences ? (double)sc->occurrences /
+								     (double)src->occurrences :
+							     0.0,
+					  "duration_ns", (json_int_t)sc->duration_ns, "main",
+					  k < src->nr_main));
+		}
+		json_object_set_new(json_array_get(sources, s), "occurrences",
+				    json_integer((json_int_t)src->occurrences));
+		json_object_set_new(json_array_get(sources, s), "causes", list);
+	}
 }

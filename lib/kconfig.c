@@ -15,7 +15,8 @@
 int kconfig_inflate(const void *data, size_t len, char **text)
 {
 	z_stream stream = { 0 };
-	size_t cap = len * 4 + 4096, used = 0;
+	/* a config compresses about 4:1; no more than the limit up front */
+	size_t cap = len < KCONFIG_MAX_TEXT / 4 ? len * 4 + 4096 : KCONFIG_MAX_TEXT, used = 0;
 	char *out = malloc(cap), *bigger;
 	int ret;
 
@@ -164,7 +165,7 @@ static const char *describe(int err)
 	case -ENOENT:
 		return "absent";
 	default:
-		return strerror(-err);
+		return sysroot_strerror(err);
 	}
 }
 

@@ -4,6 +4,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "latscope/array.h"
+#include "latscope/clock.h"
 #include "latscope/counters.h"
 #include "latscope/log.h"
 #include "latscope/noise.h"
@@ -60,13 +62,13 @@ static void sync_hist(struct noise_cpu *c, uint64_t count, uint64_t long_min, ui
  * bare rdtsc (or a vDSO call) with no branch around it. A short delta (the
  * common case: below SHORT_TICKS and the threshold) costs a count and one
  * increment indexed by the raw tick difference, with no conversion; longer
- * ones are converted, bucketed, tracked for min/max, and gaps recorded.
+ * ones are converted, bucketed, tracked for min/max, and gaps pushed into
+ * the ring the main thread drains.
  */
 static inline __attribute__((always_inline)) void spin(struct noise_cpu *c, bool use_tsc)
 {
 	const struct tsc_clock *clock = &c->run->clock;
 	const uint64_t threshold = c->run->params.threshold_ns, short_limit = c->short_limit;
-	const size_t max_gaps = c->run->params.max_gaps;
 	uint64_t *deadline = &c->deadline, *buckets = c->hist->buckets;
 	uint64_t *short_counts = c->short_counts;
 	uint64_t count = 0, long_min = UINT64_MAX, long_max = 0, overflow = 0;
@@ -96,15 +98,10 @@ static inline __attribute__((always_inline)) void spin(struct noise_cpu *c, bool
 			if (ns > long_max)
 				long_max = ns;
 			if (ns >= threshold) {
-				if (c->nr_gaps < max_gaps) {
-					c->gaps[c->nr_gaps].stamp = prev;
-					c->gaps[c->nr_gaps].duration_ns = ns;
-					/* the gap is complete before the count says so */
-					__atomic_store_n(&c->nr_gaps, c->nr_gaps + 1,
-							 __ATOMIC_RELEASE);
-				} else {
-					c->gaps_not_stored++;
-				}
+				struct noise_gap gap = { prev, ns };
+
+				/* pushed before publish() moves the stamp past it */
+				record_ring_push(&c->ring, &gap);
 				c->gap_count++;
 				c->lost_ns += ns;
 				publish(c, count, long_max, now);
@@ -147,17 +144,35 @@ static uint64_t short_limit_for(const struct noise_run *run)
 	return limit;
 }
 
-/* In the thread, after pinning: its buffers on its own node. */
+#define RING_BYTES (NOISE_RING_RECORDS * sizeof(struct noise_gap))
+
+uint64_t noise_memory_estimate(const struct noise_params *params)
+{
+	/*
+	 * Per CPU, allocated and locked before the first read: the record
+	 * ring, the histogram, the short-gap counts and the stack of the
+	 * measuring thread. The stored gaps grow as they come; a growth that
+	 * fails is counted as not stored, not refused up front.
+	 */
+	uint64_t per_cpu = RING_BYTES + sizeof(struct hist) + SHORT_TICKS * sizeof(uint64_t) +
+			   WORKER_STACK_BYTES;
+
+	return per_cpu * cpuset_count(&params->cpus);
+}
+
+/* In the thread, after pinning: what it writes on its own node. */
 static int noise_thread_setup(struct worker *worker)
 {
 	struct noise_cpu *c = worker->data;
-	size_t gaps_bytes = c->run->params.max_gaps * sizeof(*c->gaps);
+	void *records = rt_alloc_local(RING_BYTES);
 
 	c->hist = rt_alloc_local(sizeof(*c->hist));
-	c->gaps = rt_alloc_local(gaps_bytes ? gaps_bytes : sizeof(*c->gaps));
 	c->short_counts = rt_alloc_local(SHORT_TICKS * sizeof(*c->short_counts));
-	if (!c->hist || !c->gaps || !c->short_counts)
+	if (!c->hist || !records || !c->short_counts) {
+		rt_free_local(records, RING_BYTES);
 		return -ENOMEM;
+	}
+	record_ring_init(&c->ring, records, NOISE_RING_RECORDS, sizeof(struct noise_gap));
 	hist_init(c->hist);
 	c->short_limit = short_limit_for(c->run);
 	return 0;
@@ -173,13 +188,17 @@ static void free_cpu_buffers(struct noise_run *run)
 		rt_free_local(c->hist, sizeof(*c->hist));
 		rt_free_local(c->short_counts, SHORT_TICKS * sizeof(*c->short_counts));
 		c->short_counts = NULL;
-		rt_free_local(c->gaps, run->params.max_gaps ?
-					       run->params.max_gaps * sizeof(*c->gaps) :
-					       sizeof(*c->gaps));
+		rt_free_local(c->ring.slots, RING_BYTES);
+		c->ring.slots = NULL;
+		free(c->gaps);
 		free(c->throttled);
+		free(c->gap_source);
 		c->hist = NULL;
 		c->gaps = NULL;
+		c->nr_gaps = 0;
+		c->gaps_capacity = 0;
 		c->throttled = NULL;
+		c->gap_source = NULL;
 	}
 }
 
@@ -198,7 +217,8 @@ void noise_params_default(struct noise_params *params)
 	params->duration_ns = 10 * NS_PER_SEC;
 	params->threshold_ns = NS_PER_US;
 	params->policy = RT_POLICY_OTHER;
-	params->max_gaps = 1U << 17;
+	/* 16 MiB a CPU at most, allocated as gaps come */
+	params->max_gaps = 1U << 20;
 	params->use_tsc = true;
 }
 
@@ -249,6 +269,7 @@ int noise_start(struct noise_run *run)
 
 	read_steal(run, run->steal_before);
 	run->start_mono_ns = clock_ns(CLOCK_MONOTONIC);
+	run->last_drain_ns = run->start_mono_ns;
 	ret = worker_group_start(&run->group, run->workers, run->nr_cpus);
 	if (ret) {
 		free_cpu_buffers(run);
@@ -266,9 +287,85 @@ void noise_read_live(const struct noise_cpu *cpu, struct noise_live *live)
 	live->stamp = __atomic_load_n(&cpu->live.stamp, __ATOMIC_ACQUIRE);
 }
 
-size_t noise_gaps_published(const struct noise_cpu *cpu)
+#define DRAIN_BATCH 512
+
+/*
+ * Room for @n more gaps within the cap. Once a gap was left out (the cap,
+ * or memory ran out) every later one is too: the stored gaps stay one
+ * stretch of time from the start.
+ */
+static size_t make_room(const struct noise_run *run, struct noise_cpu *c, size_t n)
 {
-	return __atomic_load_n(&cpu->nr_gaps, __ATOMIC_ACQUIRE);
+	size_t room = !c->gaps_over_cap && run->params.max_gaps > c->nr_gaps ?
+			      run->params.max_gaps - c->nr_gaps :
+			      0;
+	struct noise_gap *grown;
+
+	if (n > room)
+		n = room;
+	if (!n)
+		return 0;
+	grown = c->nr_gaps + n <= UINT32_MAX ?
+			array_grow(c->gaps, &c->gaps_capacity, (unsigned int)(c->nr_gaps + n),
+				   sizeof(*grown)) :
+			NULL;
+	if (!grown) {
+		log_warning("cpu %u: out of memory storing gaps: later gaps are counted only",
+			    c->cpu);
+		return 0;
+	}
+	c->gaps = grown;
+	return n;
+}
+
+/* What the CPU's ring holds now (not what comes meanwhile); returns how many gaps it took. */
+static uint64_t drain_cpu(const struct noise_run *run, struct noise_cpu *c)
+{
+	struct noise_gap left_out[DRAIN_BATCH];
+	struct noise_live live;
+	size_t waiting, room, n, total;
+
+	if (!c->ring.slots)
+		return 0;
+	/* the stamp first: every gap before it is in the ring by then */
+	noise_read_live(c, &live);
+	waiting = record_ring_waiting(&c->ring);
+	/* straight into storage while there is room, the rest counted only */
+	room = make_room(run, c, waiting);
+	total = room ? record_ring_take(&c->ring, c->gaps + c->nr_gaps, room) : 0;
+	c->nr_gaps += total;
+	while (total < waiting) {
+		n = waiting - total < DRAIN_BATCH ? waiting - total : DRAIN_BATCH;
+		n = record_ring_take(&c->ring, left_out, n);
+		if (!n)
+			break;
+		if (!c->gaps_over_cap)
+			c->cap_stamp = left_out[0].stamp;
+		c->gaps_over_cap += n;
+		total += n;
+	}
+	c->gaps_outran = record_ring_dropped(&c->ring);
+	c->gaps_not_stored = c->gaps_outran + c->gaps_over_cap;
+	if (live.stamp > c->drained_stamp)
+		c->drained_stamp = live.stamp;
+	return total;
+}
+
+uint64_t noise_drain(struct noise_run *run)
+{
+	uint64_t now = clock_ns(CLOCK_MONOTONIC), next = NOISE_DRAIN_EVERY_NS, wait, taken;
+	uint64_t elapsed = now - run->last_drain_ns;
+	unsigned int i;
+
+	for (i = 0; i < run->nr_cpus; i++) {
+		taken = drain_cpu(run, &run->cpus[i]);
+		wait = record_ring_drain_interval(&run->cpus[i].ring, taken, elapsed,
+						  NOISE_DRAIN_EVERY_NS);
+		if (wait < next)
+			next = wait;
+	}
+	run->last_drain_ns = now;
+	return next;
 }
 
 uint64_t noise_stamp_ns(const struct noise_run *run, uint64_t stamp)
@@ -332,6 +429,8 @@ void noise_stop(struct noise_run *run)
 		__atomic_store_n(&run->cpus[i].deadline, 0, __ATOMIC_RELAXED);
 	worker_group_join(&run->group);
 	run->end_mono_ns = clock_ns(CLOCK_MONOTONIC);
+	/* the threads are gone: what their rings hold is all there is */
+	noise_drain(run);
 	run->elapsed_ns = run->end_mono_ns - run->start_mono_ns;
 	/* the long span of the run gives the exact TSC rate */
 	tsc_calibrate_end(&run->clock);
@@ -417,21 +516,35 @@ int noise_find_periods(struct noise_run *run)
 	for (i = 0; i < run->nr_cpus; i++) {
 		struct noise_cpu *c = &run->cpus[i];
 		struct period_params params = { .run_ns = noise_cpu_run_ns(run, c) };
-		struct period_event *events =
-			malloc((c->nr_gaps ? c->nr_gaps : 1) * sizeof(*events));
+		size_t size = c->nr_gaps ? c->nr_gaps : 1;
+		struct period_event *events = malloc(size * sizeof(*events));
+		uint8_t *assignment = malloc(size);
+		size_t *index = malloc(size * sizeof(*index));
 		int found;
 
-		if (!events)
+		free(c->gap_source);
+		c->gap_source = malloc(size);
+		if (!events || !assignment || !index || !c->gap_source) {
+			free(events);
+			free(assignment);
+			free(index);
 			return -ENOMEM;
+		}
+		memset(c->gap_source, PERIOD_UNASSIGNED, size);
 		for (g = 0, n = 0; g < c->nr_gaps; g++) {
 			if (c->throttled && c->throttled[g])
 				continue;
 			events[n].t_ns = noise_gap_start_ns(run, c, &c->gaps[g]);
 			events[n].duration_ns = c->gaps[g].duration_ns;
-			n++;
+			index[n++] = g;
 		}
-		found = period_detect(events, n, &params, c->periodic, PERIOD_MAX_SOURCES, NULL);
+		found = period_detect(events, n, &params, c->periodic, PERIOD_MAX_SOURCES,
+				      assignment);
+		for (g = 0; found > 0 && g < n; g++)
+			c->gap_source[index[g]] = assignment[g];
 		free(events);
+		free(assignment);
+		free(index);
 		if (found < 0)
 			return found;
 		c->nr_periodic = found;

@@ -16,14 +16,29 @@ json_t *noise_result_params(const struct noise_run *run)
 		"tsc_ghz", run->clock.use_tsc ? run->clock.cycles_per_ns : 0.0);
 }
 
+/* The sources, each with "phase_group": the first source of its period. */
+static json_t *periodic_result(const struct noise_cpu *c)
+{
+	json_t *sources = result_period_sources(c->periodic, c->nr_periodic);
+	size_t group[PERIOD_MAX_SOURCES], s;
+
+	period_phase_groups(c->periodic, (size_t)c->nr_periodic, group);
+	for (s = 0; s < (size_t)c->nr_periodic; s++)
+		json_object_set_new(json_array_get(sources, s), "phase_group",
+				    json_integer((json_int_t)group[s]));
+	return sources;
+}
+
 static json_t *cpu_result(const struct noise_run *run, const struct noise_cpu *c)
 {
 	const struct hist *h = c->hist;
 	json_t *cpu, *gaps;
 
-	gaps = json_pack("{s:I, s:I, s:I, s:I}", "threshold_ns",
+	gaps = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "threshold_ns",
 			 (json_int_t)run->params.threshold_ns, "count", (json_int_t)c->gap_count,
-			 "not_stored", (json_int_t)c->gaps_not_stored, "lost_ns",
+			 "stored", (json_int_t)c->nr_gaps, "not_stored",
+			 (json_int_t)c->gaps_not_stored, "outran_drain", (json_int_t)c->gaps_outran,
+			 "over_max_gaps", (json_int_t)c->gaps_over_cap, "lost_ns",
 			 (json_int_t)c->lost_ns);
 	cpu = json_pack(
 		"{s:i, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:I, s:o, s:o}", "cpu", (int)c->cpu,
@@ -31,8 +46,7 @@ static json_t *cpu_result(const struct noise_run *run, const struct noise_cpu *c
 		"min_ns", (json_int_t)(h->count ? h->min : 0), "avg_ns",
 		(json_int_t)(hist_mean(h) + 0.5), "max_ns", (json_int_t)h->max, "percentiles",
 		result_percentiles(h), "gaps", gaps, "steal_ns", (json_int_t)c->steal_ns,
-		"periodic", result_period_sources(c->periodic, c->nr_periodic), "histogram",
-		result_histogram(h));
+		"periodic", periodic_result(c), "histogram", result_histogram(h));
 	if (rt_policy_is_realtime(run->params.policy))
 		json_object_set_new(cpu, "throttling",
 				    json_pack("{s:I, s:I}", "count", (json_int_t)c->throttled_count,

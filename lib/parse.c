@@ -84,16 +84,19 @@ int parse_duration(const char *text, uint64_t bare_unit_ns, uint64_t min_ns, uin
 {
 	uint64_t whole = 0, unit, frac_num = 0, frac_den = 1;
 	const char *p = text;
-	long double total;
+	unsigned __int128 total;
 	int digits = 0;
 
 	if (!text)
 		return -EINVAL;
 	/* Only digits: no sign, no spaces, no exponent, no hex. */
 	for (; isdigit((unsigned char)*p); p++, digits++) {
-		if (whole > (UINT64_MAX - 9) / 10)
+		uint64_t digit = (uint64_t)(*p - '0');
+
+		if (whole > UINT64_MAX / 10 ||
+		    (whole == UINT64_MAX / 10 && digit > UINT64_MAX % 10))
 			return -ERANGE;
-		whole = whole * 10 + (uint64_t)(*p - '0');
+		whole = whole * 10 + digit;
 	}
 	if (*p == '.') {
 		p++;
@@ -108,9 +111,16 @@ int parse_duration(const char *text, uint64_t bare_unit_ns, uint64_t min_ns, uin
 		return -EINVAL;
 	if (unit_ns(p, bare_unit_ns, &unit))
 		return -EINVAL;
-	total = ((long double)whole + (long double)frac_num / frac_den) * unit;
-	if (total > (long double)max_ns || total < (long double)min_ns)
+	/*
+	 * In integers: a long double holds 64 bits of mantissa, so that
+	 * rounding a 64-bit count plus a half moved it by one ns. The
+	 * fraction is rounded to the nearest ns, halves up.
+	 */
+	total = (unsigned __int128)whole * unit +
+		((unsigned __int128)frac_num * unit * 2 + frac_den) /
+			(2 * (unsigned __int128)frac_den);
+	if (total > max_ns || total < min_ns)
 		return -ERANGE;
-	*ns = (uint64_t)(total + 0.5L);
+	*ns = (uint64_t)total;
 	return 0;
 }

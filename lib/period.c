@@ -1035,3 +1035,36 @@ int period_detect(const struct period_event *events, size_t nr_events,
 	free(d.bin_sum);
 	return found;
 }
+
+int64_t period_slot(const struct period_source *source, uint64_t t_ns)
+{
+	if (!source->period_ns)
+		return 0;
+	return (int64_t)llround(((double)t_ns - (double)source->phase_ns) /
+				(double)source->period_ns);
+}
+
+bool period_same_period(const struct period_source *a, const struct period_source *b)
+{
+	double pa = (double)a->period_ns, pb = (double)b->period_ns;
+
+	return fabs(pa - pb) <= 0.002 * fmax(pa, pb);
+}
+
+size_t period_phase_groups(const struct period_source *sources, size_t n, size_t *group)
+{
+	size_t i, j, groups = 0;
+
+	for (i = 0; i < n; i++) {
+		group[i] = i;
+		for (j = 0; j < i; j++) {
+			if (group[j] == j && period_same_period(&sources[j], &sources[i])) {
+				group[i] = j;
+				break;
+			}
+		}
+		if (group[i] == i)
+			groups++;
+	}
+	return groups;
+}

@@ -675,6 +675,16 @@ int plot_begin(struct plot *p, struct textbuf *out, const struct plot_spec *spec
 	if (!spec->x_exact && spec->x_quantity != PLOT_WALLCLOCK)
 		plot_scale_nice(&p->x, spec->x_quantity, x_target);
 	nx = plot_ticks(&p->x, spec->x_quantity, x_target, xt, x_unit, sizeof(x_unit));
+	/* the last tick's label is centred on it: the right margin must hold its half */
+	if (nx && !xt[nx - 1].minor) {
+		double half = label_width(&xt[nx - 1], 1) / 2;
+
+		/* the width is an estimate: keep a few px more than it says */
+		if (plot_scale_map(&p->x, xt[nx - 1].value) + half > p->width - 8) {
+			p->right = p->width - 8 - half;
+			p->x.to = p->right;
+		}
+	}
 
 	if (spec->standalone)
 		textbuf_puts(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -764,12 +774,19 @@ static void legend_entry(struct plot *p, unsigned int i, double x, double y)
 	plot_text(p, x + 24, y, "start", p->legend[i].label, TICK_FONT, NULL);
 }
 
+void plot_unclip(struct plot *p)
+{
+	if (!p->unclipped)
+		textbuf_puts(p->out, "</g>\n");
+	p->unclipped = true;
+}
+
 void plot_end(struct plot *p)
 {
 	unsigned int i;
 	double widest = 0, x, y;
 
-	textbuf_puts(p->out, "</g>\n");
+	plot_unclip(p);
 	if (p->nr_legend) {
 		for (i = 0; i < p->nr_legend; i++)
 			widest = fmax(widest, text_width(p->legend[i].label, TICK_FONT));

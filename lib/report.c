@@ -210,6 +210,21 @@ static void cell(struct textbuf *out, const char *text, bool number)
 	textbuf_puts(out, "</td>");
 }
 
+/* How long a run ran, from its start and end: "3.33 s"; "—" when they do not say */
+static const char *run_span_text(const struct run *run, char *buf, size_t size)
+{
+	int64_t span;
+
+	if (run->start_ns == RUN_NO_TIME || run->end_ns == RUN_NO_TIME ||
+	    run->end_ns < run->start_ns)
+		return "—";
+	span = run->end_ns - run->start_ns;
+	/* the same instant: written at the end only (irq), or timed to the second */
+	if (!span)
+		return "—";
+	return plot_format_duration((double)span, buf, size);
+}
+
 static void cpuset_text(const struct cpuset *set, char *buf, size_t size)
 {
 	cpuset_format_list(set, buf, size);
@@ -236,6 +251,9 @@ static const char css[] =
 	"vertical-align:top}"
 	"th{font-weight:600;color:#444;border-bottom:1px solid #cfd4da}"
 	"td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
+	/* a row's name and a period stay on one line: the table scrolls instead */
+	"table.stats td:first-child,table.periodic td:first-child,"
+	"table.causes td:last-child{white-space:nowrap}"
 	".scroll{overflow-x:auto;-webkit-overflow-scrolling:touch}"
 	"code,.cmd{font-family:ui-monospace,\"DejaVu Sans Mono\",monospace;font-size:12.5px;"
 	"overflow-wrap:anywhere}"
@@ -263,10 +281,12 @@ static const char css[] =
 	".muted{color:#666;font-size:13px}"
 	"footer{margin-top:3em;font-size:12px;color:#777}"
 	"@media (max-width:640px){body{padding:12px 12px 32px;font-size:14px}"
-	"figure .scroll svg{min-width:440px}.grid{grid-template-columns:minmax(0,1fr)}"
+	"figure{margin-left:-8px;margin-right:-8px}.grid{grid-template-columns:minmax(0,1fr)}"
 	".finding dl{grid-template-columns:1fr}"
 	"table.inputs thead{display:none}table.inputs tr{display:block;padding:.4em 0;"
-	"border-bottom:1px solid #eceef1}table.inputs td{display:block;border:0;padding:1px 0}}"
+	"border-bottom:1px solid #eceef1}table.inputs td{display:block;border:0;padding:1px 0}"
+	"table.inputs td.meta{display:inline-block;text-align:left;margin-right:1em}"
+	"table.inputs td.meta::before{content:attr(data-label) \" \";color:#666}}"
 	"@media print{body{max-width:none;padding:0;font-size:11pt}"
 	"h2{break-after:avoid}figure,table,.summary{break-inside:avoid}"
 	".scroll{overflow:visible}}";
@@ -336,13 +356,22 @@ static int emit_kind(const struct report *r, unsigned int i, enum figure_kind ki
 	return 0;
 }
 
-/* the value of a percentile: as the input gave it, else from its histogram */
+/*
+ * The value of a percentile: as the input gave it, else from its histogram.
+ * A percentile needs at least one sample beyond it to mean more than the
+ * max (p99.99 of 3000 samples is the max): then none, and *@too_few.
+ */
 static bool series_percentile(const struct run_series *s, double percent, uint64_t *ns,
-			      bool *from_histogram)
+			      bool *from_histogram, bool *too_few)
 {
+	uint64_t samples = report_series_samples(s);
 	unsigned int i;
 
 	*from_histogram = false;
+	if (samples && (double)samples * (1 - percent / 100) < 1) {
+		*too_few = true;
+		return false;
+	}
 	for (i = 0; i < s->nr_percentiles; i++)
 		if (fabs(s->percentiles[i].percent - percent) < 1e-9) {
 			*ns = s->percentiles[i].ns;
@@ -361,7 +390,7 @@ static void stats_table(const struct report *r, const struct run *run, struct te
 	/* the project's one list of reported percentiles */
 	const double *percents = hist_reported_percentiles;
 	bool noise = run->series[0].measure == RUN_MEASURE_NOISE, any_missed = false,
-	     any_lost = false, approximate = false;
+	     any_lost = false, approximate = false, too_few = false, unknown = false;
 	char a[48], b[48];
 	unsigned int k;
 	size_t i;
@@ -395,7 +424,11 @@ static void stats_table(const struct report *r, const struct run *run, struct te
 		cell(out, isfinite(s->avg_ns) ? plot_format_duration(s->avg_ns, a, sizeof(a)) : "—",
 		     true);
 		for (i = 0; i < HIST_NR_REPORTED; i++) {
-			if (!series_percentile(s, percents[i], &ns, &from_histogram)) {
+			bool few = false;
+
+			if (!series_percentile(s, percents[i], &ns, &from_histogram, &few)) {
+				too_few |= few;
+				unknown |= !few;
 				cell(out, "—", true);
 				continue;
 			}
@@ -435,6 +468,12 @@ static void stats_table(const struct report *r, const struct run *run, struct te
 	if (approximate)
 		textbuf_puts(out, "<p class=\"muted\">≤: read from the histogram, the upper bound "
 				  "of the bucket that holds the percentile.</p>\n");
+	if (too_few || unknown)
+		textbuf_printf(out, "<p class=\"muted\">—: %s%s%s.</p>\n",
+			       unknown ? "not in the file" : "", unknown && too_few ? "; " : "",
+			       too_few ? "too few samples for that percentile (p99.99 needs "
+					 "10 000 and more; below that it is the max)" :
+					 "");
 }
 
 static void notes(const struct run *run, struct textbuf *out)
@@ -504,7 +543,8 @@ static void causes_table(const struct run *run, struct textbuf *out)
 	if (explained <= 0)
 		explained = all;
 	qsort(sums, n, sizeof(*sums), compare_sums);
-	textbuf_puts(out, "<div class=\"scroll\"><table><thead><tr><th>cause</th><th>kind</th>"
+	textbuf_puts(out, "<div class=\"scroll\"><table class=\"causes\"><thead><tr><th>cause</th>"
+			  "<th>kind</th>"
 			  "<th class=\"n\">spikes</th><th class=\"n\">time</th>"
 			  "<th class=\"n\">share</th><th class=\"n\">largest</th><th>recurs</th>"
 			  "</tr></thead><tbody>\n");
@@ -549,10 +589,12 @@ static void periodic_table(const struct run *run, struct textbuf *out)
 		rows += run->series[k].nr_periodic;
 	if (!rows)
 		return;
-	textbuf_puts(out, "<h3>Periodic sources</h3><div class=\"scroll\"><table><thead><tr>"
-			  "<th></th><th class=\"n\">gap</th><th class=\"n\">every</th>"
-			  "<th class=\"n\">jitter</th><th class=\"n\">seen</th><th>cause</th></tr>"
-			  "</thead><tbody>\n");
+	textbuf_puts(out,
+		     "<h3>Periodic sources</h3><div class=\"scroll\"><table class=\"periodic\">"
+		     "<thead><tr>"
+		     "<th></th><th class=\"n\">gap</th><th class=\"n\">every</th>"
+		     "<th class=\"n\">jitter</th><th class=\"n\">seen</th><th>cause</th></tr>"
+		     "</thead><tbody>\n");
 	for (k = 0, rows = 0; k < run->nr_series && rows < 40; k++)
 		for (i = 0; i < run->series[k].nr_periodic && rows < 40; i++, rows++) {
 			const struct run_periodic *p = &run->series[k].periodic[i];
@@ -591,9 +633,7 @@ static void input_meta(const struct run *run, struct textbuf *out)
 		textbuf_escape(out, utc_time(run->start_ns, a, sizeof(a)));
 		if (run->end_ns != RUN_NO_TIME && run->end_ns >= run->start_ns) {
 			textbuf_puts(out, " for ");
-			textbuf_escape(out,
-				       plot_format_duration((double)(run->end_ns - run->start_ns),
-							    b, sizeof(b)));
+			textbuf_escape(out, run_span_text(run, b, sizeof(b)));
 		}
 	}
 	if (run->stopped)
@@ -633,6 +673,18 @@ static const char *measure_text(const struct run *run)
 	}
 }
 
+/* why an input has no histogram plots, and how to get them */
+static void no_histogram(const struct run *run, struct textbuf *out)
+{
+	textbuf_puts(out, "<p class=\"muted\">This file has no histogram, so only the min, "
+			  "average and max are known: no histogram or tail plots.");
+	if (run->kind == RUN_CYCLICTEST)
+		textbuf_puts(out, " cyclictest keeps one with <code>-h N</code> "
+				  "(<code>--histogram=N</code>, e.g. <code>-h 400</code>: buckets "
+				  "of 1 us up to N us).");
+	textbuf_puts(out, "</p>\n");
+}
+
 static int measurement_section(const struct report *r, unsigned int i, struct textbuf *out)
 {
 	const struct report_input *in = &r->inputs[i];
@@ -644,7 +696,10 @@ static int measurement_section(const struct report *r, unsigned int i, struct te
 	input_meta(run, out);
 	notes(run, out);
 	stats_table(r, run, out);
-	textbuf_puts(out, "<h3>Histogram</h3>\n");
+	if (count_figures(r, i, FIGURE_HISTOGRAM) || count_figures(r, i, FIGURE_HISTOGRAM_LOG))
+		textbuf_puts(out, "<h3>Histogram</h3>\n");
+	else
+		no_histogram(run, out);
 	ret = emit_kind(r, i, FIGURE_HISTOGRAM, out,
 			"Linear x, log y, as OSADL plots cyclictest: every bin holds the samples "
 			"of its width; the dashed line marks the max.");
@@ -654,11 +709,13 @@ static int measurement_section(const struct report *r, unsigned int i, struct te
 				"of the distribution shows here.");
 	if (ret)
 		return ret;
-	textbuf_puts(out, "<h3>Tail</h3>\n");
+	if (count_figures(r, i, FIGURE_EXCEEDANCE))
+		textbuf_puts(out, "<h3>Tail</h3>\n");
 	ret = emit_kind(r, i, FIGURE_EXCEEDANCE, out,
 			"How likely a value exceeds x: the tail the max alone hides. Dots mark "
-			"p99, p99.9, p99.99 (where the run has samples beyond them) and the max; "
-			"dashed: values beyond the histogram, of which only the count is known.");
+			"the percentiles from p99 on (those the run has samples beyond) and the "
+			"max; dashed: values beyond the histogram, of which only the count is "
+			"known.");
 	if (ret)
 		return ret;
 	if (count_figures(r, i, FIGURE_EVENTS) || count_figures(r, i, FIGURE_WINDOWS))
@@ -722,9 +779,14 @@ static void evidence_list(const json_t *evidence, struct textbuf *out)
 				textbuf_escape(out, key);
 				textbuf_puts(out, ": ");
 			}
-			textbuf_puts(out, "<code>");
-			textbuf_escape(out, text ? text : json_string_value(v));
-			textbuf_puts(out, "</code>");
+			if (!text && !*json_string_value(v)) {
+				/* an empty file (no isolated CPUs) says something too */
+				textbuf_puts(out, "<span class=\"muted\">(empty)</span>");
+			} else {
+				textbuf_puts(out, "<code>");
+				textbuf_escape(out, text ? text : json_string_value(v));
+				textbuf_puts(out, "</code>");
+			}
 			free(text);
 		}
 		textbuf_puts(out, "</div>");
@@ -1054,16 +1116,14 @@ static void inputs_table(const struct report *r, struct textbuf *out)
 		textbuf_puts(out, "<td><code class=\"cmd\">");
 		textbuf_escape(out, run->command_line ? run->command_line : "—");
 		textbuf_puts(out, "</code></td>");
-		cell(out, utc_time(run->start_ns, a, sizeof(a)), false);
-		if (run->start_ns != RUN_NO_TIME && run->end_ns != RUN_NO_TIME &&
-		    run->end_ns >= run->start_ns)
-			cell(out,
-			     plot_format_duration((double)(run->end_ns - run->start_ns), b,
-						  sizeof(b)),
-			     true);
-		else
-			cell(out, "—", true);
-		cell(out, run->host.nodename ? run->host.nodename : "—", false);
+		/* on a phone the row is a block: these three say what they are */
+		textbuf_puts(out, "<td class=\"meta\" data-label=\"started\">");
+		textbuf_escape(out, utc_time(run->start_ns, a, sizeof(a)));
+		textbuf_puts(out, "</td><td class=\"n meta\" data-label=\"ran\">");
+		textbuf_escape(out, run_span_text(run, b, sizeof(b)));
+		textbuf_puts(out, "</td><td class=\"meta\" data-label=\"host\">");
+		textbuf_escape(out, run->host.nodename ? run->host.nodename : "—");
+		textbuf_puts(out, "</td>");
 		textbuf_puts(out, "</tr>\n");
 	}
 	textbuf_puts(out, "</tbody></table></div>\n");

@@ -40,7 +40,12 @@ const char *report_cause_colour(enum run_cause_kind kind)
 	}
 }
 
-static const struct plot_style budget_style = { "#D55E00", 1.5, "6 3", 0 };
+/*
+ * The budget in black dash-dot, and missed periods in grey: every palette
+ * colour is some CPU's or input's on a page, and a line in one of them would
+ * read as that series.
+ */
+static const struct plot_style budget_style = { "#000000", 1.5, "8 3 2 3", 0 };
 static const struct plot_style max_style_base = { "#333333", 1, "3 3", 0 };
 
 static const char *measure_noun(enum run_measure m)
@@ -241,12 +246,12 @@ static int linear_steps(const struct run_histogram *h, double step, size_t nr, s
 }
 
 /*
- * Log bins, @nr between @low and @high, as "samples per bin": each bucket's
- * count spread over the bins its range covers, in proportion to the log
- * width it has in each. A bucket narrower than a bin lands whole in one bin
- * (or splits between two), and a wide one (the peers' 1 us buckets at small
- * values) is drawn over its range rather than piled at its middle. Bucket
- * counts are conserved. With @normalize the heights are shares of the samples.
+ * Log bins, @nr between @low and @high, as "samples per bin": a bucket
+ * narrower than a bin lands whole in the bin of its middle, and a wider one
+ * (the peers' 1 us buckets at small values) is spread over the bins its
+ * range covers, in proportion to the log width it has in each, rather than
+ * piled at its middle. Bucket counts are conserved. With @normalize the
+ * heights are shares of the samples.
  */
 static int log_steps(const struct run_histogram *h, double low, double high, size_t nr,
 		     bool normalize, struct steps *s)
@@ -275,6 +280,10 @@ static int log_steps(const struct run_histogram *h, double low, double high, siz
 		span = to - from;
 		first = (long)floor(from);
 		last = (long)floor(to - 1e-12);
+		/* narrower than a bin: whole, in the bin of its middle, so counts stay whole */
+		if (span < 1)
+			first = last = (long)floor((from + to) / 2), from = (double)first,
+			to = from + 1, span = 1;
 		for (k = first; k <= last; k++) {
 			double part = (fmin(to, (double)k + 1) - fmax(from, (double)k)) / span;
 			long bin = k < 0 ? 0 : k >= (long)nr ? (long)nr - 1 : k;
@@ -303,13 +312,18 @@ static void overflow_notes(struct plot *p, const struct run_series *series, unsi
 	char line[160], from[32], n[32];
 	unsigned int k, lines = 0;
 
+	/* under the x axis, outside the data area */
+	if (overflow_lines(series, count))
+		plot_unclip(p);
+
 	for (k = 0; k < count && lines < 3; k++) {
 		const struct run_histogram *h = &series[k].histogram;
 
 		if (!h->present || !h->overflow)
 			continue;
 		if (run_has(h->overflow_from_ns))
-			snprintf(line, sizeof(line), "%s: %s samples beyond the histogram (≥ %s)",
+			snprintf(line, sizeof(line),
+				 "%s: %s samples beyond the histogram (≥ %s, shaded)",
 				 series[k].label,
 				 plot_format_count((double)h->overflow, n, sizeof(n)),
 				 plot_format_duration((double)h->overflow_from_ns, from,
@@ -323,6 +337,53 @@ static void overflow_notes(struct plot *p, const struct run_series *series, unsi
 			  "start", line, 10.5, "fill=\"#555555\"");
 		lines++;
 	}
+}
+
+/*
+ * How many log bins between @low and @high for @samples samples: finer with
+ * more samples (about twice their cube root a decade, as the usual rules
+ * for bin counts go), so a run of a few thousand samples is not drawn as
+ * noise, and 10 to 50 a decade whatever the count.
+ */
+static size_t log_bins(uint64_t samples, double low, double high)
+{
+	double per_decade = fmin(fmax(2 * cbrt((double)samples), 10), 50);
+	double decades = fmax(log10(high) - log10(low), 0.1);
+
+	return (size_t)fmin(fmax(ceil(per_decade * decades), 10), 400);
+}
+
+/* the bins of @s below the value from which @h knows only a count */
+static size_t known_bins(const struct run_histogram *h, const struct steps *s)
+{
+	size_t n = s->n;
+
+	if (!h->overflow || !run_has(h->overflow_from_ns))
+		return n;
+	while (n && s->edges[n - 1] >= (double)h->overflow_from_ns)
+		n--;
+	return n;
+}
+
+/*
+ * The range beyond a histogram's buckets, shaded: values fell there (the
+ * note under the plot counts them) but the file does not say where, so an
+ * empty line there would read as "none".
+ */
+static void shade_overflow(struct plot *p, const struct run_series *series, unsigned int count)
+{
+	double from = INFINITY;
+	unsigned int k;
+
+	for (k = 0; k < count; k++) {
+		const struct run_histogram *h = &series[k].histogram;
+
+		if (h->present && h->overflow && run_has(h->overflow_from_ns))
+			from = fmin(from, (double)h->overflow_from_ns);
+	}
+	if (isfinite(from) && from < p->x.max)
+		plot_rect(p, fmax(from, p->x.min), p->y.min, p->x.max, p->y.max, "rgba(0,0,0,0.06)",
+			  "beyond the histogram: only the count is known");
 }
 
 /* the x range of a linear histogram and its bin width */
@@ -368,8 +429,16 @@ static int draw_histogram(const struct report *r, const struct figure *f, struct
 	if (!steps)
 		return -ENOMEM;
 	if (log_x) {
+		uint64_t fewest = UINT64_MAX;
+
+		for (k = 0; k < f->count; k++)
+			if (series[k].histogram.present && series[k].histogram.total)
+				fewest = series[k].histogram.total < fewest ?
+						 series[k].histogram.total :
+						 fewest;
 		low = pow(10, floor(log10(fmax(low, 1))));
 		high = high * 1.05;
+		nr = log_bins(fewest, low, high);
 		snprintf(y_title, sizeof(y_title), "samples per bin (%.0f bins a decade)",
 			 (double)nr / (log10(high) - log10(low)));
 	} else {
@@ -419,6 +488,7 @@ static int draw_histogram(const struct report *r, const struct figure *f, struct
 	ret = plot_begin(&p, out, &spec);
 	if (ret)
 		goto out;
+	shade_overflow(&p, series, f->count);
 	for (k = 0; k < f->count; k++) {
 		struct plot_style style, max_style = max_style_base;
 		double max = report_series_max(&series[k]);
@@ -426,7 +496,9 @@ static int draw_histogram(const struct report *r, const struct figure *f, struct
 		series_style(r, f, k, 1.5, &style);
 		if (!series[k].histogram.present)
 			continue;
-		plot_steps(&p, steps[k].edges, steps[k].heights, steps[k].n, &style);
+		/* beyond its last bucket a histogram knows a count, not where: no line there */
+		plot_steps(&p, steps[k].edges, steps[k].heights,
+			   known_bins(&series[k].histogram, &steps[k]), &style);
 		max_style.colour = style.colour;
 		if (isfinite(max)) {
 			snprintf(legend, sizeof(legend), "max %s",
@@ -543,6 +615,13 @@ static void mark_percentiles(struct plot *p, const struct run_series *s,
 			at = (double)ns;
 		if (!isfinite(at) || at <= 0)
 			continue;
+		/* where the max's own dot and label are (the last samples): they say it */
+		if (s && isfinite(report_series_max(s)) &&
+		    fabs(plot_scale_map(&p->x, at) - plot_scale_map(&p->x, report_series_max(s))) <
+			    40 &&
+		    fabs(plot_scale_map(&p->y, tail) -
+			 plot_scale_map(&p->y, 1 / (double)h->total)) < 14)
+			continue;
 		snprintf(label, sizeof(label), "p%g %s", wanted[i],
 			 plot_format_duration(at, value, sizeof(value)));
 		plot_point_label(p, at, tail, labels ? label : NULL, style);
@@ -562,7 +641,7 @@ static int draw_exceedance(const struct report *r, const struct figure *f, struc
 	struct plot_spec spec = { 0 };
 	struct plot p;
 	double low, high, tail = 1;
-	char legend[160], value[32], name[96], x_title[64];
+	char legend[160], value[32], name[96], x_title[64], y_title[64];
 	unsigned int k;
 	int ret;
 
@@ -574,8 +653,9 @@ static int draw_exceedance(const struct report *r, const struct figure *f, struc
 	snprintf(x_title, sizeof(x_title), "%s x", measure_noun(series[0].measure));
 	spec.id = f->id;
 	spec.title = f->title;
+	snprintf(y_title, sizeof(y_title), "P(%s > x)", measure_noun(series[0].measure));
 	spec.x_title = x_title;
-	spec.y_title = "P(value > x)";
+	spec.y_title = y_title;
 	spec.width = f->compact ? 460 : 640;
 	spec.height = f->compact ? 300 : 380;
 	spec.x_type = PLOT_LOG;
@@ -687,6 +767,8 @@ static int draw_events(const struct report *r, const struct figure *f, struct te
 	spec.x_quantity = PLOT_DURATION;
 	spec.x_min = 0;
 	spec.x_max = run_length(in->run, s);
+	/* the axis ends where the run did */
+	spec.x_exact = true;
 	spec.y_type = PLOT_LOG;
 	spec.y_quantity = PLOT_DURATION;
 	spec.y_min = fmax(low, 1);
@@ -730,7 +812,7 @@ static int draw_events(const struct report *r, const struct figure *f, struct te
 		x[i] = points[i].x;
 		y[i] = points[i].y;
 	}
-	plot_dots(&p, x, y, n, only_worst ? 3 : 1.4, &style);
+	plot_dots(&p, x, y, n, only_worst ? 3 : 1.8, &style);
 	free(x);
 	free(y);
 	free(points);
@@ -849,7 +931,7 @@ static int draw_windows(const struct report *r, const struct figure *f, struct t
 	}
 	if (any_missed) {
 		/* a mark under each pixel column that holds a window with missed periods */
-		struct plot_style missed = { "#D55E00", 0, NULL, 0 };
+		struct plot_style missed = { "#555555", 0, NULL, 0 };
 		struct plot_reducer reducer;
 		struct plot_point *points;
 		double *x, *y;
@@ -1197,6 +1279,16 @@ static size_t irq_rates(const struct run *run, struct cpu_rate **out)
 	return kept;
 }
 
+static bool any_rate(const struct cpu_rate *rates, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (rates[i].before > 0 || (isfinite(rates[i].after) && rates[i].after > 0))
+			return true;
+	return false;
+}
+
 static int draw_irq(const struct report *r, const struct figure *f, struct textbuf *out,
 		    bool standalone)
 {
@@ -1265,6 +1357,10 @@ static int draw_irq(const struct report *r, const struct figure *f, struct textb
 					  NULL);
 			}
 		}
+		if (top <= 1 && !any_rate(rates, shown))
+			plot_text(&p, (p.left + p.right) / 2, (p.top + p.bottom) / 2 + 4, "middle",
+				  "no device interrupt on any CPU while the rates were sampled", 11,
+				  "fill=\"#555555\"");
 		if (has_after) {
 			plot_legend(&p, "before the plan", &before, true);
 			plot_legend(&p, "after the plan", &after, true);
@@ -1375,20 +1471,26 @@ static int draw_overlay(const struct report *r, const struct figure *f, struct t
 	spec.height += 18.0 * spec.legend_rows;
 	if (histogram) {
 		double top = 0;
+		uint64_t fewest = UINT64_MAX;
+		size_t nr;
 
 		spec.x_title = f->measure == RUN_MEASURE_NOISE ? "gap" : "latency";
 		spec.y_title = "share of samples per bin";
 		spec.description = "histograms of several inputs, each as a share of its samples";
+		for (k = 0; k < r->nr_inputs; k++)
+			if (taking[k] && hists[k].total < fewest)
+				fewest = hists[k].total;
+		nr = log_bins(fewest, low, high);
 		for (k = 0; k < r->nr_inputs && !ret; k++)
 			if (taking[k]) {
-				ret = log_steps(&hists[k], low, high, 200, true, &steps[k]);
+				ret = log_steps(&hists[k], low, high, nr, true, &steps[k]);
 				top = fmax(top, steps_top(&steps[k]));
 			}
 		if (ret)
 			goto out;
 		spec.y_max = fmin(1, pow(10, ceil(log10(top * 1.5))));
 	} else {
-		spec.y_title = "P(value > x)";
+		spec.y_title = f->measure == RUN_MEASURE_NOISE ? "P(gap > x)" : "P(latency > x)";
 		spec.description = "exceedance curves of several inputs";
 	}
 	ret = plot_begin(&p, out, &spec);
@@ -1402,7 +1504,8 @@ static int draw_overlay(const struct report *r, const struct figure *f, struct t
 		if (!taking[k])
 			continue;
 		if (histogram) {
-			plot_steps(&p, steps[k].edges, steps[k].heights, steps[k].n, &style);
+			plot_steps(&p, steps[k].edges, steps[k].heights,
+				   known_bins(&hists[k], &steps[k]), &style);
 		} else {
 			exceedance_curve(&p, &hists[k], maxima[k], &style);
 			mark_percentiles(&p, NULL, &hists[k], &style, false);

@@ -9,51 +9,167 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "latscope/array.h"
 #include "latscope/log.h"
 #include "report_internal.h"
 
 /* gnuplot rows at most: 1 us bins up to 20 ms, coarser beyond */
 #define GNUPLOT_MAX_ROWS 20000
 
-/* the directory, made when missing (one level); a failure is said once */
-static int ensure_directory(const char *dir)
+/*
+ * Files written into a directory all at once or not at all: each is written
+ * (atomically) into a private directory inside the target, and only when
+ * every one is written are they renamed into place, so a full disk halfway
+ * through leaves the target as it was.
+ */
+struct report_staged {
+	char *dir; /* the target */
+	char *staging; /* "<dir>/.latscope-report.XXXXXX" */
+	bool made_dir; /* the target did not exist: made here, removed on abandon */
+	char **names;
+	unsigned int nr_names;
+	unsigned int cap_names;
+};
+
+static char *path_in(const char *dir, const char *name)
 {
+	size_t size = strlen(dir) + strlen(name) + 2;
+	char *path = malloc(size);
+
+	if (path)
+		snprintf(path, size, "%s/%s", dir, name);
+	return path;
+}
+
+void report_staged_abandon(struct report_staged *s)
+{
+	unsigned int i;
+	char *path;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nr_names; i++) {
+		if (s->staging) {
+			path = path_in(s->staging, s->names[i]);
+			if (path)
+				unlink(path);
+			free(path);
+		}
+		free(s->names[i]);
+	}
+	if (s->staging)
+		rmdir(s->staging);
+	if (s->made_dir)
+		rmdir(s->dir);
+	free(s->names);
+	free(s->staging);
+	free(s->dir);
+	free(s);
+}
+
+/* the target made when missing (one level), and the private directory inside it */
+static int stage_begin(const char *dir, struct report_staged **staged)
+{
+	struct report_staged *s = calloc(1, sizeof(*s));
 	struct stat st;
+	int ret = 0;
+
+	*staged = NULL;
+	if (!s)
+		return -ENOMEM;
+	s->dir = strdup(dir);
+	s->staging = path_in(dir, ".latscope-report.XXXXXX");
+	if (!s->dir || !s->staging) {
+		report_staged_abandon(s);
+		return -ENOMEM;
+	}
+	if (!stat(dir, &st)) {
+		ret = S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+	} else if (errno != ENOENT) {
+		ret = -errno;
+	} else if (mkdir(dir, 0777)) {
+		ret = errno == EEXIST ? 0 : -errno;
+	} else {
+		s->made_dir = true;
+	}
+	if (!ret && !mkdtemp(s->staging)) {
+		ret = -errno;
+		free(s->staging);
+		s->staging = NULL;
+	}
+	if (ret) {
+		log_error("cannot write into %s: %s", dir, strerror(-ret));
+		report_staged_abandon(s);
+		return ret;
+	}
+	*staged = s;
+	return 0;
+}
+
+/* one file into the private directory; errors name the file as it will be */
+static int stage_file(struct report_staged *s, const char *name, const char *suffix,
+		      const struct textbuf *text)
+{
+	char file[256], *path;
+	char **names;
 	int ret;
 
-	if (!stat(dir, &st))
-		ret = S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
-	else if (errno != ENOENT)
-		ret = -errno;
-	else
-		ret = mkdir(dir, 0755) && errno != EEXIST ? -errno : 0;
-	if (ret)
-		log_error("%s: %s", dir, strerror(-ret));
-	return ret;
-}
-
-static int write_in(const char *dir, const char *name, const char *suffix,
-		    const struct textbuf *text)
-{
-	char path[4096];
-	int n = snprintf(path, sizeof(path), "%s/%s%s", dir, name, suffix), ret;
-
-	if (n < 0 || (size_t)n >= sizeof(path))
+	if (snprintf(file, sizeof(file), "%s%s", name, suffix) >= (int)sizeof(file))
 		return -ENAMETOOLONG;
+	names = array_grow(s->names, &s->cap_names, s->nr_names + 1, sizeof(*names));
+	if (!names)
+		return -ENOMEM;
+	s->names = names;
+	path = path_in(s->staging, file);
+	s->names[s->nr_names] = strdup(file);
+	if (!path || !s->names[s->nr_names]) {
+		free(path);
+		free(s->names[s->nr_names]);
+		return -ENOMEM;
+	}
+	s->nr_names++;
 	ret = textbuf_write_file(text, path);
+	free(path);
 	if (ret)
-		log_error("%s: %s", path, strerror(-ret));
+		log_error("cannot write %s/%s: %s", s->dir, file, strerror(-ret));
 	return ret;
 }
 
-int report_write_svg(struct report *r, const char *dir)
+int report_staged_commit(struct report_staged *s)
+{
+	unsigned int i;
+	char *from, *to;
+	int ret = 0;
+
+	if (!s)
+		return 0;
+	for (i = 0; i < s->nr_names && !ret; i++) {
+		from = path_in(s->staging, s->names[i]);
+		to = path_in(s->dir, s->names[i]);
+		if (!from || !to)
+			ret = -ENOMEM;
+		else if (rename(from, to))
+			ret = -errno;
+		if (ret)
+			log_error("cannot write %s: %s", to ? to : s->dir, strerror(-ret));
+		free(from);
+		free(to);
+	}
+	/* what was moved stays; the rest goes with the private directory */
+	s->made_dir = false;
+	report_staged_abandon(s);
+	return ret;
+}
+
+int report_stage_svg(struct report *r, const char *dir, struct report_staged **staged)
 {
 	struct textbuf svg;
 	unsigned int i;
 	int ret;
 
-	ret = ensure_directory(dir);
+	ret = stage_begin(dir, staged);
 	if (ret)
 		return ret;
 	textbuf_init(&svg);
@@ -64,10 +180,22 @@ int report_write_svg(struct report *r, const char *dir)
 			ret = textbuf_error(&svg);
 		/* a plot with nothing to draw gets no file */
 		if (!ret && svg.len)
-			ret = write_in(dir, r->figures[i].id, ".svg", &svg);
+			ret = stage_file(*staged, r->figures[i].id, ".svg", &svg);
 	}
 	textbuf_release(&svg);
+	if (ret) {
+		report_staged_abandon(*staged);
+		*staged = NULL;
+	}
 	return ret;
+}
+
+int report_write_svg(struct report *r, const char *dir)
+{
+	struct report_staged *staged;
+	int ret = report_stage_svg(r, dir, &staged);
+
+	return ret ? ret : report_staged_commit(staged);
 }
 
 /* a string for a gnuplot script: single-quoted, no line breaks (which end commands) */
@@ -85,7 +213,7 @@ static void gnuplot_string(struct textbuf *out, const char *text)
 	textbuf_puts(out, "'");
 }
 
-static int gnuplot_input(const struct report *r, unsigned int i, const char *dir)
+static int gnuplot_input(const struct report *r, unsigned int i, struct report_staged *staged)
 {
 	const struct report_input *in = &r->inputs[i];
 	const struct run *run = in->run;
@@ -184,24 +312,36 @@ static int gnuplot_input(const struct report *r, unsigned int i, const char *dir
 		columns++;
 	}
 	textbuf_puts(&gp, "\n");
-	ret = write_in(dir, name, ".dat", &dat);
+	ret = stage_file(staged, name, ".dat", &dat);
 	if (!ret)
-		ret = write_in(dir, name, ".gp", &gp);
+		ret = stage_file(staged, name, ".gp", &gp);
 	textbuf_release(&dat);
 	textbuf_release(&gp);
 	return ret;
 }
 
-int report_write_gnuplot(struct report *r, const char *dir)
+int report_stage_gnuplot(struct report *r, const char *dir, struct report_staged **staged)
 {
 	unsigned int i;
 	int ret;
 
-	ret = ensure_directory(dir);
+	ret = stage_begin(dir, staged);
 	if (ret)
 		return ret;
 	for (i = 0; i < r->nr_inputs && !ret; i++)
 		if (run_is_measurement(r->inputs[i].run))
-			ret = gnuplot_input(r, i, dir);
+			ret = gnuplot_input(r, i, *staged);
+	if (ret) {
+		report_staged_abandon(*staged);
+		*staged = NULL;
+	}
 	return ret;
+}
+
+int report_write_gnuplot(struct report *r, const char *dir)
+{
+	struct report_staged *staged;
+	int ret = report_stage_gnuplot(r, dir, &staged);
+
+	return ret ? ret : report_staged_commit(staged);
 }

@@ -287,6 +287,23 @@ static bool cpu_in(const struct run *run, int cpu)
 	return false;
 }
 
+/* every input taking part measured @cpu only: its overlay is the one of all series */
+static bool only_cpu(const struct report *r, enum run_measure measure, int cpu)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < r->nr_inputs; i++) {
+		const struct run *run = r->inputs[i].run;
+
+		if (!run_is_measurement(run) || run->series[0].measure != measure)
+			continue;
+		for (k = 0; k < run->nr_series; k++)
+			if (run->series[k].cpu != cpu)
+				return false;
+	}
+	return true;
+}
+
 static int plan_overlays(struct report *r, enum run_measure measure)
 {
 	const char *what = measure == RUN_MEASURE_NOISE ? "noise" : "latency";
@@ -304,13 +321,15 @@ static int plan_overlays(struct report *r, enum run_measure measure)
 		return -ENOMEM;
 	f->measure = measure;
 	f->compact = true;
-	snprintf(f->title, sizeof(f->title), "P(%s > x) of each input, all its series", what);
+	snprintf(f->title, sizeof(f->title), "P(%s > x) of each input, all its series",
+		 measure == RUN_MEASURE_NOISE ? "gap" : "latency");
 	f = add_figure(r, FIGURE_OVERLAY_HISTOGRAM, 0, "compare-%s-histogram", what);
 	if (!f)
 		return -ENOMEM;
 	f->measure = measure;
 	f->compact = true;
-	snprintf(f->title, sizeof(f->title), "%s histogram of each input (log x)", what);
+	snprintf(f->title, sizeof(f->title), "%s histogram of each input (log x)",
+		 measure == RUN_MEASURE_NOISE ? "gap" : "latency");
 	/* one CPU at a time where two inputs or more measured it */
 	for (i = 0; i < r->nr_inputs && cpus < REPORT_OVERLAY_CPUS; i++) {
 		const struct run *run = r->inputs[i].run;
@@ -334,7 +353,8 @@ static int plan_overlays(struct report *r, enum run_measure measure)
 					earlier++;
 			}
 			/* once per CPU, and only CPUs that two inputs share */
-			if (seen < 2 || earlier || (k && run->series[k - 1].cpu == cpu))
+			if (seen < 2 || earlier || (k && run->series[k - 1].cpu == cpu) ||
+			    only_cpu(r, measure, cpu))
 				continue;
 			f = add_figure(r, FIGURE_OVERLAY_EXCEEDANCE, 0, "compare-%s-cpu%d", what,
 				       cpu);
@@ -343,7 +363,8 @@ static int plan_overlays(struct report *r, enum run_measure measure)
 			f->measure = measure;
 			f->compact = true;
 			f->cpu = cpu;
-			snprintf(f->title, sizeof(f->title), "P(%s > x) on cpu %d", what, cpu);
+			snprintf(f->title, sizeof(f->title), "P(%s > x) on cpu %d",
+				 measure == RUN_MEASURE_NOISE ? "gap" : "latency", cpu);
 			cpus++;
 		}
 	}

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "latscope/log.h"
@@ -177,33 +178,96 @@ void rt_prefault_stack(size_t bytes)
 		stack[i] = 0;
 }
 
+/*
+ * The program's signal-stop flag, the one global of the library: long
+ * preparations (prefaulting gigabytes of buffers) look at it so that a
+ * SIGTERM does not wait for them.
+ */
+static const volatile sig_atomic_t *stop_flag;
+
+void rt_set_stop_flag(const volatile sig_atomic_t *flag)
+{
+	stop_flag = flag;
+}
+
+bool rt_stop_requested(void)
+{
+	sigset_t pending;
+
+	if (stop_flag && *stop_flag)
+		return true;
+	/* a caller that blocks its stop signals while it starts threads has them pending */
+	return !sigpending(&pending) &&
+	       (sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1 ||
+		sigismember(&pending, SIGHUP) == 1);
+}
+
+/* prefaulted this much at a time, a stop request checked in between */
+#define PREFAULT_CHUNK (2UL << 20)
+
 void *rt_alloc_local(size_t size)
 {
-	void *ptr;
+	long page = sysconf(_SC_PAGESIZE);
+	volatile unsigned char *ptr;
+	size_t done, chunk, i;
 
 	if (!size)
 		return NULL;
-	if (numa_available() >= 0)
-		ptr = numa_alloc_local(size);
-	else
-		ptr = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (!ptr || ptr == MAP_FAILED) {
-		log_error("cannot allocate %zu bytes: %s", size, strerror(ENOMEM));
+	if (page <= 0)
+		page = 4096;
+	/*
+	 * Reserved inaccessible, then made writable and faulted in a chunk at
+	 * a time: under mlockall(MCL_FUTURE) a writable mapping is populated
+	 * whole by mmap itself, gigabytes that no signal could interrupt.
+	 */
+	ptr = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ptr == MAP_FAILED) {
+		log_error("cannot allocate %zu bytes: %s", size, strerror(errno));
 		return NULL;
 	}
-	/* fault every page in now, on this CPU's node */
-	memset(ptr, 0, size);
-	return ptr;
+	/* on this CPU's node, as numa_alloc_local() places it */
+	if (numa_available() >= 0)
+		numa_setlocal_memory((void *)ptr, size);
+	for (done = 0; done < size; done += chunk) {
+		chunk = size - done < PREFAULT_CHUNK ? size - done : PREFAULT_CHUNK;
+		if (rt_stop_requested()) {
+			log_debug("stopped while preparing %zu bytes", size);
+			munmap((void *)ptr, size);
+			errno = EINTR;
+			return NULL;
+		}
+		if (mprotect((void *)(ptr + done), chunk, PROT_READ | PROT_WRITE)) {
+			log_error("cannot allocate %zu bytes: %s", size, strerror(errno));
+			munmap((void *)ptr, size);
+			return NULL;
+		}
+		/* the kernel hands out zeroed pages: one write per page faults it in */
+		for (i = 0; i < chunk; i += (size_t)page)
+			ptr[done + i] = 0;
+	}
+	return (void *)ptr;
 }
 
 void rt_free_local(void *ptr, size_t size)
 {
-	if (!ptr)
-		return;
-	if (numa_available() >= 0)
-		numa_free(ptr, size);
-	else
+	if (ptr)
 		munmap(ptr, size);
+}
+
+const char *rt_memory_limit(bool locked, uint64_t *bytes)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
+	struct rlimit limit;
+
+	/* half: the run shares the machine with what it measures */
+	*bytes =
+		pages > 0 && page_size > 0 ? (uint64_t)pages * (uint64_t)page_size / 2 : UINT64_MAX;
+	if (locked && geteuid() && !getrlimit(RLIMIT_MEMLOCK, &limit) &&
+	    limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < *bytes) {
+		*bytes = limit.rlim_cur;
+		return "RLIMIT_MEMLOCK";
+	}
+	return "half of the RAM";
 }
 
 int rt_dma_latency_hold(struct sysroot *root, int32_t value_us, struct rt_dma_latency *hold)

@@ -98,6 +98,40 @@ int sysroot_path(const struct sysroot *root, char *buf, size_t size, const char 
 			return ret_;                              \
 	} while (0)
 
+/*
+ * Every file read through a root is opened here: without blocking (a FIFO
+ * in a fixture tree would wait forever for a writer) and only when it is a
+ * regular file (a /dev/zero planted as /proc/interrupts would be read for
+ * ever). /proc and /sys files are regular files of size 0.
+ */
+static int open_regular(struct sysroot *root, const char *path)
+{
+	struct stat st;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	err = 0;
+	if (S_ISDIR(st.st_mode))
+		err = -EISDIR;
+	else if (!S_ISREG(st.st_mode))
+		err = -SYSROOT_ENOTREG;
+	else if ((unsigned long long)st.st_size > SYSROOT_READ_MAX)
+		err = -EFBIG;
+	if (err) {
+		close(fd);
+		return err;
+	}
+	root->files_read++;
+	return fd;
+}
+
 static int read_fd_alloc(int fd, char **text, size_t *len)
 {
 	size_t cap = 4096, used = 0;
@@ -108,7 +142,11 @@ static int read_fd_alloc(int fd, char **text, size_t *len)
 		return -ENOMEM;
 	for (;;) {
 		if (used + 1 >= cap) {
-			cap *= 2;
+			if (used >= SYSROOT_READ_MAX) {
+				free(buf);
+				return -EFBIG;
+			}
+			cap = cap * 2 > SYSROOT_READ_MAX + 1 ? SYSROOT_READ_MAX + 1 : cap * 2;
 			bigger = realloc(buf, cap);
 			if (!bigger) {
 				free(buf);
@@ -139,10 +177,9 @@ static int read_whole(struct sysroot *root, const char *path, char **text, size_
 {
 	int fd, ret;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(root, path);
 	if (fd < 0)
-		return -errno;
-	root->files_read++;
+		return fd;
 	ret = read_fd_alloc(fd, text, len);
 	close(fd);
 	return ret;
@@ -157,10 +194,9 @@ static int read_small(struct sysroot *root, const char *path, char *buf, size_t 
 	if (!size)
 		return -EINVAL;
 	buf[0] = '\0';
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(root, path);
 	if (fd < 0)
-		return -errno;
-	root->files_read++;
+		return fd;
 	for (;;) {
 		if (used + 1 >= size) {
 			char probe;
@@ -253,6 +289,19 @@ int sysroot_write(struct sysroot *root, const char *text, const char *fmt, ...)
 	if (close(fd))
 		return -errno;
 	return (size_t)n == len ? 0 : -EIO;
+}
+
+int sysroot_open_file(struct sysroot *root, const char *fmt, ...)
+{
+	WITH_PATH(root, fmt, path);
+	return open_regular(root, path);
+}
+
+const char *sysroot_strerror(int err)
+{
+	if (err == -SYSROOT_ENOTREG)
+		return "not a regular file";
+	return strerror(err < 0 ? -err : err);
 }
 
 int sysroot_stat(struct sysroot *root, struct stat *st, const char *fmt, ...)

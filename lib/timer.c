@@ -47,13 +47,41 @@ static inline uint64_t load_relaxed(const uint64_t *where)
 	return __atomic_load_n(where, __ATOMIC_RELAXED);
 }
 
+/* Spike records: with break_above_ns, one more slot kept for the sample that breaks. */
+static size_t spike_slots(const struct timer_params *params)
+{
+	return params->spike_capacity + (params->break_above_ns ? 1 : 0);
+}
+
+/* One thread's block: its statistics, spike records, histogram and ring. */
+static size_t stats_size(const struct timer_params *params)
+{
+	return sizeof(struct timer_stats) + spike_slots(params) * sizeof(struct timer_spike) +
+	       2 * (size_t)params->histogram_buckets * sizeof(uint64_t) +
+	       params->sample_ring * sizeof(uint64_t);
+}
+
+uint64_t timer_memory_estimate(const struct timer_params *params)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t per_thread = stats_size(params);
+
+	/* rt_alloc_local maps whole pages; the stack is locked in full too */
+	if (page > 0)
+		per_thread = (per_thread + (uint64_t)page - 1) / (uint64_t)page * (uint64_t)page;
+	per_thread += (params->stack_bytes ? params->stack_bytes : WORKER_STACK_BYTES) +
+		      sizeof(struct worker) + sizeof(struct timer_thread_params) +
+		      sizeof(struct timer_stats *);
+	return per_thread * params->nr_threads + sizeof(struct timer_run);
+}
+
 struct timer_stats *timer_stats_new(const struct timer_params *params, unsigned int thread)
 {
 	const struct timer_thread_params *config = &params->threads[thread];
-	size_t spikes = params->spike_capacity * sizeof(struct timer_spike);
+	size_t spikes = spike_slots(params) * sizeof(struct timer_spike);
 	size_t buckets = (size_t)params->histogram_buckets * sizeof(uint64_t);
 	size_t ring = params->sample_ring * sizeof(uint64_t);
-	size_t size = sizeof(struct timer_stats) + spikes + 2 * buckets + ring;
+	size_t size = stats_size(params);
 	struct timer_stats *stats;
 	unsigned char *tail;
 
@@ -77,7 +105,8 @@ struct timer_stats *timer_stats_new(const struct timer_params *params, unsigned 
 	hist_init(&stats->hist);
 	stats->spike_threshold_ns = params->spike_threshold_ns;
 	stats->spike_capacity = params->spike_capacity;
-	stats->spikes = params->spike_capacity ? (struct timer_spike *)tail : NULL;
+	stats->break_above_ns = params->break_above_ns;
+	stats->spikes = spike_slots(params) ? (struct timer_spike *)tail : NULL;
 	tail += spikes;
 	stats->unit_ns = params->unit_ns ? params->unit_ns : 1000;
 	stats->nr_buckets = params->histogram_buckets;
@@ -121,6 +150,7 @@ uint64_t timer_stats_add(struct timer_stats *stats, uint64_t expiry_ns, uint64_t
 	uint64_t latency = wakeup_ns > expiry_ns ? wakeup_ns - expiry_ns : 0;
 	uint64_t cycle = stats->live.cycles, interval = stats->interval_ns;
 	uint64_t next, skipped, late, threshold;
+	bool breaks;
 
 	hist_add(&stats->hist, latency);
 	if (latency < stats->live.min_ns)
@@ -131,12 +161,20 @@ uint64_t timer_stats_add(struct timer_stats *stats, uint64_t expiry_ns, uint64_t
 	store_relaxed(&stats->live.sum_ns, stats->live.sum_ns + latency);
 
 	threshold = __atomic_load_n(&stats->spike_threshold_ns, __ATOMIC_RELAXED);
+	/*
+	 * The sample that breaks the run is a spike whatever the threshold
+	 * (an adaptive one is not even set before the 200th sample): it is
+	 * the one a -b user wants explained, and it has a slot of its own.
+	 */
+	breaks = stats->break_above_ns && latency > stats->break_above_ns;
+	if (breaks)
+		threshold = 0;
 	if (latency >= threshold || stats->nr_top < TIMER_TOP_SPIKES ||
 	    latency > stats->top[TIMER_TOP_SPIKES - 1].latency_ns) {
 		struct timer_spike spike = { expiry_ns, wakeup_ns, latency, cycle };
 
 		if (latency >= threshold) {
-			if (stats->nr_spikes < stats->spike_capacity) {
+			if (stats->nr_spikes < stats->spike_capacity + breaks) {
 				stats->spikes[stats->nr_spikes] = spike;
 				/* a reader that sees the count sees the spike */
 				__atomic_store_n(&stats->nr_spikes, stats->nr_spikes + 1,

@@ -20,7 +20,7 @@ static int read_optional_list(struct sysroot *root, struct cpuset *set, const ch
 	}
 	if (ret)
 		log_error("cannot read %s" CPU_DIR "/%s: %s",
-			  sysroot_is_live(root) ? "" : sysroot_dir(root), name, strerror(-ret));
+			  sysroot_is_live(root) ? "" : sysroot_dir(root), name, sysroot_strerror(ret));
 	return ret;
 }
 
@@ -96,7 +96,7 @@ int topology_load(struct sysroot *root, struct topology *topo)
 	if (ret || cpuset_empty(&topo->online)) {
 		log_error("cannot read the online CPUs from %s" CPU_DIR "/online: %s",
 			  sysroot_is_live(root) ? "" : sysroot_dir(root),
-			  ret ? strerror(-ret) : "empty list");
+			  ret ? sysroot_strerror(ret) : "empty list");
 		return ret ? ret : -EINVAL;
 	}
 	if (sysroot_read_cpulist(root, &topo->possible, CPU_DIR "/possible") ||

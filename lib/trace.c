@@ -1,21 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include <dirent.h>
 #include <errno.h>
 #include <event-parse.h>
 #include <kbuffer.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
 #include <tracefs.h>
 #include <unistd.h>
 
 #include "latscope/log.h"
 #include "latscope/trace.h"
+#include "latscope/trace_mount.h"
 
-#define TRACEFS_DIR "/sys/kernel/tracing"
 #define INSTANCE_PREFIX "latscope-"
 #define MAX_EVENT_ID 65536
 
@@ -102,7 +98,7 @@ struct trace_session {
 	struct tep_handle *tep;
 	struct names *names;
 	const struct tsc_clock *tsc;
-	bool mounted_here;
+	struct trace_mount mount;
 	unsigned int nr_events;
 	struct event_decoder *decoders; /* indexed by event id */
 	uint16_t *decoder_of; /* event id -> decoders index + 1 */
@@ -112,65 +108,6 @@ struct trace_session {
 	int page_size;
 	struct field common_pid; /* the same in every event */
 };
-
-static bool tracefs_mounted(void)
-{
-	const char *path;
-
-	return tracefs_tracing_dir_is_mounted(false, &path) > 0;
-}
-
-/* Mount tracefs when nobody has; remember it to unmount at the end. */
-static int ensure_tracefs(struct trace_session *s)
-{
-	if (tracefs_mounted())
-		return 0;
-	if (mount("nodev", TRACEFS_DIR, "tracefs", 0, NULL)) {
-		int err = errno;
-
-		log_error("tracefs is not mounted and cannot be mounted at " TRACEFS_DIR ": %s%s",
-			  strerror(err), err == EPERM ? " (needs root)" : "");
-		return -err;
-	}
-	s->mounted_here = true;
-	return 0;
-}
-
-static bool process_alive(pid_t pid)
-{
-	return kill(pid, 0) == 0 || errno == EPERM;
-}
-
-int trace_remove_stale_instances(const char *tracing_dir)
-{
-	char path[4096];
-	struct dirent *entry;
-	int removed = 0;
-	DIR *dir;
-
-	snprintf(path, sizeof(path), "%s/instances", tracing_dir);
-	dir = opendir(path);
-	if (!dir)
-		return 0;
-	while ((entry = readdir(dir))) {
-		char *end;
-		long pid;
-
-		if (strncmp(entry->d_name, INSTANCE_PREFIX, strlen(INSTANCE_PREFIX)))
-			continue;
-		pid = strtol(entry->d_name + strlen(INSTANCE_PREFIX), &end, 10);
-		if (*end || pid <= 0 || process_alive((pid_t)pid))
-			continue;
-		snprintf(path, sizeof(path), "%s/instances/%s", tracing_dir, entry->d_name);
-		if (!rmdir(path)) {
-			log_warning("removed the tracing instance %s of a run that did not end",
-				    entry->d_name);
-			removed++;
-		}
-	}
-	closedir(dir);
-	return removed;
-}
 
 /* The event's format parsed into the session's tep; NULL when absent. */
 static struct tep_event *load_format(struct trace_session *s, const struct wanted_event *w)
@@ -314,16 +251,14 @@ struct trace_session *trace_session_create(const struct trace_options *options, 
 {
 	struct trace_session *s = calloc(1, sizeof(*s));
 	char name[64];
-	const char *dir;
 
 	if (!s)
 		return NULL;
 	s->names = names;
 	s->tsc = options->tsc;
-	if (ensure_tracefs(s))
+	/* stale instances and mounts of runs that did not end are cleaned here */
+	if (trace_mount_ensure(&s->mount))
 		goto fail;
-	if (tracefs_tracing_dir_is_mounted(false, &dir) > 0)
-		trace_remove_stale_instances(dir);
 	snprintf(name, sizeof(name), INSTANCE_PREFIX "%d", (int)getpid());
 	s->instance = tracefs_instance_create(name);
 	if (!s->instance) {
@@ -550,8 +485,6 @@ void trace_session_destroy(struct trace_session *s)
 		tep_free(s->tep);
 	free(s->decoders);
 	free(s->decoder_of);
-	if (s->mounted_here && umount(TRACEFS_DIR))
-		log_warning("cannot unmount the tracefs latscope mounted at " TRACEFS_DIR ": %s",
-			    strerror(errno));
+	trace_mount_release(&s->mount);
 	free(s);
 }

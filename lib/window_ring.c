@@ -201,7 +201,7 @@ void window_ring_begin(const struct window_ring *ring, struct window_ring_cursor
 bool window_ring_next(struct window_ring_cursor *cur, struct monitor_window *w)
 {
 	const struct window_ring *ring = cur->ring;
-	const struct block *b;
+	const struct block *b = NULL; /* set by the loop whenever it breaks out */
 	const uint8_t *p;
 	uint64_t value;
 	uint8_t flags;

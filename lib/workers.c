@@ -8,13 +8,6 @@
 #include "latscope/log.h"
 #include "latscope/workers.h"
 
-#define PREFAULT_STACK_BYTES (256 * 1024)
-/*
- * The default 8 MB stack is locked and resident in full under mlockall; a
- * measurement thread needs what it prefaults and a margin.
- */
-#define WORKER_STACK_BYTES (2 * PREFAULT_STACK_BYTES)
-
 static void *worker_main(void *arg)
 {
 	struct worker *worker = arg;
@@ -28,7 +21,7 @@ static void *worker_main(void *arg)
 		worker->error = rt_set_self_policy(worker->policy, worker->priority);
 	if (!worker->error) {
 		rt_prefault_stack(worker->stack_bytes ? worker->stack_bytes / 2 :
-							PREFAULT_STACK_BYTES);
+							WORKER_PREFAULT_STACK_BYTES);
 		if (worker->setup)
 			worker->error = worker->setup(worker);
 	}

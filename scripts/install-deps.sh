@@ -15,10 +15,12 @@ TEST="$TEST prometheus openssl"
 # report: xmllint checks the SVG, headless chromium renders the page, gnuplot
 # runs the scripts report writes
 TEST="$TEST libxml2-utils chromium gnuplot-nox"
+# the fuzzers (libFuzzer is in clang's runtime) and the symbolizer of sanitizer reports
+FUZZ="clang libclang-rt-14-dev llvm"
 # peers the benchmarks compare against; optional at run time
 BENCH="rt-tests hyperfine time"
 
-want="$BUILD $TEST"
+want="$BUILD $TEST $FUZZ"
 [ "${1:-}" = "--bench" ] && want="$want $BENCH"
 
 missing=""

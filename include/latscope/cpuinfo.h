@@ -16,6 +16,9 @@
  */
 int cpuinfo_flags(struct sysroot *root, char **flags);
 
+/* true when the first CPU's flags include "hypervisor": a virtual machine */
+bool cpuinfo_under_hypervisor(struct sysroot *root);
+
 /* true when @word is one of the space-separated @words (cpuinfo flags, sysfs lists) */
 bool words_have(const char *words, const char *word);
 

@@ -74,6 +74,13 @@ struct explain_spike {
 	bool incomplete; /* events were lost during it */
 };
 
+/* A cause's part in one window. */
+struct explain_occurrence {
+	uint64_t t_ns; /* when it first ran in the window */
+	uint64_t ns; /* how long it ran there */
+	uint64_t window; /* the window's tag */
+};
+
 struct explain_cause {
 	struct cause_key key;
 	uint32_t name; /* irq action, task comm; 0 when none */
@@ -81,11 +88,19 @@ struct explain_cause {
 	uint64_t spikes; /* windows it took part in */
 	uint64_t total_ns;
 	uint64_t max_ns; /* largest contribution to one window */
-	bool periodic;
-	struct period_source period; /* when periodic */
-	/* private: occurrences for the periodicity search */
-	struct period_event *occurrences;
-	uint32_t nr_occurrences, occurrences_capacity;
+	bool periodic; /* it has at least one train */
+	struct period_source period; /* its strongest train, when periodic */
+	/* after explain_cpu_finish: every train its occurrences form, most
+	 * occurrences first (several trains may share a period at distinct
+	 * phases) */
+	struct period_source *trains;
+	unsigned int nr_trains;
+	/* for explain_join: each occurrence in window order, and its train
+	 * (an index into trains, or PERIOD_UNASSIGNED) */
+	struct explain_occurrence *occurrences;
+	uint8_t *occurrence_train;
+	unsigned int nr_occurrences, occurrences_capacity;
+	bool occurrences_incomplete; /* memory ran out: some were not kept */
 };
 
 struct explain_cpu;
@@ -119,7 +134,8 @@ void explain_cpu_feed(struct explain_cpu *engine, const struct trace_record *rec
 void explain_cpu_advance(struct explain_cpu *engine, uint64_t now);
 
 /**
- * explain_cpu_finish - close every window and search the causes for periods
+ * explain_cpu_finish - close every window and search each cause's
+ * occurrences for every train they form
  * @engine: the engine
  * @end_ns: the end of the run on the events' timeline
  * @run_ns: the run's length, for the periodicity search

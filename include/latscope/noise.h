@@ -10,6 +10,7 @@
 #include "latscope/cpuset.h"
 #include "latscope/hist.h"
 #include "latscope/period.h"
+#include "latscope/record_ring.h"
 #include "latscope/rt.h"
 #include "latscope/sysroot.h"
 #include "latscope/tsc.h"
@@ -21,6 +22,12 @@
  * the threshold is a gap, recorded with when it started. A busy CPU that
  * loses time to an interrupt, another task, firmware or the hypervisor
  * shows it as a gap.
+ *
+ * Gaps travel from each measuring thread through its own record ring to
+ * the main thread, which drains the rings a few times a second
+ * (noise_drain()) into storage that grows as gaps come, up to max_gaps per
+ * CPU. A gap is not stored only when the thread outran the drain (its ring
+ * was full) or the cap was reached; both are counted apart.
  */
 struct noise_params {
 	struct cpuset cpus;
@@ -28,7 +35,7 @@ struct noise_params {
 	uint64_t threshold_ns;
 	enum rt_policy policy;
 	int priority;
-	size_t max_gaps; /* stored per CPU; more are counted */
+	size_t max_gaps; /* stored per CPU at most; later ones are counted */
 	bool use_tsc; /* false: CLOCK_MONOTONIC_RAW */
 };
 
@@ -54,10 +61,19 @@ struct noise_cpu {
 	struct hist *hist; /* every delta, complete once the thread ended */
 	uint64_t *short_counts; /* the loop's counts of short deltas, by tick */
 	uint64_t short_limit; /* deltas below this many ticks are counted there */
-	struct noise_gap *gaps; /* max_gaps entries, NUMA-local */
+	struct record_ring ring; /* gaps on their way to the main thread */
+	/* the main thread's while the run goes (one cache line) */
+	struct noise_gap *gaps; /* stored by noise_drain(): grows, up to max_gaps */
 	size_t nr_gaps;
+	unsigned int gaps_capacity;
+	uint64_t gaps_not_stored; /* the two below */
+	uint64_t gaps_outran; /* the ring was full: the thread outran the drain */
+	uint64_t gaps_over_cap; /* max_gaps was reached (or memory ran out) */
+	uint64_t cap_stamp; /* raw stamp of the first gap over the cap; 0: none */
+	/* raw stamp before which every gap the thread found has been drained */
+	uint64_t drained_stamp;
+	/* the thread's */
 	uint64_t gap_count; /* stored or not */
-	uint64_t gaps_not_stored;
 	uint64_t lost_ns; /* sum of the gaps */
 	uint64_t first_stamp, last_stamp;
 	uint64_t steal_ns; /* steal time during the run */
@@ -67,6 +83,7 @@ struct noise_cpu {
 	/* after noise_find_periods */
 	struct period_source periodic[PERIOD_MAX_SOURCES];
 	int nr_periodic;
+	uint8_t *gap_source; /* per stored gap: its periodic source, or PERIOD_UNASSIGNED */
 	struct noise_live live; /* written by the thread with relaxed atomics */
 	struct noise_run *run;
 	/* raw timestamp the thread stops at: its first read plus the duration;
@@ -87,11 +104,25 @@ struct noise_run {
 	uint64_t *steal_before;
 	unsigned int nr_possible;
 	uint64_t duration_ticks; /* the duration in the clock's unit */
+	uint64_t last_drain_ns; /* CLOCK_MONOTONIC of the last noise_drain() */
 };
+
+/* Gaps a measuring thread's ring holds for the main thread (16 bytes each). */
+#define NOISE_RING_RECORDS (1U << 16)
+/* The longest the main thread waits between two drains. */
+#define NOISE_DRAIN_EVERY_NS 250000000ULL
+
+/**
+ * noise_memory_estimate - the memory a run with @params allocates and locks
+ * before its first read, in bytes (every CPU's record ring, histogram and
+ * stack; stored gaps grow later, up to max_gaps); what a caller checks
+ * against rt_memory_limit() first
+ */
+uint64_t noise_memory_estimate(const struct noise_params *params);
 
 /**
  * noise_params_default - what a noise run measures unless told otherwise
- * @params: receives 10 s at SCHED_OTHER, gaps from 1 us, 2^17 gaps stored
+ * @params: receives 10 s at SCHED_OTHER, gaps from 1 us, 2^20 gaps stored
  *	    per CPU, the TSC as the clock, and no CPU (the caller picks them)
  */
 void noise_params_default(struct noise_params *params);
@@ -114,8 +145,16 @@ int noise_prepare(struct noise_run *run, struct sysroot *root, const struct nois
  */
 int noise_start(struct noise_run *run);
 
-/* Gaps stored and complete so far (any thread may ask). */
-size_t noise_gaps_published(const struct noise_cpu *cpu);
+/**
+ * noise_drain - move the gaps the threads found into the run's storage
+ * @run: a started run; only one thread (the main thread) drains
+ *
+ * Afterwards each CPU's gaps[0..nr_gaps) hold every gap stored so far and
+ * drained_stamp tells up to when that list is complete. Returns the ns to
+ * wait before the next drain: NOISE_DRAIN_EVERY_NS, less when gaps come
+ * fast enough to fill a quarter of a ring sooner.
+ */
+uint64_t noise_drain(struct noise_run *run);
 
 /* A raw timestamp as ns since the clock's calibration start (the timeline
  * --explain uses); UINT64_MAX stays UINT64_MAX. */
@@ -131,8 +170,8 @@ bool noise_running(const struct noise_run *run);
 uint64_t noise_remaining_ns(const struct noise_run *run);
 
 /**
- * noise_stop - stop the threads (early or at the deadline), join them and
- * turn raw timestamps into ns since the run's start
+ * noise_stop - stop the threads (early or at the deadline), join them,
+ * drain what their rings still hold and refine the clock's calibration
  */
 void noise_stop(struct noise_run *run);
 
@@ -153,7 +192,9 @@ void noise_classify_throttling(struct noise_run *run, const struct rt_throttling
 
 /**
  * noise_find_periods - run the periodicity detector on each CPU's gaps
- * Returns 0 or -ENOMEM.
+ *
+ * Fills each CPU's periodic sources and gap_source (which source each
+ * stored gap belongs to). Returns 0 or -ENOMEM.
  */
 int noise_find_periods(struct noise_run *run);
 

@@ -2,6 +2,7 @@
 #ifndef LATSCOPE_PERIOD_H
 #define LATSCOPE_PERIOD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -52,5 +53,23 @@ struct period_params {
 int period_detect(const struct period_event *events, size_t nr_events,
 		  const struct period_params *params, struct period_source *sources,
 		  size_t max_sources, uint8_t *assignment);
+
+/* The slot of a source's train nearest to @t_ns: round((t - phase) / period). */
+int64_t period_slot(const struct period_source *source, uint64_t t_ns);
+
+/* Whether two trains have one period (within 0.2%): the same clock drives them. */
+bool period_same_period(const struct period_source *a, const struct period_source *b);
+
+/**
+ * period_phase_groups - group the trains that share one period
+ * @sources: @n trains
+ * @n: how many
+ * @group: receives, per train, the index of the first train of its period;
+ *	   trains of one group differ only in phase (the search merges trains
+ *	   of one period and one phase)
+ *
+ * Returns the number of groups.
+ */
+size_t period_phase_groups(const struct period_source *sources, size_t n, size_t *group);
 
 #endif

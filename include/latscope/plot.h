@@ -171,6 +171,7 @@ struct plot {
 	} legend[24];
 	bool legend_outside; /* below the data area rather than inside it */
 	bool categorical; /* the y axis names categories */
+	bool unclipped; /* the data area's clipping group is closed */
 };
 
 /* what plot_begin() draws */
@@ -216,6 +217,13 @@ int plot_begin(struct plot *p, struct textbuf *out, const struct plot_spec *spec
 
 /* draw the legend and close the <svg> element */
 void plot_end(struct plot *p);
+
+/*
+ * End the data area: what is drawn afterwards (notes under the axes, in
+ * the space plot_spec.bottom_space keeps) is not clipped to it. Safe to
+ * repeat; plot_end() calls it.
+ */
+void plot_unclip(struct plot *p);
 
 /* add a legend entry (drawn by plot_end); @label is escaped */
 void plot_legend(struct plot *p, const char *label, const struct plot_style *style, bool box);

@@ -66,9 +66,9 @@ int report_write_html(struct report *report, const char *path);
  * report_write_svg - each plot of the page as its own SVG file in @dir
  * @dir: created (one level) when it does not exist
  *
- * Files are named after the plots ("noise-histogram-cpu1.svg") and each is
- * written atomically. Returns 0 or a negative errno code; details through
- * the log hook.
+ * Files are named after the plots ("noise-histogram-cpu1.svg"). All or
+ * nothing: report_stage_svg() then report_staged_commit(). Returns 0 or a
+ * negative errno code; details through the log hook.
  */
 int report_write_svg(struct report *report, const char *dir);
 
@@ -79,10 +79,47 @@ int report_write_svg(struct report *report, const char *dir);
  * Per measuring input NAME.dat in OSADL's layout ("<us>\t<count of series
  * 1>\t<count of series 2>...", one line per bin, 1 us bins unless the range
  * needs coarser ones) and NAME.gp that plots it as OSADL does (log y,
- * histeps) into NAME.svg when run with `gnuplot NAME.gp` in @dir. Each file
- * is written atomically. Returns 0 or a negative errno code.
+ * histeps) into NAME-gnuplot.svg when run with `gnuplot NAME.gp` in @dir.
+ * All or nothing, as report_write_svg(). Returns 0 or a negative errno code.
  */
 int report_write_gnuplot(struct report *report, const char *dir);
+
+/*
+ * Files staged for a directory: written whole into a private directory
+ * inside it (".latscope-report.XXXXXX"), not yet in place. A command that
+ * writes several outputs stages them all, writes its last one, and only
+ * then commits, so that a failure anywhere leaves every target as it was.
+ */
+struct report_staged;
+
+/**
+ * report_stage_svg - write the SVG files of report_write_svg() into @dir's
+ * private directory
+ * @report: the report
+ * @dir: the target, made (one level) when it does not exist
+ * @staged: receives what was staged, owned by the caller until
+ *	    report_staged_commit() or report_staged_abandon()
+ *
+ * Returns 0 or a negative errno code after one line through the log hook
+ * naming the file; on failure nothing is left (a @dir made here is removed)
+ * and *@staged is NULL.
+ */
+int report_stage_svg(struct report *report, const char *dir, struct report_staged **staged);
+
+/* the same for the files of report_write_gnuplot() */
+int report_stage_gnuplot(struct report *report, const char *dir, struct report_staged **staged);
+
+/**
+ * report_staged_commit - move staged files into place and free @staged
+ * @staged: from a report_stage_*() call, or NULL (nothing to do)
+ *
+ * Returns 0 or a negative errno code of a rename, logged; files not moved
+ * are removed with the private directory.
+ */
+int report_staged_commit(struct report_staged *staged);
+
+/* remove staged files, the private directory and a target made for them; frees @staged */
+void report_staged_abandon(struct report_staged *staged);
 
 /* how many plots the page holds (each an <svg> element and an SVG file) */
 unsigned int report_nr_plots(const struct report *report);

@@ -3,6 +3,7 @@
 #define LATSCOPE_RT_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -87,12 +88,35 @@ void rt_unlock_memory(void);
 void rt_prefault_stack(size_t bytes);
 
 /**
+ * rt_set_stop_flag - the program's signal-stop flag, set by its SIGINT,
+ * SIGTERM and SIGHUP handler; long preparations give up when it is set
+ * @flag: the flag (static storage), or NULL
+ */
+void rt_set_stop_flag(const volatile sig_atomic_t *flag);
+
+/* true when the stop flag is set or a stop signal is pending, blocked */
+bool rt_stop_requested(void);
+
+/**
  * rt_alloc_local - allocate zeroed, prefaulted memory on the calling thread's
  * NUMA node (call after rt_pin_self)
+ *
+ * Gives up, with NULL and errno EINTR, when a stop is requested meanwhile.
  * Returns memory to free with rt_free_local(ptr, size), or NULL.
  */
 void *rt_alloc_local(size_t size);
 void rt_free_local(void *ptr, size_t size);
+
+/**
+ * rt_memory_limit - the most memory one run may take
+ * @locked: the run locks its memory (mlockall)
+ * @bytes: receives the limit
+ *
+ * Half of the RAM, or, for a run that locks its memory without root,
+ * RLIMIT_MEMLOCK when that is lower. Returns a static description of where
+ * the limit comes from ("half of the RAM", "RLIMIT_MEMLOCK").
+ */
+const char *rt_memory_limit(bool locked, uint64_t *bytes);
 
 /* A held request on /dev/cpu_dma_latency: the kernel drops it on close. */
 struct rt_dma_latency {

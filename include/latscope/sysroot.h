@@ -3,6 +3,7 @@
 #define LATSCOPE_SYSROOT_H
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/stat.h>
@@ -16,6 +17,24 @@
  * Functions return 0 (or a length) on success and a negative errno code.
  */
 struct sysroot;
+
+/*
+ * Reads refuse what is not a regular file: a directory (-EISDIR), and a
+ * FIFO, socket or device (-SYSROOT_ENOTREG), opened without blocking. No
+ * file is read beyond SYSROOT_READ_MAX bytes (-EFBIG): /proc/interrupts of a
+ * 1024-CPU machine is ~120 MB, so 1 GiB is no real file's limit.
+ */
+#define SYSROOT_ENOTREG EMEDIUMTYPE
+#define SYSROOT_READ_MAX (1ULL << 30)
+
+/**
+ * sysroot_strerror - the reason of a read error in words
+ * @err: a negative errno code from a sysroot function
+ *
+ * Returns a static string: strerror()'s, or "not a regular file" for
+ * -SYSROOT_ENOTREG.
+ */
+const char *sysroot_strerror(int err);
 
 /**
  * sysroot_new - make a sysroot for a directory
@@ -89,6 +108,18 @@ int sysroot_read_cpulist(struct sysroot *root, struct cpuset *set, const char *f
  */
 int sysroot_write(struct sysroot *root, const char *text, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/**
+ * sysroot_open_file - open a regular file under the root for reading, the
+ * way every read of this module does (no blocking, no FIFO or device)
+ * @root: the root
+ * @fmt: printf format of the path
+ *
+ * For readers that stream a file: they must stop at SYSROOT_READ_MAX bytes.
+ * Returns a descriptor the caller closes, or a negative errno code.
+ */
+int sysroot_open_file(struct sysroot *root, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* stat(2) under the root; returns 0 or a negative errno code */
 int sysroot_stat(struct sysroot *root, struct stat *st, const char *fmt, ...)

@@ -66,7 +66,10 @@ struct timer_params {
 	 */
 	uint64_t break_above_ns;
 	bool tracemark;
-	/* every sample with latency >= spike_threshold_ns is recorded, up to spike_capacity */
+	/*
+	 * every sample with latency >= spike_threshold_ns is recorded, up to
+	 * spike_capacity; the one that breaks the run (break_above_ns) always
+	 */
 	uint64_t spike_threshold_ns;
 	size_t spike_capacity;
 	/*
@@ -140,8 +143,12 @@ struct timer_stats {
 	/* the largest samples, largest first (earliest first among equals) */
 	struct timer_spike top[TIMER_TOP_SPIKES];
 	unsigned int nr_top;
-	/* every sample >= spike_threshold_ns, in order, while room lasts */
+	/*
+	 * every sample >= spike_threshold_ns, in order, while room lasts; and
+	 * the sample above break_above_ns that breaks the run, always
+	 */
 	uint64_t spike_threshold_ns;
+	uint64_t break_above_ns;
 	struct timer_spike *spikes;
 	size_t nr_spikes;
 	size_t spike_capacity;
@@ -198,6 +205,16 @@ static inline uint64_t timer_clock_ns(void)
 }
 
 struct timer_run;
+
+/**
+ * timer_memory_estimate - the memory a run with @params takes, in bytes
+ * @params: the run's parameters
+ *
+ * Every thread's statistics, spike records, histogram and sample ring,
+ * rounded to pages as they are mapped, and its locked stack: what a caller
+ * checks against rt_memory_limit() before timer_start() allocates it.
+ */
+uint64_t timer_memory_estimate(const struct timer_params *params);
 
 /**
  * timer_start - start one measuring thread per params->threads entry

@@ -18,7 +18,8 @@
  * readers kept open. The top-level instance is never touched. Whatever the
  * session changed (the instance, a tracefs mount it made) goes away with
  * trace_session_destroy(); an instance left by a crashed run (its pid is
- * dead) is removed when the next session starts.
+ * dead) is removed when the next session starts, and a mount it made is
+ * unmounted when that session ends (latscope/trace_mount.h).
  */
 struct trace_session;
 
@@ -68,11 +69,5 @@ uint64_t trace_session_lost(const struct trace_session *session);
  * tracefs if the session mounted it. Safe with NULL.
  */
 void trace_session_destroy(struct trace_session *session);
-
-/**
- * trace_remove_stale_instances - remove "latscope-<pid>" instances whose
- * process is gone (a run that crashed). Returns how many were removed.
- */
-int trace_remove_stale_instances(const char *tracing_dir);
 
 #endif

@@ -18,6 +18,13 @@
  * cancellation disabled; a run() that sleeps long may enable it around its
  * waits so that its owner can end it with pthread_cancel().
  */
+/*
+ * The default 8 MB stack is locked and resident in full under mlockall; a
+ * measurement thread needs what it prefaults and a margin.
+ */
+#define WORKER_PREFAULT_STACK_BYTES (256 * 1024)
+#define WORKER_STACK_BYTES (2 * WORKER_PREFAULT_STACK_BYTES)
+
 /* A worker's cpu when the scheduler may place it (cyclictest without -a). */
 #define WORKER_UNPINNED UINT_MAX
 

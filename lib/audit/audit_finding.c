@@ -82,7 +82,7 @@ void finding_skip_unreadable(struct audit_finding *f, const char *path, int err)
 	else if (err == -ENOENT)
 		finding_skip(f, "%s is absent", path);
 	else
-		finding_skip(f, "cannot read %s: %s", path, strerror(-err));
+		finding_skip(f, "cannot read %s: %s", path, sysroot_strerror(err));
 }
 
 void finding_release(struct audit_finding *f)

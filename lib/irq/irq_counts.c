@@ -72,7 +72,7 @@ int irq_counts_read(struct sysroot *root, const struct irq_table *table, struct 
 		free(scratch);
 		free(filled);
 		log_error("cannot read %s" IRQ_INTERRUPTS ": %s", irq_root_prefix(root),
-			  strerror(-ret));
+			  sysroot_strerror(ret));
 		return ret;
 	}
 	counts->time_ns = clock_ns(CLOCK_MONOTONIC);
@@ -121,7 +121,7 @@ int irq_counts_read(struct sysroot *root, const struct irq_table *table, struct 
 		ret = -ESTALE;
 	if (ret < 0 && ret != -ESTALE)
 		log_error("cannot read %s" IRQ_INTERRUPTS ": %s", irq_root_prefix(root),
-			  strerror(-ret));
+			  sysroot_strerror(ret));
 	return ret < 0 ? ret : 0;
 }
 

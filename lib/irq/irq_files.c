@@ -46,6 +46,7 @@ void irq_files_close(struct irq_files *files)
 static int read_at(struct irq_files *files, int dir, unsigned int number, const char *file,
 		   struct stat *st)
 {
+	struct stat own;
 	char name[64];
 	ssize_t n, used = 0;
 	int fd;
@@ -53,11 +54,19 @@ static int read_at(struct irq_files *files, int dir, unsigned int number, const 
 	if (dir < 0)
 		return -ENOENT;
 	snprintf(name, sizeof(name), "%u/%s", number, file);
-	fd = openat(dir, name, O_RDONLY | O_CLOEXEC);
+	/* as sysroot reads: no FIFO may block, no device be read */
+	fd = openat(dir, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
-	if (st && fstat(fd, st)) {
+	if (!st)
+		st = &own;
+	if (fstat(fd, st))
 		n = -errno;
+	else if (!S_ISREG(st->st_mode))
+		n = S_ISDIR(st->st_mode) ? -EISDIR : -SYSROOT_ENOTREG;
+	else
+		n = 0;
+	if (n) {
 		close(fd);
 		return (int)n;
 	}
@@ -180,12 +189,14 @@ bool irq_affinity_unreadable(const struct irq_info *irq)
 
 const char *irq_file_error_text(int err)
 {
+	/* CPUSET_MAX_CPUS - 1, spelled out below for a static string (before the
+	 * switch: a declaration may not follow a case label before C23) */
+	_Static_assert(CPUSET_MAX_CPUS == 8192, "say the largest cpu number");
+
 	switch (err) {
 	case -EINVAL:
 		return "not a cpu list";
 	case -ERANGE:
-		/* CPUSET_MAX_CPUS - 1, spelled out for a static string */
-		_Static_assert(CPUSET_MAX_CPUS == 8192, "say the largest cpu number");
 		return "a cpu number beyond 8191";
 	case -ENODATA:
 		return "empty";
@@ -194,7 +205,7 @@ const char *irq_file_error_text(int err)
 	case -ENOTDIR:
 		return "its directory cannot be read";
 	default:
-		return strerror(-err);
+		return sysroot_strerror(err);
 	}
 }
 

@@ -115,7 +115,8 @@ static int merge_moves(struct irq_history *history, const struct irqplan *plan,
 
 	if (!all)
 		return -ENOMEM;
-	memcpy(all, history->last, history->nr_last * sizeof(*all));
+	if (history->nr_last)
+		memcpy(all, history->last, history->nr_last * sizeof(*all));
 	n = history->nr_last;
 	for (i = 0; i < plan->nr_moves; i++)
 		if (!done || done[i])

@@ -45,6 +45,7 @@ struct irq_line_reader {
 	size_t start, end;
 	bool eof;
 	unsigned int line_number;
+	unsigned long long total; /* bytes read: no file is read past SYSROOT_READ_MAX */
 };
 
 int irq_reader_open(struct irq_line_reader *reader, struct sysroot *root);

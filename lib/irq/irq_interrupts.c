@@ -34,7 +34,7 @@ const char *irq_root_prefix(struct sysroot *root)
 int irq_reader_open(struct irq_line_reader *reader, struct sysroot *root)
 {
 	memset(reader, 0, sizeof(*reader));
-	reader->fd = sysroot_open(root, O_RDONLY, IRQ_INTERRUPTS);
+	reader->fd = sysroot_open_file(root, IRQ_INTERRUPTS);
 	if (reader->fd < 0)
 		return reader->fd;
 	reader->size = READ_CHUNK;
@@ -96,6 +96,9 @@ int irq_reader_next(struct irq_line_reader *reader, char **line)
 			return -errno;
 		if (!n)
 			reader->eof = true;
+		reader->total += (unsigned long long)n;
+		if (reader->total > SYSROOT_READ_MAX)
+			return -EFBIG;
 		reader->end += (size_t)n;
 		/* defined bytes for the word loads past the last line */
 		memset(reader->buf + reader->end, 0, READ_SLACK);

@@ -136,7 +136,7 @@ static int parse_interrupts(struct sysroot *root, struct load_state *state)
 	ret = irq_reader_open(&reader, root);
 	if (ret) {
 		log_error("cannot read %s" IRQ_INTERRUPTS ": %s", irq_root_prefix(root),
-			  strerror(-ret));
+			  sysroot_strerror(ret));
 		return ret;
 	}
 	table->counts.time_ns = clock_ns(CLOCK_MONOTONIC);
@@ -145,6 +145,9 @@ static int parse_interrupts(struct sysroot *root, struct load_state *state)
 		if (ret >= 0)
 			log_error("%s" IRQ_INTERRUPTS ": no 'CPU0 CPU1 ...' header on line 1",
 				  irq_root_prefix(root));
+		else
+			log_error("cannot read %s" IRQ_INTERRUPTS ": %s", irq_root_prefix(root),
+				  sysroot_strerror(ret));
 		irq_reader_close(&reader);
 		return ret < 0 ? ret : -EINVAL;
 	}
@@ -174,7 +177,7 @@ static int parse_interrupts(struct sysroot *root, struct load_state *state)
 	irq_reader_close(&reader);
 	if (ret < 0)
 		log_error("cannot read %s" IRQ_INTERRUPTS ": %s", irq_root_prefix(root),
-			  strerror(-ret));
+			  sysroot_strerror(ret));
 	return ret < 0 ? ret : 0;
 }
 
@@ -456,7 +459,7 @@ int irq_read_default_affinity(struct sysroot *root, struct cpuset *set)
 	ret = sysroot_read(root, text, sizeof(text), "/proc/irq/default_smp_affinity");
 	if (ret < 0) {
 		log_error("cannot read %s/proc/irq/default_smp_affinity: %s", irq_root_prefix(root),
-			  strerror(-ret));
+			  sysroot_strerror(ret));
 		return ret;
 	}
 	if (cpuset_parse_mask(text, set)) {

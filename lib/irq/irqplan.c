@@ -607,7 +607,10 @@ static int place(struct planner *p, struct pending *pending, unsigned int nr_pen
 	/* They leave where they are: targets are chosen without them. */
 	for (i = 0; i < nr_pending; i++)
 		account_row(p, pending[i].row, -1);
-	qsort_r(pending, nr_pending, sizeof(*pending), compare_pending, (void *)p->in->rates);
+	/* nothing pending may come as NULL, which qsort_r must not be given */
+	if (nr_pending)
+		qsort_r(pending, nr_pending, sizeof(*pending), compare_pending,
+			(void *)p->in->rates);
 	for (i = 0; i < nr_pending; i++) {
 		unsigned int row = pending[i].row;
 		const struct irq_info *irq = irq_of(p, row);

@@ -313,6 +313,74 @@ START_TEST(missing_or_headless_file)
 }
 END_TEST
 
+static char logged[8][512];
+static unsigned int nr_logged;
+
+static void capture_log(enum log_level level, const char *message)
+{
+	if (level <= LATSCOPE_LOG_WARNING && nr_logged < 8)
+		snprintf(logged[nr_logged++], sizeof(logged[0]), "%s", message);
+}
+
+/* What replaces /proc/interrupts in a --root tree, and the one line it earns. */
+static void expect_refused(struct fixture_copy *copy, struct sysroot *root, int error,
+			   const char *reason)
+{
+	struct irq_table table;
+	char want[512];
+
+	nr_logged = 0;
+	ck_assert_int_eq(irq_table_load(root, &table), error);
+	snprintf(want, sizeof(want), "cannot read %s/proc/interrupts: %s", copy->dir, reason);
+	ck_assert_uint_eq(nr_logged, 1);
+	ck_assert_str_eq(logged[0], want);
+}
+
+START_TEST(unreadable_interrupts_said_once)
+{
+	struct fixture_copy copy;
+	struct sysroot *root;
+	char path[512];
+
+	fixture_copy(&copy, FIXTURE("irq-small"));
+	root = sysroot_new(copy.dir);
+	log_set_hook(capture_log);
+	snprintf(path, sizeof(path), "%s/proc/interrupts", copy.dir);
+
+	/* a directory opens; the first read fails with EISDIR */
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	expect_refused(&copy, root, -EISDIR, strerror(EISDIR));
+	ck_assert_int_eq(rmdir(path), 0);
+	/* a FIFO would block for ever, /dev/zero would be read for ever */
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	expect_refused(&copy, root, -SYSROOT_ENOTREG, "not a regular file");
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(symlink("/dev/zero", path), 0);
+	expect_refused(&copy, root, -SYSROOT_ENOTREG, "not a regular file");
+	ck_assert_int_eq(unlink(path), 0);
+	/* the per-IRQ files too: a FIFO affinity is no affinity, and no hang */
+	fixture_put(&copy, "proc/interrupts",
+		    "           CPU0       CPU1\n"
+		    "  1:          9          0   IO-APIC    1-edge      i8042\n");
+	snprintf(path, sizeof(path), "%s/proc/irq/1/smp_affinity_list", copy.dir);
+	unlink(path);
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	{
+		struct irq_table table;
+
+		ck_assert_int_eq(irq_table_load(root, &table), 0);
+		ck_assert_ptr_nonnull(irq_table_find(&table, 1));
+		ck_assert(!irq_table_find(&table, 1)->has_affinity);
+		ck_assert_int_eq(irq_table_find(&table, 1)->affinity_error, -SYSROOT_ENOTREG);
+		irq_table_release(&table);
+	}
+	log_set_hook(NULL);
+	sysroot_free(root);
+	fixture_remove(&copy);
+}
+END_TEST
+
 /* What the library logs, for the tests that count its warnings. */
 static unsigned int nr_warnings;
 static char last_warning[512];
@@ -583,6 +651,7 @@ int main(void)
 	tcase_add_test(tc, counts_reread_and_change_detection);
 	tcase_add_test(tc, unsorted_repeated_and_huge_lines);
 	tcase_add_test(tc, missing_or_headless_file);
+	tcase_add_test(tc, unreadable_interrupts_said_once);
 	tcase_add_test(tc, header_only_interrupts_keep_the_irqs_of_proc_irq);
 	tcase_add_test(tc, unusable_affinity_files_are_not_gone);
 	tcase_add_test(tc, many_unusable_files_are_counted_not_listed);

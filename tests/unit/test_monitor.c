@@ -652,6 +652,8 @@ START_TEST(monitor_continues_a_matching_state)
 	/* its own checkpoint reads back the same */
 	ck_assert_int_eq(monitor_checkpoint(m), 0);
 	monitor_free(m);
+	topology_release(&topo);
+	sysroot_free(root);
 	m = fixture_monitor(&root, &topo, path, MS);
 	ck_assert_int_eq(monitor_load_state(m, &outcome), 0);
 	ck_assert_int_eq(outcome, STATE_CONTINUED);
@@ -700,6 +702,8 @@ START_TEST(monitor_keeps_other_states_aside)
 	monitor_free(m);
 	/* another interval */
 	write_fixture(path, f, 1, "2-3");
+	topology_release(&topo);
+	sysroot_free(root);
 	m = fixture_monitor(&root, &topo, path, 2 * MS);
 	ck_assert_int_eq(monitor_load_state(m, &outcome), 0);
 	ck_assert_int_eq(outcome, STATE_MISMATCH);
@@ -707,6 +711,8 @@ START_TEST(monitor_keeps_other_states_aside)
 	monitor_free(m);
 	/* the right header, a cpu missing: corrupt, and nothing of it taken */
 	write_fixture(path, f, 1, "2-3");
+	topology_release(&topo);
+	sysroot_free(root);
 	m = fixture_monitor(&root, &topo, path, MS);
 	ck_assert_int_eq(monitor_load_state(m, &outcome), 0);
 	ck_assert_int_eq(outcome, STATE_CORRUPT);
@@ -725,6 +731,8 @@ START_TEST(monitor_keeps_other_states_aside)
 		fputs("{\"schema\": \"latscope/1\", \"command\": \"mon", g);
 		fclose(g);
 	}
+	topology_release(&topo);
+	sysroot_free(root);
 	m = fixture_monitor(&root, &topo, path, MS);
 	ck_assert_int_eq(monitor_load_state(m, &outcome), 0);
 	ck_assert_int_eq(outcome, STATE_CORRUPT);

@@ -119,6 +119,26 @@ START_TEST(durations_rejected)
 }
 END_TEST
 
+/* found by tests/fuzz/numbers: a long double rounded 2^63 + 9.8e15 ns up by one */
+START_TEST(durations_exact_at_64_bits)
+{
+	uint64_t ns = 0;
+
+	ck_assert_int_eq(parse_duration("9233227036854775807", NS_PER_NS, 0, UINT64_MAX, &ns), 0);
+	ck_assert_uint_eq(ns, 9233227036854775807ULL);
+	ck_assert_int_eq(parse_duration("18446744073709551615", NS_PER_NS, 0, UINT64_MAX, &ns), 0);
+	ck_assert_uint_eq(ns, UINT64_MAX);
+	ck_assert_int_eq(parse_duration("18446744073709551.616us", NS_PER_NS, 0, UINT64_MAX, &ns),
+			 -ERANGE);
+	/* the value checked against the range is the one returned */
+	ck_assert_int_eq(parse_duration("9.6ns", NS_PER_NS, 10, 10, &ns), 0);
+	ck_assert_uint_eq(ns, 10);
+	ck_assert_int_eq(parse_duration("10.5ns", NS_PER_NS, 0, 10, &ns), -ERANGE);
+	ck_assert_int_eq(parse_duration("0.0000005ms", NS_PER_NS, 0, 10, &ns), 0);
+	ck_assert_uint_eq(ns, 1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("parse");
@@ -131,6 +151,7 @@ int main(void)
 	tcase_add_test(tc, durations_with_units);
 	tcase_add_test(tc, durations_bare_number_uses_option_unit);
 	tcase_add_test(tc, durations_rejected);
+	tcase_add_test(tc, durations_exact_at_64_bits);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }

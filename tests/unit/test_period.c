@@ -375,6 +375,47 @@ START_TEST(regular_losses_do_not_halve_the_period)
 }
 END_TEST
 
+/*
+ * Two trains of one period at distinct phases are two sources (never one at
+ * half the period, never merged), and group as one period.
+ */
+START_TEST(one_period_two_phases)
+{
+	struct event_list list = { 0 };
+	struct period_source sources[PERIOD_MAX_SOURCES];
+	size_t group[PERIOD_MAX_SOURCES];
+	uint64_t run = 10 * SEC;
+	int n;
+
+	rng_state = 9;
+	add_train(&list, run, 60 * MS, 4 * MS, 2 * US, 0.25, 40000);
+	add_train(&list, run, 60 * MS, 25 * MS, 2 * US, 0.25, 42000);
+	add_train(&list, run, 4 * MS, 1 * MS, 1 * US, 0.0, 20000);
+	n = detect(&list, run, sources);
+	ck_assert_int_eq(n, 3);
+	ck_assert_uint_eq(period_phase_groups(sources, (size_t)n, group), 2);
+	ck_assert_ptr_nonnull(find_source(sources, n, 60 * MS));
+	for (int i = 0; i < n; i++)
+		if (fabs((double)sources[i].period_ns - 60e6) < 60e3)
+			ck_assert_uint_eq(group[i],
+					  (size_t)(find_source(sources, n, 60 * MS) - sources));
+		else
+			ck_assert_uint_eq(group[i], (size_t)i);
+	free(list.events);
+}
+END_TEST
+
+START_TEST(slot_of_a_time)
+{
+	struct period_source s = { .period_ns = 4 * MS, .phase_ns = 1 * MS };
+
+	ck_assert_int_eq(period_slot(&s, 1 * MS), 0);
+	ck_assert_int_eq(period_slot(&s, 5 * MS + 100 * US), 1);
+	ck_assert_int_eq(period_slot(&s, 4 * SEC + 1 * MS - 30 * US), 1000);
+	ck_assert_int_eq(period_slot(&s, 0), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("period");
@@ -392,6 +433,8 @@ int main(void)
 	tcase_add_test(tc, recorded_idle_guest);
 	tcase_add_test(tc, followers_belong_to_their_occurrence);
 	tcase_add_test(tc, regular_losses_do_not_halve_the_period);
+	tcase_add_test(tc, one_period_two_phases);
+	tcase_add_test(tc, slot_of_a_time);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }

@@ -335,6 +335,10 @@ static void draw_everything(struct textbuf *out, bool standalone, const char *id
 	plot_point_label(&p, 3000, 0.01, hostile, &style);
 	plot_legend(&p, hostile, &style, false);
 	plot_legend(&p, "bars", &style, true);
+	/* a note under the axes, outside the clipped data area; said twice, closed once */
+	plot_unclip(&p);
+	plot_unclip(&p);
+	plot_text(&p, p.left, p.height - 4, "start", "a note under the plot", 10, NULL);
 	plot_end(&p);
 
 	memset(&spec, 0, sizeof(spec));
@@ -357,6 +361,7 @@ static void draw_everything(struct textbuf *out, bool standalone, const char *id
 START_TEST(svg_is_well_formed_and_escapes_everything)
 {
 	struct textbuf svg;
+	const char *note, *clip;
 
 	textbuf_init(&svg);
 	draw_everything(&svg, true, "all");
@@ -370,6 +375,12 @@ START_TEST(svg_is_well_formed_and_escapes_everything)
 	ck_assert_ptr_null(strstr(textbuf_text(&svg), "href"));
 	ck_assert_ptr_null(strstr(textbuf_text(&svg), "NaN"));
 	ck_assert_ptr_null(strstr(textbuf_text(&svg), "nan"));
+	/* the note comes after the data area's group has closed */
+	note = strstr(textbuf_text(&svg), "a note under");
+	clip = strstr(textbuf_text(&svg), "<g clip-path");
+	ck_assert_ptr_nonnull(note);
+	ck_assert_ptr_nonnull(clip);
+	ck_assert(clip < note && strstr(clip, "</g>") < note);
 	textbuf_release(&svg);
 
 	/* inline in HTML: two plots side by side, still well-formed as XML */

@@ -371,6 +371,62 @@ START_TEST(svg_and_gnuplot_files)
 }
 END_TEST
 
+static unsigned int entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	unsigned int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+/* staged files: nothing in the target until committed, nothing left when abandoned */
+START_TEST(staged_files_all_or_nothing)
+{
+	char dir[] = "/tmp/latscope-report-XXXXXX", svg[256], made[256], old[300];
+	struct report_staged *staged;
+	struct inputs in;
+	struct report *report;
+	FILE *f;
+
+	load_all(&in, true);
+	report = report_new(in.runs, NULL, in.n, NULL);
+	ck_assert_ptr_nonnull(report);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(svg, sizeof(svg), "%s/svg", dir);
+	ck_assert_int_eq(mkdir(svg, 0755), 0);
+	snprintf(old, sizeof(old), "%s/mine.svg", svg);
+	f = fopen(old, "w");
+	ck_assert_ptr_nonnull(f);
+	fclose(f);
+	/* staged: only a private directory beside the old file */
+	ck_assert_int_eq(report_stage_svg(report, svg, &staged), 0);
+	ck_assert_uint_eq(entries(svg), 2);
+	ck_assert_int_eq(access(old, F_OK), 0);
+	report_staged_abandon(staged);
+	ck_assert_uint_eq(entries(svg), 1);
+	/* committed: every plot in place, the old file kept, nothing else */
+	ck_assert_int_eq(report_stage_svg(report, svg, &staged), 0);
+	ck_assert_int_eq(report_staged_commit(staged), 0);
+	ck_assert_uint_eq(files_ending(svg, ".svg", false), report_nr_plots(report) + 1);
+	ck_assert_uint_eq(entries(svg), report_nr_plots(report) + 1);
+	/* a directory made for staged files goes when they are abandoned */
+	snprintf(made, sizeof(made), "%s/gnuplot", dir);
+	ck_assert_int_eq(report_stage_gnuplot(report, made, &staged), 0);
+	report_staged_abandon(staged);
+	ck_assert_int_eq(access(made, F_OK), -1);
+	report_staged_commit(NULL);
+	report_staged_abandon(NULL);
+	remove_tree(dir);
+	report_free(report);
+	free_all(&in);
+}
+END_TEST
+
 static uint64_t next_random(uint64_t *state)
 {
 	*state ^= *state << 13;
@@ -464,6 +520,7 @@ int main(void)
 	tcase_add_test(tc, bad_inputs_make_no_page);
 	tcase_add_test(tc, unwritable_page_leaves_nothing);
 	tcase_add_test(tc, svg_and_gnuplot_files);
+	tcase_add_test(tc, staged_files_all_or_nothing);
 	tcase_add_test(tc, damaged_inputs_never_crash);
 	suite_add_tcase(s, tc);
 	return unit_run(s);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "latscope/sysroot.h"
@@ -90,6 +92,61 @@ START_TEST(live_root_is_slash)
 }
 END_TEST
 
+/*
+ * A fixture tree may hold anything: a FIFO must not block a read, a device
+ * must not be read for ever, a directory is no file and a file past the
+ * limit is refused before a byte of it is read.
+ */
+START_TEST(refuses_what_is_not_a_regular_file)
+{
+	char path[512], buf[64], *text = NULL;
+	struct sysroot *root;
+	size_t len;
+	int fd;
+
+	make_scratch();
+	snprintf(path, sizeof(path), "%s/fifo", scratch);
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	snprintf(path, sizeof(path), "%s/zero", scratch);
+	ck_assert_int_eq(symlink("/dev/zero", path), 0);
+	snprintf(path, sizeof(path), "%s/dir", scratch);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/huge", scratch);
+	fd = open(path, O_WRONLY | O_CREAT, 0600);
+	ck_assert_int_ge(fd, 0);
+	/* sparse: a size past the limit without the disk space */
+	ck_assert_int_eq(ftruncate(fd, (off_t)SYSROOT_READ_MAX + 1), 0);
+	close(fd);
+	put("small", "7\n");
+	root = sysroot_new(scratch);
+
+	ck_assert_int_eq(sysroot_read(root, buf, sizeof(buf), "/fifo"), -SYSROOT_ENOTREG);
+	ck_assert_int_eq(sysroot_read_alloc(root, &text, &len, "/fifo"), -SYSROOT_ENOTREG);
+	ck_assert_int_eq(sysroot_read_alloc(root, &text, &len, "/zero"), -SYSROOT_ENOTREG);
+	ck_assert_int_eq(sysroot_open_file(root, "/zero"), -SYSROOT_ENOTREG);
+	ck_assert_int_eq(sysroot_read(root, buf, sizeof(buf), "/dir"), -EISDIR);
+	ck_assert_int_eq(sysroot_read_alloc(root, &text, &len, "/huge"), -EFBIG);
+	ck_assert_ptr_null(text);
+	ck_assert_str_eq(sysroot_strerror(-SYSROOT_ENOTREG), "not a regular file");
+	ck_assert_str_eq(sysroot_strerror(-EISDIR), strerror(EISDIR));
+	/* refused files are not counted as read */
+	ck_assert_uint_eq(sysroot_files_read(root), 0);
+	fd = sysroot_open_file(root, "/small");
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_uint_eq(sysroot_files_read(root), 1);
+	sysroot_free(root);
+
+	remove_scratch("fifo");
+	remove_scratch("zero");
+	remove_scratch("huge");
+	remove_scratch("small");
+	snprintf(path, sizeof(path), "%s/dir", scratch);
+	rmdir(path);
+	rmdir(scratch);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("sysroot");
@@ -97,6 +154,7 @@ int main(void)
 
 	tcase_add_test(tc, reads_under_the_root);
 	tcase_add_test(tc, live_root_is_slash);
+	tcase_add_test(tc, refuses_what_is_not_a_regular_file);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "latscope/timer.h"
+#include "latscope/workers.h"
 #include "unit.h"
 
 #define US 1000ULL
@@ -293,6 +294,63 @@ START_TEST(sample_ring_must_be_a_power_of_two)
 }
 END_TEST
 
+/* -b: the breaking sample is a spike before any threshold is set, and when the records are full */
+START_TEST(the_break_sample_is_always_a_spike)
+{
+	struct timer_params params = synthetic_params();
+	struct timer_stats *stats;
+	unsigned int i;
+
+	params.spike_threshold_ns = UINT64_MAX; /* an adaptive threshold before its warm-up */
+	params.break_above_ns = 500 * US;
+	stats = new_stats(&params);
+	for (i = 0; i < 10; i++)
+		timer_stats_add(stats, T0 + i * MS, T0 + i * MS + 100 * US, 0);
+	ck_assert_uint_eq(stats->nr_spikes, 0);
+	timer_stats_add(stats, T0 + 10 * MS, T0 + 10 * MS + 600 * US, 0);
+	ck_assert_uint_eq(stats->nr_spikes, 1);
+	ck_assert_uint_eq(stats->spikes[0].latency_ns, 600 * US);
+	ck_assert_uint_eq(stats->spikes[0].cycle, 10);
+	timer_stats_free(stats);
+
+	params.spike_threshold_ns = 0; /* every sample recorded: the 4 slots fill */
+	stats = new_stats(&params);
+	for (i = 0; i < 6; i++)
+		timer_stats_add(stats, T0 + i * MS, T0 + i * MS + 100 * US, 0);
+	ck_assert_uint_eq(stats->nr_spikes, 4);
+	ck_assert_uint_eq(stats->spikes_dropped, 2);
+	timer_stats_add(stats, T0 + 6 * MS, T0 + 6 * MS + 700 * US, 0);
+	ck_assert_uint_eq(stats->nr_spikes, 5);
+	ck_assert_uint_eq(stats->spikes[4].cycle, 6);
+	ck_assert_uint_eq(stats->spikes_dropped, 2);
+	timer_stats_free(stats);
+}
+END_TEST
+
+/* What a run allocates is what the estimate said, and the estimate scales. */
+START_TEST(memory_estimate_covers_the_buffers)
+{
+	struct timer_params params = synthetic_params();
+	struct timer_stats *stats;
+	uint64_t one, two;
+
+	params.histogram_buckets = 1000;
+	params.sample_ring = 64;
+	params.break_above_ns = 1;
+	stats = new_stats(&params);
+	one = timer_memory_estimate(&params);
+	ck_assert_uint_ge(one, stats->alloc_size + WORKER_STACK_BYTES);
+	timer_stats_free(stats);
+	params.nr_threads = 2;
+	two = timer_memory_estimate(&params);
+	ck_assert_uint_ge(two, 2 * one - 4096);
+	/* -t 1000 -h 1000000: the 16 GB the run would have taken */
+	params.nr_threads = 1000;
+	params.histogram_buckets = 1000000;
+	ck_assert_uint_ge(timer_memory_estimate(&params), 16000000000ULL);
+}
+END_TEST
+
 /* ---- real runs: SCHED_OTHER, unpinned, a few ms; no privilege needed ---- */
 
 static struct timer_run *run_briefly(enum timer_wait_mode mode, uint64_t loops,
@@ -542,6 +600,8 @@ int main(void)
 	tcase_add_test(stats, cyclictest_histogram_buckets_and_overflows);
 	tcase_add_test(stats, overflow_cycles_are_bounded);
 	tcase_add_test(stats, sample_ring_must_be_a_power_of_two);
+	tcase_add_test(stats, the_break_sample_is_always_a_spike);
+	tcase_add_test(stats, memory_estimate_covers_the_buffers);
 	tcase_add_test(runs, absolute_run_completes);
 	tcase_add_test(runs, sample_hook_sees_every_wakeup);
 	tcase_add_test(runs, relative_run_completes);
