@@ -41,6 +41,8 @@ int cmd_irq(int argc, char **argv);
 extern const struct option_group irq_group;
 int cmd_report(int argc, char **argv);
 extern const struct option_command report_command;
+int cmd_doctor(int argc, char **argv);
+extern const struct option_command doctor_command;
 
 /*
  * Errors for the user: one line on stderr, "latscope <command>: <what>".

@@ -15,6 +15,8 @@ static const struct command commands[] = {
 	  cmd_irq },
 	{ "report", NULL, "one HTML page of plots from results, latscope's or cyclictest's",
 	  cmd_report },
+	{ "doctor", NULL, "check, irq plan, timer and noise in one run: verdict and ranked fixes",
+	  cmd_doctor },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
