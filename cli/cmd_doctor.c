@@ -8,6 +8,7 @@
  * the command line, the choice of CPUs and the order of the outputs.
  */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,14 +78,42 @@ static void doctor_defaults(void *options)
 	o->budget_ns = DOCTOR_DEFAULT_BUDGET_NS;
 }
 
-/* the same file, however it is spelled */
+/* Where a path to be written lands: its directory resolved, then its name. */
+static bool resolve_output(const char *path, char *buf, size_t size)
+{
+	char *copy = strdup(path), *dir, *base, *real;
+	bool ok = false;
+
+	if (!copy)
+		return false;
+	base = strrchr(copy, '/');
+	if (base) {
+		*base++ = '\0';
+		dir = *copy ? copy : "/";
+	} else {
+		base = copy;
+		dir = ".";
+	}
+	real = realpath(dir, NULL);
+	if (real)
+		ok = snprintf(buf, size, "%s/%s", real, base) < (int)size;
+	free(real);
+	free(copy);
+	return ok;
+}
+
+/* the same file, however it is spelled, made yet or not */
 static bool same_file(const char *a, const char *b)
 {
+	char ra[PATH_MAX + 256], rb[PATH_MAX + 256];
 	struct stat sa, sb;
 
 	if (!strcmp(a, b))
 		return true;
-	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	if (!stat(a, &sa) && !stat(b, &sb))
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	return resolve_output(a, ra, sizeof(ra)) && resolve_output(b, rb, sizeof(rb)) &&
+	       !strcmp(ra, rb);
 }
 
 static int doctor_finish(void *options, void *context)

@@ -163,8 +163,11 @@ void doctor_print(FILE *out, const struct doctor_run *d)
 		fprintf(out, "\nFixes, by measured impact\n");
 		for (i = 0; i < fixes->nr_known; i++)
 			print_fix(out, &fixes->fixes[i], i + 1);
-	} else if (d->parts.timer || d->parts.noise) {
+	} else if ((d->parts.timer && !fixes->untraced[DOCTOR_TIMER]) ||
+		   (d->parts.noise && !fixes->untraced[DOCTOR_NOISE])) {
 		fprintf(out, "\nFixes: none: no measured cause has a known fix\n");
+	} else if (d->parts.timer || d->parts.noise) {
+		fprintf(out, "\nFixes: not known: the causes were not traced (see 'not seen')\n");
 	}
 	if (fixes->nr_fixes > fixes->nr_known) {
 		fprintf(out, "\nCauses without a known fix\n");
