@@ -9,19 +9,6 @@
 /* causes listed under a fix; the JSON has them all */
 #define CAUSES_SHOWN 4
 
-static const char *percent(double fraction, char *buf, size_t size)
-{
-	double p = fraction * 100;
-
-	if (p >= 9.95 || p == 0)
-		snprintf(buf, size, "%.0f%%", p);
-	else if (p >= 0.095)
-		snprintf(buf, size, "%.1f%%", p);
-	else
-		snprintf(buf, size, "<0.1%%");
-	return buf;
-}
-
 static const char *part_measure(enum doctor_part part)
 {
 	return part == DOCTOR_TIMER ? "of the timer's spike time" : "of the noise's lost time";
@@ -80,7 +67,9 @@ static void print_verdict(FILE *out, const struct doctor_run *d)
 			print_level(out, cv);
 			fprintf(out, " %-11s %s%s\n",
 				cv->noise ? format_duration(cv->noise_max_ns, c, sizeof(c)) : "-",
-				cv->noise ? percent(cv->noise_lost_fraction, a, sizeof(a)) : "-",
+				cv->noise ?
+					doctor_share_text(cv->noise_lost_fraction, a, sizeof(a)) :
+					"-",
 				cv->over_budget ? "   over budget" : "");
 			unreliable |= cv->timer && cv->return_level.available &&
 				      !cv->return_level.reliable;
@@ -93,7 +82,7 @@ static void print_verdict(FILE *out, const struct doctor_run *d)
 	for (i = 0; i < n; i++)
 		fprintf(out, "  %s %s (cpu %d): %s %s\n",
 			i ? "          " : "top causes:", top[i].cause->label, top[i].cause->cpu,
-			percent(top[i].cause->share, a, sizeof(a)),
+			doctor_share_text(top[i].cause->share, a, sizeof(a)),
 			part_measure(top[i].cause->part));
 	for (i = 0; i < v->nr_not_seen; i++)
 		fprintf(out, "  %s %s\n", i ? "          " : "not seen:  ", v->not_seen[i]);
@@ -108,12 +97,12 @@ static void print_shares(FILE *out, const struct doctor_fix *f)
 
 	fprintf(out, "     accounts for ");
 	if (f->share[DOCTOR_TIMER] > 0)
-		fprintf(out, "%s %s", percent(f->share[DOCTOR_TIMER], a, sizeof(a)),
+		fprintf(out, "%s %s", doctor_share_text(f->share[DOCTOR_TIMER], a, sizeof(a)),
 			part_measure(DOCTOR_TIMER));
 	if (both)
 		fprintf(out, " and ");
 	if (f->share[DOCTOR_NOISE] > 0)
-		fprintf(out, "%s %s", percent(f->share[DOCTOR_NOISE], b, sizeof(b)),
+		fprintf(out, "%s %s", doctor_share_text(f->share[DOCTOR_NOISE], b, sizeof(b)),
 			part_measure(DOCTOR_NOISE));
 	fprintf(out, "; up to %s at once\n", format_duration(f->max_ns, m, sizeof(m)));
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "latscope/doctor.h"
 #include "report_internal.h"
 
 static const char *str(const json_t *o, const char *key)
@@ -33,19 +34,6 @@ static void text_cell(struct textbuf *out, const char *text)
 	textbuf_puts(out, "<td>");
 	textbuf_escape(out, text ? text : "—");
 	textbuf_puts(out, "</td>");
-}
-
-static const char *percent(double fraction, char *buf, size_t size)
-{
-	double p = fraction * 100;
-
-	if (p >= 9.95 || p == 0)
-		snprintf(buf, size, "%.0f%%", p);
-	else if (p >= 0.095)
-		snprintf(buf, size, "%.1f%%", p);
-	else
-		snprintf(buf, size, "<0.1%%");
-	return buf;
 }
 
 static void level_cell(struct textbuf *out, const json_t *timer)
@@ -110,12 +98,11 @@ static void verdict_table(const json_t *verdict, struct textbuf *out)
 		level_cell(out, timer);
 		duration_cell(out, json_object_get(noise, "max_ns"));
 		textbuf_puts(out, "<td class=\"n\">");
-		textbuf_escape(
-			out,
-			json_is_number(json_object_get(noise, "lost_fraction")) ?
-				percent(json_number_value(json_object_get(noise, "lost_fraction")),
-					buf, sizeof(buf)) :
-				"—");
+		textbuf_escape(out, json_is_number(json_object_get(noise, "lost_fraction")) ?
+					    doctor_share_text(json_number_value(json_object_get(
+								      noise, "lost_fraction")),
+							      buf, sizeof(buf)) :
+					    "—");
 		textbuf_puts(out, "</td>");
 		text_cell(out, json_is_true(json_object_get(c, "over_budget")) ? "over" : "within");
 		textbuf_puts(out, "</tr>\n");
@@ -145,8 +132,9 @@ static void top_causes(const json_t *verdict, struct textbuf *out)
 		textbuf_escape(out, str(c, "label"));
 		textbuf_printf(out, " (cpu %lld) ",
 			       (long long)json_integer_value(json_object_get(c, "cpu")));
-		textbuf_escape(out, percent(json_number_value(json_object_get(c, "share")), buf,
-					    sizeof(buf)));
+		textbuf_escape(out,
+			       doctor_share_text(json_number_value(json_object_get(c, "share")),
+						 buf, sizeof(buf)));
 		textbuf_puts(out, " ");
 		textbuf_escape(out, measure_of(str(c, "part")));
 		textbuf_puts(out, " → ");
@@ -175,8 +163,9 @@ static void causes_table(const json_t *causes, struct textbuf *out)
 			       (long long)json_integer_value(json_object_get(c, "cpu")),
 			       (long long)json_integer_value(json_object_get(c, "spikes")));
 		textbuf_puts(out, "<td class=\"n\">");
-		textbuf_escape(out, percent(json_number_value(json_object_get(c, "share")), buf,
-					    sizeof(buf)));
+		textbuf_escape(out,
+			       doctor_share_text(json_number_value(json_object_get(c, "share")),
+						 buf, sizeof(buf)));
 		textbuf_puts(out, "</td>");
 		duration_cell(out, json_object_get(c, "max_ns"));
 		duration_cell(out, json_object_get(c, "period_ns"));
@@ -222,11 +211,13 @@ static void fix_item(const json_t *fix, bool known, struct textbuf *out)
 	}
 	textbuf_puts(out, "<dt>impact</dt><dd>");
 	if (timer > 0)
-		textbuf_printf(out, "%s %s", percent(timer, a, sizeof(a)), measure_of("timer"));
+		textbuf_printf(out, "%s %s", doctor_share_text(timer, a, sizeof(a)),
+			       measure_of("timer"));
 	if (timer > 0 && noise > 0)
 		textbuf_puts(out, " and ");
 	if (noise > 0)
-		textbuf_printf(out, "%s %s", percent(noise, b, sizeof(b)), measure_of("noise"));
+		textbuf_printf(out, "%s %s", doctor_share_text(noise, b, sizeof(b)),
+			       measure_of("noise"));
 	textbuf_printf(out, "; up to %s at once</dd></dl>\n",
 		       plot_format_duration(json_number_value(json_object_get(fix, "max_ns")), a,
 					    sizeof(a)));

@@ -4,6 +4,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "latscope/cpuset.h"
@@ -129,6 +130,9 @@ json_t *doctor_fixes_json(const struct doctor_fixes *fixes, bool known);
 const char *doctor_fix_kind_name(enum doctor_fix_kind kind);
 /* "timer", "noise" */
 const char *doctor_part_name(enum doctor_part part);
+
+/* a share as people read it: "62%", "4.0%", "0.3%", "<0.1%"; returns @buf */
+const char *doctor_share_text(double fraction, char *buf, size_t size);
 
 /* A cause among the largest of the run, with the fix it is joined to. */
 struct doctor_top_cause {
