@@ -111,18 +111,32 @@ static void print_cause(FILE *out, const struct doctor_cause *c, bool first)
 {
 	char a[32], p[32];
 
-	fprintf(out, "     %s %s (%s, cpu %d: %llu %s%s, up to %s", first ? "from:" : "     ",
+	fprintf(out, "     %s %s: %s, cpu %d, %llu %s%s, up to %s", first ? "from:" : "     ",
 		c->label, doctor_part_name(c->part), c->cpu, (unsigned long long)c->spikes,
 		c->part == DOCTOR_TIMER ? "spike" : "gap", c->spikes == 1 ? "" : "s",
 		format_duration(c->max_ns, a, sizeof(a)));
 	if (c->period_ns)
 		fprintf(out, ", every %s", format_duration(c->period_ns, p, sizeof(p)));
-	fprintf(out, "): %s\n", c->why);
+	fputc('\n', out);
+}
+
+/* The reasons of the causes shown, each once: most causes of a fix share one. */
+static void print_reasons(FILE *out, const struct doctor_fix *f, unsigned int shown)
+{
+	unsigned int k, seen;
+
+	for (k = 0; k < shown; k++) {
+		for (seen = 0; seen < k; seen++)
+			if (!strcmp(f->causes[seen].why, f->causes[k].why))
+				break;
+		if (seen == k)
+			fprintf(out, "     %s %s\n", k ? "     " : "why: ", f->causes[k].why);
+	}
 }
 
 static void print_fix(FILE *out, const struct doctor_fix *f, unsigned int rank)
 {
-	unsigned int k;
+	unsigned int k, shown = f->nr_causes < CAUSES_SHOWN ? f->nr_causes : CAUSES_SHOWN;
 
 	fprintf(out, "\n  %u. %s", rank, f->title);
 	if (f->finding_id[0] && f->finding_read)
@@ -135,11 +149,12 @@ static void print_fix(FILE *out, const struct doctor_fix *f, unsigned int rank)
 	if (f->note[0])
 		fprintf(out, "     note: %s\n", f->note);
 	print_shares(out, f);
-	for (k = 0; k < f->nr_causes && k < CAUSES_SHOWN; k++)
+	for (k = 0; k < shown; k++)
 		print_cause(out, &f->causes[k], !k);
-	if (f->nr_causes > CAUSES_SHOWN)
+	if (f->nr_causes > shown)
 		fprintf(out, "           and %u more (the JSON lists them)\n",
-			f->nr_causes - CAUSES_SHOWN);
+			f->nr_causes - shown);
+	print_reasons(out, f, shown);
 }
 
 void doctor_print(FILE *out, const struct doctor_run *d)

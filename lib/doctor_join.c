@@ -245,9 +245,9 @@ static void join_irq(const struct join_context *ctx, enum doctor_part part, long
 		setting(j, "irq.managed", "Managed IRQs on RT CPUs",
 			"boot with isolcpus=managed_irq,domain,<the RT CPUs>");
 		set_text(j->why, sizeof(j->why),
-			 "irq %lld cannot be moved from user space (%s): the kernel places it", irq,
-			 unmovable && get_str(unmovable, "reason") ? get_str(unmovable, "reason") :
-								     "managed");
+			 "irq %lld is managed (or its affinity is read-only): the kernel places it "
+			 "and user space cannot move it",
+			 irq);
 		return;
 	}
 	next_step(ctx, part, next, sizeof(next));
@@ -430,7 +430,7 @@ static bool kernel_thread_name(const char *comm)
 }
 
 static void join_kernel_thread(const struct join_context *ctx, enum doctor_part part,
-			       const char *comm, const char *label, int cpu, struct join *j)
+			       const char *comm, int cpu, struct join *j)
 {
 	long long irq;
 	char *end;
@@ -441,7 +441,7 @@ static void join_kernel_thread(const struct join_context *ctx, enum doctor_part 
 		if (end != comm + 4 && *end == '-') {
 			join_irq(ctx, part, irq, cpu, j);
 			set_text(j->why + strlen(j->why), sizeof(j->why) - strlen(j->why),
-				 " (its handler thread %s)", label);
+				 " (the IRQ's handler thread)");
 			return;
 		}
 	}
@@ -450,43 +450,38 @@ static void join_kernel_thread(const struct join_context *ctx, enum doctor_part 
 			"echo <the housekeeping CPUs as a mask> > "
 			"/sys/devices/virtual/workqueue/cpumask");
 		set_text(j->why, sizeof(j->why),
-			 "%s is a workqueue worker: unbound work follows the workqueue cpumask, "
-			 "per-CPU work the CPU's own activity",
-			 label);
+			 "a workqueue worker: unbound work follows the workqueue cpumask, per-CPU "
+			 "work the CPU's own activity");
 	} else if (starts_with(comm, "rcu")) {
 		setting(j, "isolation.rcu_nocbs", "RCU callbacks offloaded",
 			"boot with rcu_nocbs=<the RT CPUs>");
 		set_text(j->why, sizeof(j->why),
-			 "%s is an RCU thread: offloaded callbacks run on the housekeeping CPUs",
-			 label);
+			 "an RCU thread: offloaded callbacks run on the housekeeping CPUs");
 	} else if (starts_with(comm, "watchdog")) {
 		setting(j, "kernel.lockup_detector", "Lockup detectors",
 			"sysctl -w kernel.watchdog=0 (boot: nowatchdog)");
-		set_text(j->why, sizeof(j->why), "%s is the lockup detector", label);
+		set_text(j->why, sizeof(j->why), "the lockup detector's thread");
 	} else if (starts_with(comm, "khungtaskd")) {
 		setting(j, "sched.hung_task", "Hung task detector",
 			"sysctl -w kernel.hung_task_timeout_secs=600");
-		set_text(j->why, sizeof(j->why), "%s walks every task", label);
+		set_text(j->why, sizeof(j->why), "the hung task detector walks every task");
 	} else if (starts_with(comm, "kcompactd") || starts_with(comm, "khugepaged")) {
 		setting(j, "mem.thp", "Transparent hugepages",
 			"echo never > /sys/kernel/mm/transparent_hugepage/enabled");
-		set_text(j->why, sizeof(j->why), "%s compacts memory for transparent hugepages",
-			 label);
+		set_text(j->why, sizeof(j->why), "compacts memory for transparent hugepages");
 	} else if (starts_with(comm, "ksmd")) {
 		setting(j, "mem.ksm", "Kernel samepage merging", "echo 0 > /sys/kernel/mm/ksm/run");
-		set_text(j->why, sizeof(j->why), "%s merges pages", label);
+		set_text(j->why, sizeof(j->why), "merges identical pages");
 	} else if (starts_with(comm, "ksoftirqd/") || starts_with(comm, "migration/")) {
 		setting(j, "isolation.cpus", "RT CPUs isolated",
 			"boot with isolcpus=managed_irq,domain,<the RT CPUs>");
 		set_text(j->why, sizeof(j->why),
-			 "%s is per CPU: it runs softirqs and load balancing the CPU takes part in "
-			 "until it is isolated",
-			 label);
+			 "a per-CPU thread: it runs softirqs and load balancing the CPU takes part "
+			 "in until it is isolated");
 	} else {
 		setting(j, "isolation.kthreads", "Kernel threads off RT CPUs",
 			"taskset -pc <the housekeeping CPUs> PID for each movable kernel thread");
-		set_text(j->why, sizeof(j->why), "%s is a kernel thread allowed on RT cpu %d",
-			 label, cpu);
+		set_text(j->why, sizeof(j->why), "a kernel thread allowed on RT cpu %d", cpu);
 	}
 }
 
@@ -528,11 +523,11 @@ static void join_thread(const struct join_context *ctx, enum doctor_part part, c
 		unknown(j, "main-thread", "latscope's own main thread",
 			"nothing to change: it reads the results, and runs on an RT CPU only when "
 			"no other CPU is allowed");
-		set_text(j->why, sizeof(j->why), "%s is the measurement's own", label);
+		set_text(j->why, sizeof(j->why), "the measurement's own");
 		return;
 	}
 	if (kernel_thread_name(comm)) {
-		join_kernel_thread(ctx, part, comm, label, cpu, j);
+		join_kernel_thread(ctx, part, comm, cpu, j);
 		return;
 	}
 	if (prio >= 0 && prio < 100) {
@@ -546,8 +541,8 @@ static void join_thread(const struct join_context *ctx, enum doctor_part part, c
 			 "priority",
 			 ctx->housekeeping_list, pid);
 		set_text(j->why, sizeof(j->why),
-			 "%s, a SCHED_FIFO/RR thread at priority %lld, ran on RT cpu %d", label,
-			 99 - prio, cpu);
+			 "a SCHED_FIFO/RR thread at priority %lld ran on RT cpu %d", 99 - prio,
+			 cpu);
 		return;
 	}
 	setting(j, "isolation.processes", "Processes off RT CPUs",
@@ -555,10 +550,10 @@ static void join_thread(const struct join_context *ctx, enum doctor_part part, c
 		"CPUAffinity= in /etc/systemd/system.conf");
 	set_text(j->why, sizeof(j->why),
 		 part == DOCTOR_TIMER ?
-			 "%s ran on RT cpu %d and held off the wake-up: keep processes off the RT "
-			 "CPUs (and a preemptible kernel ends what they do sooner)" :
-			 "%s ran on RT cpu %d: keep processes off the RT CPUs",
-		 label, cpu);
+			 "a process ran on RT cpu %d and held off the wake-up: keep processes off "
+			 "the RT CPUs (and a preemptible kernel ends what they do sooner)" :
+			 "a process ran on RT cpu %d: keep processes off the RT CPUs",
+		 cpu);
 }
 
 /* The cause's kind from the explanation's own words ("irq", "thread", ...). */
