@@ -5,10 +5,12 @@
 /*
  * Shared by the libFuzzer harnesses (tests/fuzz/<parser>.c): each feeds one
  * parser of outside input. Inputs that reach a parser through a file are
- * written into a private fixture tree on tmpfs, made once per process.
+ * written into a private fixture tree on tmpfs, made once per process and
+ * removed when it exits.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,18 +34,33 @@ static inline char *fuzz_text(const uint8_t *data, size_t size)
 	return text;
 }
 
+static char fuzz_tree_dir[64];
+
+static inline int fuzz_remove_entry(const char *path, const struct stat *st, int type,
+				    struct FTW *ftw)
+{
+	(void)st;
+	(void)type;
+	(void)ftw;
+	return remove(path);
+}
+
+/* At exit (libFuzzer ends its time-bounded runs with exit()): no tree left on tmpfs. */
+static inline void fuzz_tree_remove(void)
+{
+	nftw(fuzz_tree_dir, fuzz_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 /* A private directory for a fixture tree; aborts when none can be made. */
 static inline const char *fuzz_tree(void)
 {
-	static char dir[64];
-
-	if (!dir[0]) {
-		snprintf(dir, sizeof(dir), "%s/latscope-fuzz-XXXXXX",
+	if (!fuzz_tree_dir[0]) {
+		snprintf(fuzz_tree_dir, sizeof(fuzz_tree_dir), "%s/latscope-fuzz-XXXXXX",
 			 access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm");
-		if (!mkdtemp(dir))
+		if (!mkdtemp(fuzz_tree_dir) || atexit(fuzz_tree_remove))
 			abort();
 	}
-	return dir;
+	return fuzz_tree_dir;
 }
 
 /* mkdir -p of @path's directories under the tree, then write @size bytes. */

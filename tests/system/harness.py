@@ -106,9 +106,17 @@ def tracefs_mount():
     return None
 
 
+def owned_by_live_process(instance):
+    """An instance named latscope-PID whose process still runs: another
+    latscope on the machine, not one a test's finished run left behind."""
+    prefix, _, pid = instance.rpartition("-")
+    return prefix == "latscope" and pid.isdigit() and os.path.exists(f"/proc/{pid}")
+
+
 def tracefs_state():
     """What a run must leave as it found: the mount, the top-level settings
-    and the instances."""
+    and the instances (less those of latscope processes still running, so
+    that another run on the machine is not taken for a leak)."""
     where = tracefs_mount()
     if not where:
         return {"mounted": False}
@@ -117,6 +125,7 @@ def tracefs_state():
         with open(os.path.join(where, name)) as f:
             return f.read().strip()
 
+    instances = os.listdir(os.path.join(where, "instances"))
     return {"mounted": where, "trace_clock": read("trace_clock"),
             "tracing_on": read("tracing_on"), "current_tracer": read("current_tracer"),
-            "instances": sorted(os.listdir(os.path.join(where, "instances")))}
+            "instances": sorted(i for i in instances if not owned_by_live_process(i))}
