@@ -21,6 +21,7 @@
 #include "latscope/parse.h"
 #include "latscope/report.h"
 #include "latscope/result.h"
+#include "latscope/rt.h"
 #include "machine.h"
 #include "option_table.h"
 #include "output_path.h"
@@ -166,17 +167,18 @@ static int choose_cpus(struct doctor_run *d)
 				cpuset_format_list(&topo->online, online, sizeof(online)));
 	}
 	cpuset_or(&d->rt, &topo->isolated, &topo->nohz_full);
+	if (!cpuset_empty(&d->rt))
+		snprintf(d->rt_source, sizeof(d->rt_source), "the isolated and nohz_full CPUs%s",
+			 d->opts.rt_given ? " with --rt-cpus" : "");
+	else
+		snprintf(d->rt_source, sizeof(d->rt_source), "--rt-cpus");
 	cpuset_or(&d->rt, &d->rt, &d->opts.rt_cpus);
-	if (!cpuset_empty(&d->rt)) {
-		snprintf(d->rt_source, sizeof(d->rt_source), "%s",
-			 d->opts.rt_given ? "--rt-cpus with the isolated and nohz_full CPUs" :
-					    "the isolated and nohz_full CPUs");
-	} else if (cpuset_count(&topo->online) == 1) {
+	if (cpuset_empty(&d->rt) && cpuset_count(&topo->online) == 1) {
 		d->rt = topo->online;
 		snprintf(d->rt_source, sizeof(d->rt_source),
 			 "the only online CPU: none is isolated or nohz_full, and none is left "
 			 "for housekeeping");
-	} else {
+	} else if (cpuset_empty(&d->rt)) {
 		first = cpuset_next(&topo->online, -1);
 		d->rt = topo->online;
 		cpuset_remove(&d->rt, (unsigned int)first);
@@ -189,6 +191,21 @@ static int choose_cpus(struct doctor_run *d)
 	cpuset_format_list(&d->rt, d->rt_list, sizeof(d->rt_list));
 	cpuset_format_list(&d->housekeeping, d->housekeeping_list, sizeof(d->housekeeping_list));
 	return 0;
+}
+
+/*
+ * isolcpus= keeps the isolated CPUs out of every task's default affinity:
+ * reach the RT CPUs as taskset -c would, so that the timer may pin there.
+ * Where a cpuset forbids it, the timer says so when it is prepared.
+ */
+static void reach_rt_cpus(struct doctor_run *d)
+{
+	struct cpuset allowed, wanted;
+
+	if (machine_allowed_cpus(&d->topo.online, &allowed) || cpuset_subset(&d->rt, &allowed))
+		return;
+	cpuset_or(&wanted, &allowed, &d->rt);
+	rt_place_main_thread(&d->topo.online, &d->rt, &wanted);
 }
 
 /* Hold PM QoS as timer and noise do, or say why they will not. */
@@ -391,6 +408,7 @@ int cmd_doctor(int argc, char **argv)
 	}
 	plan_steps(d);
 	check_pm_qos(d);
+	reach_rt_cpus(d);
 	if (signals_catch()) {
 		status = runtime_error("cannot catch signals: %s", strerror(errno));
 		goto out;
