@@ -36,7 +36,16 @@ def differences(before, after):
     """What changed, one line each (empty when nothing did)."""
     lines = []
     for key in before:
-        if key == "irqs":
+        if key == "tracefs" and before[key].get("mounted") and after[key].get("mounted"):
+            # a run removes the instances of dead runs it finds: only new ones leak
+            new = set(after[key]["instances"]) - set(before[key]["instances"])
+            if new:
+                lines.append(f"tracefs instances left: {sorted(new)}")
+            for field in before[key]:
+                if field != "instances" and before[key][field] != after[key][field]:
+                    lines.append(f"tracefs {field}: {before[key][field]} -> "
+                                 f"{after[key][field]}")
+        elif key == "irqs":
             for irq, affinity in before[key].items():
                 # an IRQ that went away meanwhile is not ours to judge
                 if irq in after[key] and after[key][irq] != affinity:
