@@ -19,6 +19,8 @@ static const struct command commands[] = {
 	  cmd_report },
 	{ "compare", NULL, "before/after with confidence intervals, misses, GEV return levels",
 	  cmd_compare },
+	{ "doctor", NULL, "check, irq plan, timer and noise in one run: verdict and ranked fixes",
+	  cmd_doctor },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
