@@ -48,6 +48,7 @@ static const struct option_spec check_option_specs[] = {
 	  .where = CHECK(rt_text),
 	  .given = CHECK(rt_given),
 	  .parse = parse_rt_cpus,
+	  .complete_as = OPTION_CPUS,
 	  .value_name = "LIST",
 	  .help = "CPUs for real-time work",
 	  .default_text = "isolated and nohz_full" },

@@ -12,6 +12,11 @@ int option_parse_rt_policy(const struct option_value *value)
 	return 0;
 }
 
+const struct option_choice rt_policy_words[] = {
+	{ "other", RT_POLICY_OTHER }, { "fifo", RT_POLICY_FIFO }, { "rr", RT_POLICY_RR },
+	{ "batch", RT_POLICY_BATCH }, { "idle", RT_POLICY_IDLE }, { NULL, 0 },
+};
+
 const struct option_choice explain_choices[] = {
 	{ "trace", EXPLAIN_WITH_TRACE },
 	{ "counters", EXPLAIN_WITH_COUNTERS },

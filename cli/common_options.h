@@ -12,6 +12,8 @@
 
 /* --policy NAME: other (normal), fifo, rr, batch or idle into an enum rt_policy */
 int option_parse_rt_policy(const struct option_value *value);
+/* the names --policy takes, for completion (.complete_as = OPTION_CHOICE) */
+extern const struct option_choice rt_policy_words[];
 
 /* --explain[=HOW]: trace or counters into an enum explain_choice; bare is "trace" */
 extern const struct option_choice explain_choices[];
