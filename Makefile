@@ -5,7 +5,7 @@ BUILD ?= build
 SANITIZE_BUILD ?= build-sanitize
 FUZZ_SECONDS ?= 120
 # the system tests that never measure: fixtures, usage errors, refusals, the read-only audit
-SANITIZE_TESTS = irq-fixture noise-usage run-limits check-live no-false-good
+SANITIZE_TESTS = irq-fixture noise-usage run-limits check-live no-false-good doctor-usage
 # use_sigaltstack=0: Debian 12's libasan reports an overflow in its own
 # teardown of a thread that pthread_cancel() ended (doc/HACKING.md)
 SANITIZE_ENV = LATSCOPE_SANITIZED=1 \
@@ -14,8 +14,18 @@ SANITIZE_ENV = LATSCOPE_SANITIZED=1 \
 
 .PHONY: run test deps build clean sanitize fuzz
 
+# the main job: the whole diagnosis of this machine in 30 s, one page to read;
+# done when the page is written, whatever the verdict (doctor exits 2 for
+# "not ready", 1 when a part could not run: both are on the page)
 run: deps build
-	./$(BUILD)/cli/latscope noise --duration 10s --cpus "$$(cat /sys/devices/system/cpu/online)" --explain
+	@touch $(BUILD)/run-started; \
+	./$(BUILD)/cli/latscope doctor --duration 30s --report latscope-report.html; \
+	status=$$?; \
+	if [ latscope-report.html -nt $(BUILD)/run-started ]; then \
+		echo "The report is $(CURDIR)/latscope-report.html: open it in a browser."; \
+	else \
+		exit $$status; \
+	fi
 
 test: deps build
 	meson test -C $(BUILD) --print-errorlogs

@@ -55,6 +55,8 @@ int cmd_report(int argc, char **argv);
 extern const struct option_command report_command;
 int cmd_compare(int argc, char **argv);
 extern const struct option_command compare_command;
+int cmd_doctor(int argc, char **argv);
+extern const struct option_command doctor_command;
 
 /*
  * Errors for the user: one line on stderr, "latscope <command>: <what>".
@@ -64,6 +66,14 @@ extern const struct option_command compare_command;
 void cli_set_command_name(const char *name);
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int runtime_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * The last error line and the last warning said (without the prefix), ""
+ * when none since cli_forget_messages(): doctor names with them why a part
+ * did not run or what it could not do.
+ */
+const char *cli_last_error(void);
+const char *cli_last_warning(void);
+void cli_forget_messages(void);
 /* The verbosity chosen with -v/--verbose: 0 quiet, 1 info, 2 debug. */
 void cli_set_verbosity(int level);
 /*

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check_report.h"
 #include "cli.h"
 #include "latscope/audit.h"
 #include "latscope/clock.h"
@@ -19,9 +20,7 @@ struct check_options {
 	const char *root_dir;
 	struct json_output json;
 	enum audit_severity fail_on; /* AUDIT_NR_SEVERITIES: never */
-	bool all;
-	int verbose;
-	bool color;
+	struct check_print print;
 };
 
 #define CHECK(member) OPTION_FIELD(struct check_options, member)
@@ -70,12 +69,12 @@ static const struct option_spec check_option_specs[] = {
 	{ .long_name = "all",
 	  .short_name = 'a',
 	  .kind = OPTION_FLAG,
-	  .where = CHECK(all),
+	  .where = CHECK(print.all),
 	  .help = "list the passed and skipped checks too" },
 	{ .long_name = "verbose",
 	  .short_name = 'v',
 	  .kind = OPTION_COUNTER,
-	  .where = CHECK(verbose),
+	  .where = CHECK(print.verbose),
 	  .help = "show the evidence, the files read and the time taken" },
 	OPTION_TABLE_END,
 };
@@ -107,102 +106,6 @@ const struct option_command check_command = {
 		  "129 usage error",
 };
 
-static const char *paint(const struct check_options *opts, enum audit_status status)
-{
-	static const char *const colors[AUDIT_NR_STATUSES] = {
-		[AUDIT_FAIL] = "\033[1;31m",
-		[AUDIT_WARN] = "\033[33m",
-		[AUDIT_PASS] = "\033[32m",
-		[AUDIT_SKIP] = "\033[2m",
-	};
-
-	return opts->color ? colors[status] : "";
-}
-
-static const char *unpaint(const struct check_options *opts)
-{
-	return opts->color ? "\033[0m" : "";
-}
-
-static void print_finding(const struct check_options *opts, const struct audit_finding *f)
-{
-	size_t i;
-
-	printf("  %s%-4s%s %s  %s: %s\n", paint(opts, f->status), audit_status_name(f->status),
-	       unpaint(opts), f->id, f->title, f->detail ? f->detail : "");
-	if (f->fix && (f->status == AUDIT_FAIL || f->status == AUDIT_WARN))
-		printf("       fix: %s\n", f->fix);
-	if (opts->verbose)
-		for (i = 0; i < f->nr_evidence; i++)
-			printf("       seen: %s = %s\n", f->evidence[i].path, f->evidence[i].value);
-}
-
-static void print_group(const struct check_options *opts, const struct audit_report *report,
-			enum audit_status status, const char *heading)
-{
-	bool printed = false;
-	size_t i;
-
-	for (i = 0; i < report->nr_findings; i++) {
-		if (report->findings[i].status != status)
-			continue;
-		if (!printed)
-			printf("\n%s\n", heading);
-		printed = true;
-		print_finding(opts, &report->findings[i]);
-	}
-}
-
-static void print_report(const struct check_options *opts, const struct audit_report *report)
-{
-	struct audit_summary s;
-	char rt[256], hk[256];
-	unsigned int sev;
-	size_t i;
-
-	cpuset_format_list(&report->rt_cpus, rt, sizeof(rt));
-	cpuset_format_list(&report->housekeeping, hk, sizeof(hk));
-	if (cpuset_empty(&report->rt_cpus))
-		printf("RT CPUs: none (none isolated or nohz_full; use --rt-cpus); "
-		       "housekeeping CPUs: %s\n",
-		       hk);
-	else
-		printf("RT CPUs: %s (%s); housekeeping CPUs: %s\n", rt,
-		       report->rt_cpus_given ? "--rt-cpus" : "isolated and nohz_full",
-		       hk[0] ? hk : "none");
-	/* failures and warnings first, most severe first, one heading per severity */
-	for (sev = 0; sev < AUDIT_NR_SEVERITIES; sev++) {
-		bool printed = false;
-
-		for (i = 0; i < report->nr_findings; i++) {
-			const struct audit_finding *f = &report->findings[i];
-
-			if (f->severity != sev ||
-			    (f->status != AUDIT_FAIL && f->status != AUDIT_WARN))
-				continue;
-			if (!printed) {
-				const char *name = audit_severity_name(f->severity);
-
-				printf("\n%c%s\n", name[0] - 'a' + 'A', name + 1);
-				printed = true;
-			}
-			print_finding(opts, f);
-		}
-	}
-	audit_summarize(report, &s);
-	if (opts->all) {
-		print_group(opts, report, AUDIT_PASS, "Passed");
-		print_group(opts, report, AUDIT_SKIP, "Skipped");
-	} else if (s.passed || s.skipped) {
-		printf("\n%u passed, %u skipped (--all lists them)\n", s.passed, s.skipped);
-	}
-	printf("\n%u fatal, %u high, %u medium, %u low; %u passed, %u skipped\n",
-	       s.failed[AUDIT_FATAL] + s.warned[AUDIT_FATAL],
-	       s.failed[AUDIT_HIGH] + s.warned[AUDIT_HIGH],
-	       s.failed[AUDIT_MEDIUM] + s.warned[AUDIT_MEDIUM],
-	       s.failed[AUDIT_LOW] + s.warned[AUDIT_LOW], s.passed, s.skipped);
-}
-
 static json_t *params_json(const struct check_options *opts)
 {
 	return json_pack("{s:o, s:s, s:s}", "rt_cpus",
@@ -216,16 +119,11 @@ static int write_json(const struct check_options *opts, struct sysroot *root,
 		      const struct topology *topo, const struct audit_report *report, int argc,
 		      char **argv)
 {
-	json_t *doc = result_new("check", argc, argv), *audit;
+	json_t *doc = check_document(root, topo, report, params_json(opts), argc, argv);
 	int status;
 
 	if (!doc)
 		return runtime_error("out of memory");
-	json_object_set_new(doc, "host", result_host_facts(root, topo));
-	json_object_set_new(doc, "params", params_json(opts));
-	audit = audit_report_json(report);
-	json_object_update(doc, audit);
-	json_decref(audit);
 	result_set_end_time(doc);
 	status = output_json_write(&opts->json, doc);
 	json_decref(doc);
@@ -257,8 +155,8 @@ int cmd_check(int argc, char **argv)
 
 	if (!option_parse(&check_command, argc, argv, &opts, NULL, &status))
 		goto out;
-	cli_set_verbosity(opts.verbose);
-	opts.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+	cli_set_verbosity(opts.print.verbose);
+	opts.print.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
 	status = machine_open(opts.root_dir, &root, &topo);
 	if (status)
 		goto out;
@@ -269,9 +167,9 @@ int cmd_check(int argc, char **argv)
 		status = runtime_error("the audit could not run");
 		goto out;
 	}
-	print_report(&opts, &report);
+	check_print_report(stdout, &opts.print, &report);
 	fflush(stdout);
-	if (opts.verbose)
+	if (opts.print.verbose)
 		fprintf(stderr, "latscope check: %zu rules read %lu files in %.1f ms\n",
 			report.nr_findings, sysroot_files_read(root),
 			(double)(clock_ns(CLOCK_MONOTONIC) - start) / 1e6);

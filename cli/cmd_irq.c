@@ -12,7 +12,6 @@
 #include "latscope/parse.h"
 #include "option_table.h"
 
-#define DEFAULT_SAMPLE_NS NS_PER_SEC
 #define DEFAULT_VERIFY_NS (3 * NS_PER_SEC)
 
 #define IRQ(member) OPTION_FIELD(struct irq_options, member)
@@ -124,11 +123,7 @@ static const struct option_spec irq_restore_specs[] = {
 /* The defaults: the planner's own (one definition, in the library), the daemon's. */
 static void irq_defaults(void *options)
 {
-	struct irq_options *o = options;
-
-	irqplan_policy_default(&o->policy);
-	o->sample_ns = DEFAULT_SAMPLE_NS;
-	o->interval_ns = 10 * NS_PER_SEC;
+	irq_options_default(options);
 }
 
 static int irq_finish(void *options, void *context)
@@ -179,29 +174,6 @@ const struct option_group irq_group = {
 	.footer = "exit status: 0 ok, 1 error (a write failed, no CPU left), 129 usage error",
 };
 
-static int load_and_plan(struct irq_context *ctx, const struct irq_options *options,
-			 struct irqplan *plan)
-{
-	struct irqplan_policy policy;
-	struct irqplan_input input;
-	uint64_t start;
-	int ret;
-
-	if (irq_context_load(ctx, options))
-		return EXIT_ERROR;
-	ret = irq_check_rt_cpus(ctx, options);
-	if (ret)
-		return ret;
-	irq_plan_input(ctx, options, &input);
-	irq_policy(options, &policy);
-	start = clock_ns(CLOCK_MONOTONIC);
-	if (irqplan_make(&input, &policy, plan))
-		return EXIT_ERROR;
-	log_info("planner: %u moves in %.2f ms", plan->nr_moves,
-		 (double)(clock_ns(CLOCK_MONOTONIC) - start) / 1e6);
-	return EXIT_OK;
-}
-
 static void rt_set(const struct irq_context *ctx, const struct irq_options *options,
 		   struct cpuset *rt)
 {
@@ -240,14 +212,12 @@ static int run_plan(const struct irq_options *options, struct irq_context *ctx)
 	json_t *doc = NULL;
 	int status;
 
-	status = load_and_plan(ctx, options, &plan);
+	status = irq_context_plan(ctx, options, &plan);
 	if (status)
 		goto out;
-	irq_print_plan(ctx, &plan);
+	irq_print_plan(stdout, ctx, &plan);
 	if (options->json.path) {
-		doc = irq_json_document(ctx, options);
-		irq_json_add_irqs(doc, ctx);
-		irq_json_add_plan(doc, ctx, &plan);
+		doc = irq_plan_document(ctx, options, &plan);
 		status = irq_json_write(doc, options);
 	}
 	if (!status)
@@ -337,7 +307,7 @@ static int report_apply(const struct irq_context *ctx, const struct irq_options 
 		const struct irq_apply_result *result = &report->moves[i];
 
 		if (result->status != IRQ_WRITE_DONE || !result->effective_ok)
-			irq_print_move(&ctx->table, &plan->moves[i], result);
+			irq_print_move(stdout, &ctx->table, &plan->moves[i], result);
 		json_array_append_new(results, irq_json_move(&ctx->table, &plan->moves[i], result));
 	}
 	if (plan->default_change && !report->default_written)
@@ -388,19 +358,16 @@ static int run_apply(const struct irq_options *options, struct irq_context *ctx)
 	status = irq_lock_journal(ctx, true);
 	if (status)
 		goto out;
-	status = load_and_plan(ctx, options, &plan);
+	status = irq_context_plan(ctx, options, &plan);
 	if (status)
 		goto out;
-	irq_print_plan(ctx, &plan);
+	irq_print_plan(stdout, ctx, &plan);
 	/* a plan made without some IRQs' affinities is no plan to write */
 	status = irq_unjudged_error(ctx, "nothing was changed");
 	if (status)
 		goto out;
-	if (options->json.path) {
-		doc = irq_json_document(ctx, options);
-		irq_json_add_irqs(doc, ctx);
-		irq_json_add_plan(doc, ctx, &plan);
-	}
+	if (options->json.path)
+		doc = irq_plan_document(ctx, options, &plan);
 	rt = plan.rt;
 	if (options->verify) {
 		before = calloc(ctx->table.nr_columns, sizeof(double));

@@ -8,6 +8,9 @@
 
 static const char *command_name;
 static int verbosity;
+/* the last error and warning said, for doctor to name why a part did not run */
+static char last_error[512];
+static char last_warning[512];
 
 void cli_set_command_name(const char *name)
 {
@@ -19,13 +22,33 @@ void cli_set_verbosity(int level)
 	verbosity = level;
 }
 
-static void print_line(const char *kind, const char *fmt, va_list ap)
+/* One line on stderr; @keep (last_error, last_warning or NULL) remembers it. */
+static void print_line(const char *kind, char *keep, const char *fmt, va_list ap)
 {
+	char line[512];
+
+	vsnprintf(line, sizeof(line), fmt, ap);
 	fflush(stdout);
-	fprintf(stderr, "latscope%s%s: %s", command_name ? " " : "",
-		command_name ? command_name : "", kind);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "latscope%s%s: %s%s\n", command_name ? " " : "",
+		command_name ? command_name : "", kind, line);
+	if (keep)
+		memcpy(keep, line, sizeof(line));
+}
+
+const char *cli_last_error(void)
+{
+	return last_error;
+}
+
+const char *cli_last_warning(void)
+{
+	return last_warning;
+}
+
+void cli_forget_messages(void)
+{
+	last_error[0] = '\0';
+	last_warning[0] = '\0';
 }
 
 int usage_error(const char *fmt, ...)
@@ -33,7 +56,7 @@ int usage_error(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	print_line("", fmt, ap);
+	print_line("", last_error, fmt, ap);
 	va_end(ap);
 	return EXIT_USAGE;
 }
@@ -43,7 +66,7 @@ int runtime_error(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	print_line("", fmt, ap);
+	print_line("", last_error, fmt, ap);
 	va_end(ap);
 	return EXIT_ERROR;
 }
@@ -59,7 +82,11 @@ static void print_log(enum log_level level, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	print_line(kinds[level], fmt, ap);
+	print_line(kinds[level],
+		   level == LATSCOPE_LOG_ERROR	 ? last_error :
+		   level == LATSCOPE_LOG_WARNING ? last_warning :
+						   NULL,
+		   fmt, ap);
 	va_end(ap);
 }
 

@@ -233,9 +233,9 @@ static void record(struct daemon *d, const struct irqplan *plan,
 		d->moves_done += done[i];
 		if (result->status == IRQ_WRITE_PERMANENT)
 			add_stuck(&d->stuck, move->irq);
-		irq_print_move(&d->ctx.table, move, NULL);
+		irq_print_move(stdout, &d->ctx.table, move, NULL);
 		if (!done[i] || !result->effective_ok)
-			irq_print_move(&d->ctx.table, move, result);
+			irq_print_move(stdout, &d->ctx.table, move, result);
 		if (!d->moves)
 			continue;
 		entry = irq_json_move(&d->ctx.table, move, result);

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "irq_context.h"
 #include "latscope/log.h"
+#include "latscope/parse.h"
 
 bool irq_sleep(uint64_t ns)
 {
@@ -149,6 +150,36 @@ int irq_context_load(struct irq_context *ctx, const struct irq_options *options)
 	if (ret == -EINTR)
 		log_error("interrupted while sampling the interrupt counts");
 	return ret;
+}
+
+void irq_options_default(struct irq_options *options)
+{
+	irqplan_policy_default(&options->policy);
+	options->sample_ns = NS_PER_SEC;
+	options->interval_ns = 10 * NS_PER_SEC;
+}
+
+int irq_context_plan(struct irq_context *ctx, const struct irq_options *options,
+		     struct irqplan *plan)
+{
+	struct irqplan_policy policy;
+	struct irqplan_input input;
+	uint64_t start;
+	int ret;
+
+	if (irq_context_load(ctx, options))
+		return EXIT_ERROR;
+	ret = irq_check_rt_cpus(ctx, options);
+	if (ret)
+		return ret;
+	irq_plan_input(ctx, options, &input);
+	irq_policy(options, &policy);
+	start = clock_ns(CLOCK_MONOTONIC);
+	if (irqplan_make(&input, &policy, plan))
+		return EXIT_ERROR;
+	log_info("planner: %u moves in %.2f ms", plan->nr_moves,
+		 (double)(clock_ns(CLOCK_MONOTONIC) - start) / 1e6);
+	return EXIT_OK;
 }
 
 void irq_policy(const struct irq_options *options, struct irqplan_policy *policy)

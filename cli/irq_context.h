@@ -64,6 +64,9 @@ struct irq_context {
 	struct irq_journal_lock *journal_lock;
 };
 
+/* The defaults of every subcommand: the planner's policy, a 1 s rate sample. */
+void irq_options_default(struct irq_options *options);
+
 /* The root and the journal's path; 0 or a negative errno code. */
 int irq_context_open(struct irq_context *ctx, const struct irq_options *options);
 /* topology, table, default affinity, then rates over the sample */
@@ -79,6 +82,13 @@ void irq_context_close(struct irq_context *ctx);
  * IRQ_JOURNAL_LOCK_WAIT_NS for another holder. 0 or EXIT_ERROR (said).
  */
 int irq_lock_journal(struct irq_context *ctx, bool create);
+
+/*
+ * Load the machine (irq_context_load()), check --rt-cpus and make the plan;
+ * EXIT_OK, or the exit status after the reason was said.
+ */
+int irq_context_plan(struct irq_context *ctx, const struct irq_options *options,
+		     struct irqplan *plan);
 
 /* usage error when --rt-cpus covers every online CPU */
 int irq_check_rt_cpus(const struct irq_context *ctx, const struct irq_options *options);

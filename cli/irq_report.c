@@ -34,15 +34,15 @@ static const char *rates_unit(const struct irq_context *ctx)
 	return ctx->window_ns ? "per_second" : "count_since_boot";
 }
 
-static void print_rates_line(const struct irq_context *ctx)
+static void print_rates_line(FILE *out, const struct irq_context *ctx)
 {
 	if (ctx->window_ns)
-		printf("rates:         per second, sampled over %.2f s\n",
-		       (double)ctx->window_ns / 1e9);
+		fprintf(out, "rates:         per second, sampled over %.2f s\n",
+			(double)ctx->window_ns / 1e9);
 	else
-		printf("rates:         counts since boot (%s)\n",
-		       sysroot_is_live(ctx->root) ? "--sample 0" :
-						    "a fixture has a single snapshot");
+		fprintf(out, "rates:         counts since boot (%s)\n",
+			sysroot_is_live(ctx->root) ? "--sample 0" :
+						     "a fixture has a single snapshot");
 }
 
 /* one IRQ's count on one CPU in the window, as a rate */
@@ -228,7 +228,7 @@ void irq_print_show(const struct irq_context *ctx, const struct irq_options *opt
 		return;
 	printf("RT cpus:       %s (isolated %s; nohz_full %s)\n", list(rt, a, sizeof(a)),
 	       list(&ctx->topo.isolated, b, sizeof(b)), list(&ctx->topo.nohz_full, c, sizeof(c)));
-	print_rates_line(ctx);
+	print_rates_line(stdout, ctx);
 	printf("\n cpu node core    rt    irqs  device IRQs (* managed, ? affinity unknown) by rate\n"
 	       "%30ssystem vectors\n",
 	       "");
@@ -264,77 +264,82 @@ int irq_unjudged_error(const struct irq_context *ctx, const char *verdict)
 			     verdict);
 }
 
-void irq_print_move(const struct irq_table *table, const struct irqplan_move *move,
+void irq_print_move(FILE *out, const struct irq_table *table, const struct irqplan_move *move,
 		    const struct irq_apply_result *result)
 {
 	const struct irq_info *irq = &table->irqs[move->row];
 	char from[256];
 
-	printf("  irq %u %s: %s -> %u [%s]", irq->number, irq->name,
-	       list(&irq->affinity, from, sizeof(from)), move->to, irqplan_kind_name(move->kind));
+	fprintf(out, "  irq %u %s: %s -> %u [%s]", irq->number, irq->name,
+		list(&irq->affinity, from, sizeof(from)), move->to, irqplan_kind_name(move->kind));
 	if (!result) {
-		printf(": %s\n", move->reason);
+		fprintf(out, ": %s\n", move->reason);
 		return;
 	}
-	printf(": %s", irq_write_status_name(result->status));
+	fprintf(out, ": %s", irq_write_status_name(result->status));
 	if (result->error)
-		printf(" (%s)", sysroot_strerror(result->error));
+		fprintf(out, " (%s)", sysroot_strerror(result->error));
 	if (result->status == IRQ_WRITE_DONE && !result->effective_ok)
-		printf("; effective cpu still %d: the kernel moves it at the next interrupt",
-		       result->effective_cpu);
-	printf("\n");
+		fprintf(out, "; effective cpu still %d: the kernel moves it at the next interrupt",
+			result->effective_cpu);
+	fprintf(out, "\n");
 }
 
-void irq_print_plan(const struct irq_context *ctx, const struct irqplan *plan)
+void irq_print_plan(FILE *out, const struct irq_context *ctx, const struct irqplan *plan)
 {
 	char a[256], b[256], c[256];
 	unsigned int i;
 
-	printf("RT cpus:       %s (isolated %s; nohz_full %s)\n", list(&plan->rt, a, sizeof(a)),
-	       list(&ctx->topo.isolated, b, sizeof(b)), list(&ctx->topo.nohz_full, c, sizeof(c)));
-	printf("allowed cpus:  %s\n", list(&plan->allowed, a, sizeof(a)));
-	print_rates_line(ctx);
+	fprintf(out, "RT cpus:       %s (isolated %s; nohz_full %s)\n",
+		list(&plan->rt, a, sizeof(a)), list(&ctx->topo.isolated, b, sizeof(b)),
+		list(&ctx->topo.nohz_full, c, sizeof(c)));
+	fprintf(out, "allowed cpus:  %s\n", list(&plan->allowed, a, sizeof(a)));
+	print_rates_line(out, ctx);
 	if (!plan->nr_moves)
-		printf("moves:         none%s\n",
-		       plan->nr_unreadable ? "" : ": the placement is good");
+		fprintf(out, "moves:         none%s\n",
+			plan->nr_unreadable ? "" : ": the placement is good");
 	else
-		printf("moves:         %u\n", plan->nr_moves);
+		fprintf(out, "moves:         %u\n", plan->nr_moves);
 	for (i = 0; i < plan->nr_moves; i++) {
 		const struct irqplan_move *move = &plan->moves[i];
 
-		irq_print_move(&ctx->table, move, NULL);
+		irq_print_move(out, &ctx->table, move, NULL);
 		if (move->remote)
 			fprintf(stderr, "latscope irq: warning: irq %u %s: %s\n", move->irq,
 				ctx->table.irqs[move->row].name, move->reason);
 	}
 	if (plan->rt_until_next_interrupt)
-		printf("pending:       %u irqs placed right are delivered to an RT cpu until their next interrupt (the kernel moves them then)\n",
-		       plan->rt_until_next_interrupt);
+		fprintf(out,
+			"pending:       %u irqs placed right are delivered to an RT cpu until their next interrupt (the kernel moves them then)\n",
+			plan->rt_until_next_interrupt);
 	if (plan->held_by_dwell || plan->held_by_budget)
-		printf("held back:     %u by their dwell time, %u by the move budget\n",
-		       plan->held_by_dwell, plan->held_by_budget);
+		fprintf(out, "held back:     %u by their dwell time, %u by the move budget\n",
+			plan->held_by_dwell, plan->held_by_budget);
 	if (plan->nr_unmovable)
-		printf("unmovable:     %u\n", plan->nr_unmovable);
+		fprintf(out, "unmovable:     %u\n", plan->nr_unmovable);
 	for (i = 0; i < plan->nr_unmovable; i++) {
 		const struct irqplan_unmovable *u = &plan->unmovable[i];
 		const struct irq_info *irq = &ctx->table.irqs[u->row];
 
-		printf("  irq %u %s%s: %s\n", irq->number, irq->name, u->reaches_rt ? " (RT!)" : "",
-		       u->reason);
+		fprintf(out, "  irq %u %s%s: %s\n", irq->number, irq->name,
+			u->reaches_rt ? " (RT!)" : "", u->reason);
 	}
 	if (plan->nr_unreadable)
-		printf("not judged:    %u (their affinity files do not read: where they fire is unknown)\n",
-		       plan->nr_unreadable);
+		fprintf(out,
+			"not judged:    %u (their affinity files do not read: where they fire is unknown)\n",
+			plan->nr_unreadable);
 	for (i = 0; i < plan->nr_unreadable; i++) {
 		const struct irqplan_unmovable *u = &plan->unreadable[i];
 
-		printf("  irq %u %s: %s\n", u->irq, ctx->table.irqs[u->row].name, u->reason);
+		fprintf(out, "  irq %u %s: %s\n", u->irq, ctx->table.irqs[u->row].name, u->reason);
 	}
 	if (plan->default_change)
-		printf("default_smp_affinity: %s -> %s\n", list(&plan->default_from, a, sizeof(a)),
-		       list(&plan->default_to, b, sizeof(b)));
+		fprintf(out, "default_smp_affinity: %s -> %s\n",
+			list(&plan->default_from, a, sizeof(a)),
+			list(&plan->default_to, b, sizeof(b)));
 	else
-		printf("default_smp_affinity: %s, good\n", list(&plan->default_from, a, sizeof(a)));
+		fprintf(out, "default_smp_affinity: %s, good\n",
+			list(&plan->default_from, a, sizeof(a)));
 }
 
 json_t *irq_json_document(const struct irq_context *ctx, const struct irq_options *options)
@@ -507,6 +512,16 @@ void irq_json_add_plan(json_t *doc, const struct irq_context *ctx, const struct 
 	json_object_set_new(doc, "held_by_budget", json_integer(plan->held_by_budget));
 	json_object_set_new(doc, "rt_until_next_interrupt",
 			    json_integer(plan->rt_until_next_interrupt));
+}
+
+json_t *irq_plan_document(const struct irq_context *ctx, const struct irq_options *options,
+			  const struct irqplan *plan)
+{
+	json_t *doc = irq_json_document(ctx, options);
+
+	irq_json_add_irqs(doc, ctx);
+	irq_json_add_plan(doc, ctx, plan);
+	return doc;
 }
 
 int irq_json_write(json_t *doc, const struct irq_options *options)

@@ -3,6 +3,7 @@
 #define LATSCOPE_CLI_IRQ_REPORT_H
 
 #include <jansson.h>
+#include <stdio.h>
 
 #include "irq_context.h"
 
@@ -10,8 +11,8 @@
 
 void irq_print_show(const struct irq_context *ctx, const struct irq_options *options,
 		    const struct cpuset *rt);
-void irq_print_plan(const struct irq_context *ctx, const struct irqplan *plan);
-void irq_print_move(const struct irq_table *table, const struct irqplan_move *move,
+void irq_print_plan(FILE *out, const struct irq_context *ctx, const struct irqplan *plan);
+void irq_print_move(FILE *out, const struct irq_table *table, const struct irqplan_move *move,
 		    const struct irq_apply_result *result);
 /*
  * A verdict reached without every IRQ's affinity files is no verdict: when
@@ -29,6 +30,9 @@ void irq_json_add_show(json_t *doc, const struct irq_context *ctx, const struct 
 void irq_json_add_plan(json_t *doc, const struct irq_context *ctx, const struct irqplan *plan);
 json_t *irq_json_move(const struct irq_table *table, const struct irqplan_move *move,
 		      const struct irq_apply_result *result);
+/* The document of a plan: the IRQs and the moves (a new reference). */
+json_t *irq_plan_document(const struct irq_context *ctx, const struct irq_options *options,
+			  const struct irqplan *plan);
 /* Finish and write the document to --json; EXIT_OK or EXIT_ERROR. */
 int irq_json_write(json_t *doc, const struct irq_options *options);
 

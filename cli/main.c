@@ -16,10 +16,14 @@ static const struct command commands[] = {
 	  cmd_timer, &timer_command, NULL },
 	{ "irq", NULL, "keep interrupts off RT CPUs: show, plan, apply, balance, restore", cmd_irq,
 	  NULL, &irq_group },
+	{ "monitor", NULL, "measure for weeks, explain every spike, export to Prometheus",
+	  cmd_monitor, &monitor_command, NULL },
 	{ "report", NULL, "one HTML page of plots from results, latscope's or cyclictest's",
 	  cmd_report, &report_command, NULL },
 	{ "compare", NULL, "before/after with confidence intervals, misses, GEV return levels",
 	  cmd_compare, &compare_command, NULL },
+	{ "doctor", NULL, "check, irq plan, timer and noise in one run: verdict and ranked fixes",
+	  cmd_doctor, &doctor_command, NULL },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

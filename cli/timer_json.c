@@ -69,7 +69,7 @@ static json_t *break_json(struct timer_session *s)
 			 explained ? explained : json_null());
 }
 
-int timer_json_write(struct timer_session *s, int status)
+json_t *timer_json_document(struct timer_session *s, int status)
 {
 	json_t *doc = s->doc, *threads;
 	uint64_t missed = 0;
@@ -93,5 +93,10 @@ int timer_json_write(struct timer_session *s, int status)
 	json_object_set_new(doc, "threads", threads);
 	json_object_set_new(doc, "exit_status", json_integer(status));
 	result_set_end_time(doc);
-	return output_json_write(&s->opts.json, doc);
+	return doc;
+}
+
+int timer_json_write(struct timer_session *s, int status)
+{
+	return output_json_write(&s->opts.json, timer_json_document(s, status));
 }

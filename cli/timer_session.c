@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* latscope timer's run: the machine, the options, what is held while measuring. */
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -156,4 +158,34 @@ int timer_session_start(struct timer_session *s)
 	rt_place_main_thread(&s->allowed, opts->pinned ? &opts->measured : &s->allowed,
 			     opts->main_affinity_given ? &opts->main_affinity : NULL);
 	return 0;
+}
+
+int timer_session_run(struct timer_session *s)
+{
+	sigset_t stop_signals, wait_mask;
+	int status;
+
+	/*
+	 * Stop signals are blocked except inside the wait, so that one that
+	 * comes between a check of the flag and the wait is not missed.
+	 */
+	sigemptyset(&stop_signals);
+	sigaddset(&stop_signals, SIGINT);
+	sigaddset(&stop_signals, SIGTERM);
+	sigaddset(&stop_signals, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &stop_signals, &wait_mask);
+
+	status = timer_session_start(s);
+	if (status) {
+		timer_session_restore(s);
+		pthread_sigmask(SIG_SETMASK, &wait_mask, NULL);
+		return status;
+	}
+	timer_live_follow(s, &wait_mask);
+	status = timer_stop(s->run) ? EXIT_ERROR : EXIT_OK;
+	timer_session_restore(s);
+	if (timer_explain_end(&s->explain, s->run))
+		log_warning("out of memory explaining the spikes");
+	pthread_sigmask(SIG_SETMASK, &wait_mask, NULL);
+	return status;
 }

@@ -50,6 +50,17 @@ bool timer_session_prepare(struct timer_session *s, int argc, char **argv, int *
 /* Lock memory, hold PM QoS, start the threads and move the main thread. */
 int timer_session_start(struct timer_session *s);
 
+/**
+ * timer_session_run - measure until the end, a signal or a break
+ * @s: a prepared session; signals_catch() was called
+ *
+ * Starts the threads (timer_session_start()), follows them, stops them and
+ * gives back what the machine had before (the kernel state first), then
+ * ends the explanation. Returns EXIT_OK, or EXIT_ERROR after one line
+ * saying why; s->run is NULL when nothing was measured.
+ */
+int timer_session_run(struct timer_session *s);
+
 /* Give back what the machine had before the run: PM QoS, locked memory. */
 void timer_session_restore(struct timer_session *s);
 
@@ -67,7 +78,16 @@ void timer_live_draw(struct timer_session *s, bool final);
 /* -v: print the samples taken since the last call */
 void timer_live_drain_samples(struct timer_session *s);
 
-/* timer_json.c: the result document; EXIT_OK or EXIT_ERROR */
+/*
+ * timer_report.c: everything printed on s->out after the run (cyclictest's
+ * lines, its histogram or --histfile, the summary, the explanation) and
+ * --trace-dir; EXIT_OK or EXIT_ERROR
+ */
+int timer_session_report(struct timer_session *s);
+
+/* timer_json.c: the result document of the run with its exit status (s->doc, borrowed) */
+json_t *timer_json_document(struct timer_session *s, int status);
+/* ... written to --json; EXIT_OK or EXIT_ERROR */
 int timer_json_write(struct timer_session *s, int status);
 
 #endif

@@ -95,6 +95,7 @@ struct report *report_new(struct run *const *runs, const char *const *labels, un
 		 options && options->title && *options->title ? options->title : "latscope report");
 	for (i = 0; i < nr_runs; i++) {
 		const char *label = labels ? labels[i] : NULL;
+		unsigned int whole = r->nr_inputs;
 
 		if (add_input(r, runs[i], label, &cap))
 			goto nomem;
@@ -102,7 +103,7 @@ struct report *report_new(struct run *const *runs, const char *const *labels, un
 		for (j = 0; j < runs[i]->nr_parts; j++) {
 			char name[160];
 
-			snprintf(name, sizeof(name), "%s: %s", r->inputs[r->nr_inputs - 1].label,
+			snprintf(name, sizeof(name), "%s: %s", r->inputs[whole].label,
 				 runs[i]->parts[j]->command ? runs[i]->parts[j]->command : "part");
 			if (add_input(r, runs[i]->parts[j], name, &cap))
 				goto nomem;
@@ -1459,6 +1460,10 @@ int report_html(struct report *r, struct textbuf *out)
 	textbuf_printf(out,
 		       "</h1>\n<p class=\"sub\">%u input%s, drawn by latscope %s</p>\n</header>\n",
 		       r->nr_inputs, r->nr_inputs == 1 ? "" : "s", LATSCOPE_VERSION);
+	/* a diagnosis leads: its verdict and fixes before anything measured */
+	for (i = 0; i < r->nr_inputs; i++)
+		if (r->inputs[i].run->kind == RUN_DOCTOR)
+			report_doctor_section(r, i, out);
 	summary(r, out);
 	inputs_table(r, out);
 	hosts(r, out);
@@ -1471,7 +1476,7 @@ int report_html(struct report *r, struct textbuf *out)
 			audit_section(r, i, out);
 		else if (run->kind == RUN_IRQ)
 			ret = irq_section(r, i, out);
-		else if (run->kind == RUN_COMPARE || run->kind == RUN_DOCTOR)
+		else if (run->kind == RUN_COMPARE)
 			generic_section(r, i, out);
 	}
 	if (!ret)

@@ -78,6 +78,9 @@ int report_figure_svg(const struct report *r, const struct figure *f, struct tex
 /* the label (given, or from the file name) and a unique slug of input @i */
 void report_name_input(struct report *r, unsigned int i, const char *label);
 
+/* report_doctor.c: a doctor result's verdict and ranked fixes, first on the page */
+void report_doctor_section(const struct report *r, unsigned int i, struct textbuf *out);
+
 /* plan the figures of the page; 0 or -ENOMEM */
 int report_plan_figures(struct report *r);
 

@@ -292,19 +292,31 @@ uint64_t trace_session_lost(const struct trace_session *s)
 	return lost;
 }
 
+/*
+ * Ring buffer records are 4-byte aligned: an 8-byte field may not be, so
+ * every field is copied out rather than loaded through a cast pointer.
+ */
 static int64_t read_signed(const void *data, const struct field *f)
 {
 	const char *p = (const char *)data + f->offset;
+	int8_t v8;
+	int16_t v16;
+	int32_t v32;
+	int64_t v64;
 
 	switch (f->size) {
 	case 1:
-		return *(const int8_t *)p;
+		memcpy(&v8, p, sizeof(v8));
+		return v8;
 	case 2:
-		return *(const int16_t *)p;
+		memcpy(&v16, p, sizeof(v16));
+		return v16;
 	case 4:
-		return *(const int32_t *)p;
+		memcpy(&v32, p, sizeof(v32));
+		return v32;
 	default:
-		return *(const int64_t *)p;
+		memcpy(&v64, p, sizeof(v64));
+		return v64;
 	}
 }
 
@@ -314,7 +326,9 @@ static uint32_t read_name(struct trace_session *s, const void *data, const struc
 	size_t max = (size_t)f->size;
 
 	if (f->dynamic) {
-		uint32_t loc = *(const uint32_t *)text;
+		uint32_t loc;
+
+		memcpy(&loc, text, sizeof(loc));
 
 		text = (const char *)data + (loc & 0xffff);
 		max = loc >> 16;

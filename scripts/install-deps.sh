@@ -15,11 +15,11 @@ TEST="$TEST prometheus openssl"
 # report: xmllint checks the SVG, headless chromium renders the page, gnuplot
 # runs the scripts report writes
 TEST="$TEST libxml2-utils chromium gnuplot-nox"
+# compare's and report's system tests read real cyclictest and oslat files
+TEST="$TEST rt-tests"
 # the Debian package and its check (scripts/check-package.sh): build, lintian,
 # man -w, systemd-analyze verify and security, the installed bash completion
 TEST="$TEST build-essential debhelper dpkg-dev lintian man-db systemd bash-completion"
-# compare's and report's system tests read real cyclictest and oslat files
-TEST="$TEST rt-tests"
 # the fuzzers (libFuzzer is in clang's runtime) and the symbolizer of sanitizer reports
 FUZZ="clang libclang-rt-14-dev llvm"
 # irq-fixture delays one apply's rename with strace to interleave two applies

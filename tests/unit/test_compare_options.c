@@ -9,6 +9,7 @@
 static const struct exercise_hint hints[] = {
 	{ .long_name = "percentiles", .valid = "50,99.9,99.99", .invalid = "50,,99" },
 	{ .long_name = "practical", .valid = "10%,2us", .invalid = "10%" },
+	EXERCISE_JSON_COMPACT,
 	{ NULL },
 };
 

@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The parts of latscope doctor, run as their commands run them: check,
+ * irq plan (a dry run), timer --explain and noise --explain. A part that
+ * cannot run is recorded with the reason and the others still run; each
+ * gives back what it held before the next starts.
+ */
+#include <signal.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "check_report.h"
+#include "cli.h"
+#include "doctor_run.h"
+#include "irq_context.h"
+#include "irq_report.h"
+#include "latscope/audit.h"
+#include "latscope/result.h"
+
+const char *doctor_step_name(enum doctor_step step)
+{
+	static const char *const names[] = {
+		[STEP_CHECK] = "check",
+		[STEP_IRQ_PLAN] = "irq plan",
+		[STEP_TIMER] = "timer --explain",
+		[STEP_NOISE] = "noise --explain",
+	};
+
+	return step < NR_STEPS ? names[step] : "?";
+}
+
+static void add_word(struct doctor_words *w, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* The words never outgrow their room: doctor builds them from a fixed set. */
+static void add_word(struct doctor_words *w, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (w->argc + 1 >= (int)(sizeof(w->argv) / sizeof(w->argv[0])) || w->used >= sizeof(w->buf))
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(w->buf + w->used, sizeof(w->buf) - w->used, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(w->buf) - w->used)
+		return;
+	w->argv[w->argc++] = w->buf + w->used;
+	w->argv[w->argc] = NULL;
+	w->used += (size_t)n + 1;
+}
+
+/* The step number among those asked for: "[3/4]". */
+static void progress(const struct doctor_run *d, enum doctor_step step, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void progress(const struct doctor_run *d, enum doctor_step step, const char *fmt, ...)
+{
+	unsigned int i, at = 0, of = 0;
+	va_list ap;
+
+	for (i = 0; i < NR_STEPS; i++) {
+		of += d->asked[i];
+		at += d->asked[i] && i <= step;
+	}
+	fprintf(stderr, "[%u/%u] %s: ", at, of, doctor_step_name(step));
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* A part that did not run: why, for the verdict and the document. */
+static void missing(struct doctor_run *d, enum doctor_step step, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void missing(struct doctor_run *d, enum doctor_step step, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(d->missing[step], sizeof(d->missing[step]), fmt, ap);
+	va_end(ap);
+	progress(d, step, "not run: %s", d->missing[step]);
+}
+
+/* The last error a part said, or @otherwise. */
+static const char *said(const char *otherwise)
+{
+	return *cli_last_error() ? cli_last_error() : otherwise;
+}
+
+static bool stopped(struct doctor_run *d, enum doctor_step step)
+{
+	if (!stop_requested)
+		return false;
+	missing(d, step, "the run was stopped by SIG%s first", sigabbrev_np(stop_requested));
+	return true;
+}
+
+static const char *seconds(uint64_t ns, char *buf, size_t size)
+{
+	return format_duration(ns, buf, size);
+}
+
+void doctor_prepare_parts(struct doctor_run *d)
+{
+	struct doctor_words *w;
+	int status;
+
+	if (d->asked[STEP_TIMER]) {
+		w = &d->timer_words;
+		add_word(w, "timer");
+		add_word(w, "-m");
+		add_word(w, "-q");
+		add_word(w, "-a");
+		add_word(w, "%s", d->rt_list);
+		add_word(w, "-t");
+		add_word(w, "%u", cpuset_count(&d->rt));
+		add_word(w, "-p");
+		add_word(w, "%d", DOCTOR_TIMER_PRIORITY);
+		add_word(w, "-i");
+		add_word(w, "%d", DOCTOR_TIMER_INTERVAL_US);
+		add_word(w, "-D");
+		add_word(w, "%llums", (unsigned long long)(d->step_ns[STEP_TIMER] / 1000000));
+		add_word(w, "--explain");
+		/* what comes near the budget is what the fixes must remove */
+		add_word(w, "--explain-above");
+		add_word(w, "%lluns", (unsigned long long)(d->opts.budget_ns / 2 ?: 1));
+		if (!d->pm_qos)
+			add_word(w, "--default-system");
+		cli_set_command_name("doctor timer");
+		cli_forget_messages();
+		d->prepared[STEP_TIMER] =
+			timer_session_prepare(&d->timer, w->argc, w->argv, &status);
+		if (d->prepared[STEP_TIMER])
+			d->timer.out = d->quiet;
+		else
+			snprintf(d->missing[STEP_TIMER], sizeof(d->missing[STEP_TIMER]),
+				 "cannot run: %s", said("refused by its own checks"));
+	}
+	if (d->asked[STEP_NOISE]) {
+		w = &d->noise_words;
+		add_word(w, "noise");
+		add_word(w, "--cpus");
+		add_word(w, "%s", d->rt_list);
+		add_word(w, "--duration");
+		add_word(w, "%llums", (unsigned long long)(d->step_ns[STEP_NOISE] / 1000000));
+		add_word(w, "--explain");
+		add_word(w, "--quiet");
+		if (!d->pm_qos)
+			add_word(w, "--no-dma-latency");
+		cli_set_command_name("doctor noise");
+		cli_forget_messages();
+		d->prepared[STEP_NOISE] =
+			noise_session_prepare(&d->noise, w->argc, w->argv, &status);
+		if (!d->prepared[STEP_NOISE])
+			snprintf(d->missing[STEP_NOISE], sizeof(d->missing[STEP_NOISE]),
+				 "cannot run: %s", said("refused by its own checks"));
+	}
+	cli_set_command_name("doctor");
+}
+
+void doctor_run_check(struct doctor_run *d)
+{
+	struct audit_report report = { 0 };
+	struct doctor_words w = { 0 };
+	struct audit_summary s;
+	json_t *params;
+
+	if (!d->asked[STEP_CHECK] || stopped(d, STEP_CHECK))
+		return;
+	cli_set_command_name("doctor check");
+	cli_forget_messages();
+	if (audit_run(d->root, &d->topo, &d->rt, &report)) {
+		missing(d, STEP_CHECK, "the audit could not run: %s", said("out of memory"));
+		goto out;
+	}
+	add_word(&w, "check");
+	add_word(&w, "--rt-cpus");
+	add_word(&w, "%s", d->rt_list);
+	params = json_pack("{s:s, s:s, s:s}", "rt_cpus", d->rt_list, "root", "/", "fail_on",
+			   "never");
+	d->doc[STEP_CHECK] = check_document(d->root, &d->topo, &report, params, w.argc, w.argv);
+	if (!d->doc[STEP_CHECK]) {
+		missing(d, STEP_CHECK, "out of memory");
+		goto out;
+	}
+	result_set_end_time(d->doc[STEP_CHECK]);
+	audit_summarize(&report, &s);
+	progress(d, STEP_CHECK, "%zu rules: %u failed, %u warned, %u passed, %u skipped",
+		 report.nr_findings,
+		 s.failed[AUDIT_FATAL] + s.failed[AUDIT_HIGH] + s.failed[AUDIT_MEDIUM] +
+			 s.failed[AUDIT_LOW] + s.failed[AUDIT_INFO],
+		 s.warned[AUDIT_FATAL] + s.warned[AUDIT_HIGH] + s.warned[AUDIT_MEDIUM] +
+			 s.warned[AUDIT_LOW] + s.warned[AUDIT_INFO],
+		 s.passed, s.skipped);
+out:
+	audit_report_release(&report);
+	cli_set_command_name("doctor");
+}
+
+void doctor_run_irq_plan(struct doctor_run *d)
+{
+	struct irq_options o = { 0 };
+	struct irq_context ctx = { 0 };
+	struct irqplan plan = { 0 };
+	struct doctor_words w = { 0 };
+	const json_t *doc;
+	int ret;
+
+	if (!d->asked[STEP_IRQ_PLAN] || stopped(d, STEP_IRQ_PLAN))
+		return;
+	cli_set_command_name("doctor irq plan");
+	cli_forget_messages();
+	add_word(&w, "irq");
+	add_word(&w, "plan");
+	add_word(&w, "--rt-cpus");
+	add_word(&w, "%s", d->rt_list);
+	irq_options_default(&o);
+	o.subcommand = IRQ_PLAN;
+	o.name = "plan";
+	o.rt_cpus = d->rt;
+	o.argc = w.argc;
+	o.argv = w.argv;
+	ret = irq_context_open(&ctx, &o);
+	if (ret) {
+		missing(d, STEP_IRQ_PLAN, "cannot read the IRQs: %s", strerror(-ret));
+		goto out;
+	}
+	if (irq_context_plan(&ctx, &o, &plan)) {
+		if (!stopped(d, STEP_IRQ_PLAN))
+			missing(d, STEP_IRQ_PLAN, "%s", said("no plan could be made"));
+		goto out;
+	}
+	d->doc[STEP_IRQ_PLAN] = irq_plan_document(&ctx, &o, &plan);
+	if (!d->doc[STEP_IRQ_PLAN]) {
+		missing(d, STEP_IRQ_PLAN, "out of memory");
+		goto out;
+	}
+	result_set_end_time(d->doc[STEP_IRQ_PLAN]);
+	doc = d->doc[STEP_IRQ_PLAN];
+	progress(d, STEP_IRQ_PLAN,
+		 "a dry run, nothing changed: %zu IRQ%s would move, %zu cannot be moved%s",
+		 json_array_size(json_object_get(doc, "moves")),
+		 json_array_size(json_object_get(doc, "moves")) == 1 ? "" : "s",
+		 json_array_size(json_object_get(doc, "unmovable")),
+		 json_array_size(json_object_get(doc, "unreadable")) ?
+			 " (some affinity files did not read: see the plan in the JSON)" :
+			 "");
+out:
+	irqplan_release(&plan);
+	irq_context_close(&ctx);
+	cli_set_command_name("doctor");
+}
+
+/* The worst of a part's entries, for the line that says it is done. */
+static void say_done(const struct doctor_run *d, enum doctor_step step, const json_t *entries)
+{
+	uint64_t worst = 0;
+	long long cpu = -1;
+	char a[32];
+	size_t i;
+
+	for (i = 0; i < json_array_size(entries); i++) {
+		const json_t *e = json_array_get(entries, i);
+		json_int_t max = json_integer_value(json_object_get(e, "max_ns"));
+
+		if (max > 0 && (uint64_t)max >= worst) {
+			worst = (uint64_t)max;
+			cpu = json_integer_value(json_object_get(e, "cpu"));
+		}
+	}
+	progress(d, step, "done: %s %s on cpu %lld",
+		 step == STEP_TIMER ? "worst latency" : "largest gap",
+		 format_duration(worst, a, sizeof(a)), cpu);
+}
+
+void doctor_run_timer(struct doctor_run *d)
+{
+	char a[32];
+	int status;
+
+	if (!d->asked[STEP_TIMER])
+		return;
+	if (!d->prepared[STEP_TIMER]) {
+		progress(d, STEP_TIMER, "not run: %s", d->missing[STEP_TIMER]);
+		return;
+	}
+	if (stopped(d, STEP_TIMER))
+		return;
+	progress(d, STEP_TIMER, "cpu %s, SCHED_FIFO %d every %d us, for %s", d->rt_list,
+		 DOCTOR_TIMER_PRIORITY, DOCTOR_TIMER_INTERVAL_US,
+		 seconds(d->step_ns[STEP_TIMER], a, sizeof(a)));
+	cli_set_command_name("doctor timer");
+	cli_forget_messages();
+	status = timer_session_run(&d->timer);
+	cli_set_command_name("doctor");
+	if (!d->timer.run) {
+		missing(d, STEP_TIMER, "cannot run: %s", said("it did not start"));
+		return;
+	}
+	d->doc[STEP_TIMER] = json_incref(timer_json_document(&d->timer, status));
+	say_done(d, STEP_TIMER, json_object_get(d->doc[STEP_TIMER], "threads"));
+}
+
+void doctor_run_noise(struct doctor_run *d)
+{
+	char a[32];
+
+	if (!d->asked[STEP_NOISE])
+		return;
+	if (!d->prepared[STEP_NOISE]) {
+		progress(d, STEP_NOISE, "not run: %s", d->missing[STEP_NOISE]);
+		return;
+	}
+	if (stopped(d, STEP_NOISE))
+		return;
+	progress(d, STEP_NOISE, "cpu %s, a busy loop at SCHED_OTHER, for %s", d->rt_list,
+		 seconds(d->step_ns[STEP_NOISE], a, sizeof(a)));
+	cli_set_command_name("doctor noise");
+	cli_forget_messages();
+	if (noise_session_run(&d->noise, d->quiet)) {
+		cli_set_command_name("doctor");
+		missing(d, STEP_NOISE, "cannot run: %s", said("it did not start"));
+		return;
+	}
+	cli_set_command_name("doctor");
+	d->doc[STEP_NOISE] = json_incref(noise_session_document(&d->noise));
+	say_done(d, STEP_NOISE, json_object_get(d->doc[STEP_NOISE], "cpus"));
+}
+
+void doctor_release_parts(struct doctor_run *d)
+{
+	unsigned int i;
+
+	timer_session_free(&d->timer);
+	noise_session_free(&d->noise);
+	for (i = 0; i < NR_STEPS; i++) {
+		json_decref(d->doc[i]);
+		d->doc[i] = NULL;
+	}
+}

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef LATSCOPE_CLI_DOCTOR_RUN_H
+#define LATSCOPE_CLI_DOCTOR_RUN_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "latscope/doctor.h"
+#include "latscope/sysroot.h"
+#include "latscope/topology.h"
+#include "common_options.h"
+#include "noise_session.h"
+#include "timer_session.h"
+
+/*
+ * One run of latscope doctor: its options (cmd_doctor.c), the parts it
+ * runs (doctor_parts.c) and what it prints (doctor_report.c).
+ */
+
+struct doctor_options {
+	struct cpuset rt_cpus; /* --rt-cpus */
+	bool rt_given;
+	uint64_t duration_ns;
+	uint64_t budget_ns;
+	const char *report_path;
+	struct json_output json;
+	bool no_noise;
+	bool no_timer;
+};
+
+/* The four parts, in the order they run. */
+enum doctor_step {
+	STEP_CHECK,
+	STEP_IRQ_PLAN,
+	STEP_TIMER,
+	STEP_NOISE,
+	NR_STEPS,
+};
+
+/* A word list built for a part's own option parser. */
+struct doctor_words {
+	char *argv[24];
+	int argc;
+	char buf[1024];
+	size_t used;
+};
+
+struct doctor_run {
+	struct doctor_options opts;
+	int argc; /* doctor's own command line, for the document */
+	char **argv;
+	struct sysroot *root;
+	struct topology topo;
+	struct cpuset rt; /* the CPUs measured */
+	struct cpuset housekeeping; /* online minus rt */
+	char rt_list[256], housekeeping_list[256];
+	char rt_source[160]; /* how rt was chosen, in words */
+	bool pm_qos; /* /dev/cpu_dma_latency can be held */
+	char pm_qos_note[256]; /* why not */
+	FILE *quiet; /* where the parts' own lines go: /dev/null */
+	uint64_t step_ns[NR_STEPS]; /* the measuring steps' durations */
+
+	struct timer_session timer;
+	struct noise_session noise;
+	struct doctor_words timer_words, noise_words;
+	bool asked[NR_STEPS];
+	bool prepared[NR_STEPS]; /* timer and noise: checked before any work */
+	/* each part's document, NULL when it did not run; and why not */
+	json_t *doc[NR_STEPS];
+	char missing[NR_STEPS][512];
+	const char *stopped_by; /* "SIGINT" when a signal ended the run */
+
+	struct doctor_parts parts;
+	struct doctor_fixes fixes;
+	struct doctor_verdict verdict;
+};
+
+/* The names of the steps: "check", "irq plan", "timer --explain", "noise --explain". */
+const char *doctor_step_name(enum doctor_step step);
+
+/*
+ * doctor_parts.c: before any work, the timer's and the noise's options
+ * and sizes are checked as their commands check them (a part that cannot
+ * run is noted, not fatal); then each step runs in turn, leaving the
+ * machine as it found it, and records its document or why it has none.
+ */
+void doctor_prepare_parts(struct doctor_run *d);
+void doctor_run_check(struct doctor_run *d);
+void doctor_run_irq_plan(struct doctor_run *d);
+void doctor_run_timer(struct doctor_run *d);
+void doctor_run_noise(struct doctor_run *d);
+void doctor_release_parts(struct doctor_run *d);
+
+/* doctor_report.c: the verdict first, then the ranked fixes, on @out */
+void doctor_print(FILE *out, const struct doctor_run *d);
+
+#endif

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* latscope noise's run: the machine, the options checked against it, the measurement. */
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "latscope/clock.h"
+#include "latscope/log.h"
+#include "latscope/noise_result.h"
+#include "latscope/parse.h"
+#include "latscope/result.h"
+#include "machine.h"
+#include "noise_report.h"
+#include "noise_session.h"
+#include "option_table.h"
+
+/* What only the machine can tell: online cpus, the default set, RT spinning. */
+static int check_against_machine(struct noise_options *o, const struct topology *topo)
+{
+	struct cpuset offline;
+	char list[256], online[256];
+
+	if (!o->cpus_given)
+		o->params.cpus = cpuset_empty(&topo->isolated) ? topo->online : topo->isolated;
+	cpuset_andnot(&offline, &o->params.cpus, &topo->online);
+	if (!cpuset_empty(&offline))
+		return usage_error("cpu %s in --cpus is not online (online: %s)",
+				   cpuset_format_list(&offline, list, sizeof(list)),
+				   cpuset_format_list(&topo->online, online, sizeof(online)));
+	if (rt_policy_is_realtime(o->params.policy) && !o->force &&
+	    cpuset_subset(&topo->online, &o->params.cpus))
+		return usage_error("refusing to spin at SCHED_%s on every online cpu (%s): the "
+				   "kernel's own threads would starve; leave a housekeeping cpu "
+				   "or pass --force",
+				   o->params.policy == RT_POLICY_FIFO ? "FIFO" : "RR",
+				   cpuset_format_list(&topo->online, online, sizeof(online)));
+	return 0;
+}
+
+static void choose_clock(struct noise_options *o, struct sysroot *root)
+{
+	const char *why;
+
+	if (o->params.use_tsc && !tsc_usable(root, &why)) {
+		log_warning("%s: measuring with clock_gettime(CLOCK_MONOTONIC_RAW) instead, "
+			    "which costs more per read",
+			    why);
+		o->params.use_tsc = false;
+	}
+}
+
+/* Every ring is allocated and locked before the first read: refuse what cannot fit. */
+static int check_size(const struct noise_options *o)
+{
+	unsigned int nr_cpus = cpuset_count(&o->params.cpus);
+	uint64_t need = noise_memory_estimate(&o->params), limit;
+	const char *source = rt_memory_limit(true, &limit);
+	char a[32], b[32], c[32];
+
+	if (need <= limit)
+		return 0;
+	return usage_error("%u cpu%s would lock %s of memory before the first read (%s a cpu), "
+			   "more than the %s allowed (%s): measure fewer cpus",
+			   nr_cpus, nr_cpus == 1 ? "" : "s", format_bytes(need, a, sizeof(a)),
+			   format_bytes(need / nr_cpus, b, sizeof(b)),
+			   format_bytes(limit, c, sizeof(c)), source);
+}
+
+/* Reject a threshold the loop cannot resolve: every read would be a gap. */
+static int check_threshold(const struct noise_options *o)
+{
+	struct tsc_clock probe;
+	uint64_t floor_ns;
+	char a[32], b[32], c[32];
+
+	tsc_calibrate_begin(&probe, o->params.use_tsc, 100000000ULL);
+	floor_ns = tsc_read_cost_ns(&probe);
+	/*
+	 * The suggestion has a margin: the read cost is measured again on the
+	 * next run, and a value just above this one's limit may fail there.
+	 */
+	if (o->params.threshold_ns <= 2 * floor_ns)
+		return usage_error("--threshold %s is below what the loop resolves on this "
+				   "machine (a read costs %s; use %s or more)",
+				   format_duration(o->params.threshold_ns, a, sizeof(a)),
+				   format_duration(floor_ns, b, sizeof(b)),
+				   format_duration((3 * floor_ns + 4) / 5 * 5, c, sizeof(c)));
+	return 0;
+}
+
+/* Sleep up to @most, less when the run ends sooner; a signal ends it early. */
+static void wait_a_while(const struct noise_run *run, uint64_t most)
+{
+	uint64_t left = noise_remaining_ns(run);
+	struct timespec pause = clock_timespec(left < most ? left : most);
+
+	clock_nanosleep(CLOCK_MONOTONIC, 0, &pause, NULL);
+}
+
+/*
+ * The gaps are drained at least 4 times a second (more often when they come
+ * fast), the trace read after each drain, the live view redrawn once a second.
+ */
+static void follow_run(const struct noise_options *o, struct noise_run *run,
+		       struct noise_explain *explain)
+{
+	bool live = !o->quiet && isatty(STDOUT_FILENO), first = true;
+	uint64_t step = NOISE_DRAIN_EVERY_NS, last_view = clock_ns(CLOCK_MONOTONIC), now;
+
+	while (!stop_requested && noise_running(run)) {
+		wait_a_while(run, step);
+		step = noise_drain(run);
+		noise_explain_pump(explain, run);
+		now = clock_ns(CLOCK_MONOTONIC);
+		if (live && now - last_view >= NS_PER_SEC) {
+			noise_report_live(stdout, run, first);
+			first = false;
+			last_view = now;
+		}
+	}
+	if (live && !first)
+		noise_report_live_clear(stdout, run);
+}
+
+/* PM QoS and locked memory, given back as soon as the measurement ends */
+static void release_machine(struct noise_session *s)
+{
+	if (s->dma_held)
+		rt_dma_latency_release(&s->dma);
+	s->dma_held = false;
+	if (s->memory_held)
+		rt_unlock_memory();
+	s->memory_held = false;
+}
+
+bool noise_session_prepare(struct noise_session *s, int argc, char **argv, int *status)
+{
+	s->limit = (struct rt_throttling){ .runtime_us = -1, .period_us = 1000000 };
+	if (!option_parse(&noise_command, argc, argv, &s->opts, NULL, status))
+		return false;
+	cli_set_verbosity(s->opts.verbose);
+	*status = machine_open(NULL, &s->root, &s->topo);
+	if (!*status)
+		*status = check_against_machine(&s->opts, &s->topo);
+	if (!*status)
+		*status = check_size(&s->opts);
+	if (*status)
+		return false;
+	choose_clock(&s->opts, s->root);
+	*status = check_threshold(&s->opts);
+	if (*status)
+		return false;
+	s->doc = result_new("noise", argc, argv);
+	if (!s->doc) {
+		*status = runtime_error("out of memory");
+		return false;
+	}
+	return true;
+}
+
+int noise_session_run(struct noise_session *s, FILE *out)
+{
+	struct noise_options *o = &s->opts;
+
+	if (rt_policy_is_realtime(o->params.policy) && rt_read_throttling(s->root, &s->limit))
+		log_warning(
+			"cannot read sched_rt_runtime_us: RT throttling will not be recognised");
+	if (rt_lock_memory())
+		log_warning("measuring with unlocked memory: page faults may show as gaps");
+	else
+		s->memory_held = true;
+	if (!o->no_dma_latency) {
+		if (rt_dma_latency_hold(s->root, 0, &s->dma))
+			return EXIT_ERROR;
+		s->dma_held = true;
+	}
+	rt_place_main_thread(&s->topo.online, &o->params.cpus, NULL);
+	if (noise_prepare(&s->run, s->root, &o->params) ||
+	    noise_explain_begin(&s->explain, o->explain, &s->run, s->root, &s->limit,
+				o->trace_dir != NULL) ||
+	    noise_start(&s->run)) {
+		if (rt_stop_requested())
+			return runtime_error("stopped before the measurement began");
+		return EXIT_ERROR;
+	}
+	noise_report_header(out, &s->run);
+	follow_run(o, &s->run, &s->explain);
+	noise_stop(&s->run);
+	/* kernel state first: nothing of ours outlives the measurement */
+	release_machine(s);
+	if (noise_explain_end(&s->explain, &s->run))
+		log_warning("out of memory explaining the gaps");
+	noise_classify_throttling(&s->run, &s->limit);
+	if (noise_find_periods(&s->run))
+		log_warning("out of memory looking for periodic gaps");
+	else if (noise_explain_join(&s->explain, &s->run))
+		log_warning("out of memory joining the periodic gaps to their causes");
+	return EXIT_OK;
+}
+
+void noise_session_report(struct noise_session *s, FILE *out)
+{
+	noise_report_summary(out, &s->run, &s->limit, &s->explain);
+	noise_explain_report(out, &s->explain, &s->run);
+}
+
+json_t *noise_session_document(struct noise_session *s)
+{
+	const struct noise_run *run = &s->run;
+	json_t *doc = s->doc, *cpus;
+
+	result_set_end_time(doc);
+	json_object_set_new(doc, "host", result_host_facts(s->root, &s->topo));
+	json_object_set_new(doc, "params", noise_result_params(run));
+	json_object_set_new(doc, "elapsed_ns", json_integer((json_int_t)run->elapsed_ns));
+	/* as timer says it: how the run ended, and the signal that ended it */
+	json_object_set_new(doc, "end", json_string(stop_requested ? "stopped" : "complete"));
+	json_object_set_new(doc, "signal",
+			    stop_requested ? json_sprintf("SIG%s", sigabbrev_np(stop_requested)) :
+					     json_null());
+	cpus = noise_result_cpus(run);
+	noise_explain_json(&s->explain, run, cpus);
+	json_object_set_new(doc, "cpus", cpus);
+	return doc;
+}
+
+void noise_session_free(struct noise_session *s)
+{
+	release_machine(s);
+	noise_explain_release(&s->explain);
+	noise_release(&s->run);
+	json_decref(s->doc);
+	topology_release(&s->topo);
+	sysroot_free(s->root);
+	option_release(&noise_command, &s->opts);
+	memset(s, 0, sizeof(*s));
+}
