@@ -10,11 +10,13 @@
 #                         --restore-on-exit: moves made, journal in
 #                         /run/latscope, every affinity as before at the end
 #   latscope-monitor      `latscope monitor` with the options of
-#                         /etc/default/latscope-monitor when the build has
-#                         it, else the monitor's engine (exporter-driver):
-#                         READY=1 (Type=notify), /metrics answers, the state
-#                         is checkpointed in StateDirectory=, SIGTERM ends it
-#                         with status 0, no tracing instance is left
+#                         /etc/default/latscope-monitor: READY=1
+#                         (Type=notify), /metrics answers, the state is
+#                         checkpointed in StateDirectory= with an audit run
+#                         and spikes explained, SIGTERM ends it with status
+#                         0, no tracing instance is left
+#   latscope check        once in the monitor's unit and sandbox: no audit
+#                         rule skipped there that is not skipped outside
 #
 # Not part of `make test`: it boots an init. What the host's kernel and this
 # systemd cannot give is said and replaced in a drop-in (an rlimit that
@@ -29,7 +31,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=$(cd "${1:-build}" && pwd)
 LATSCOPE=$BUILD/cli/latscope
-DRIVER=$BUILD/tests/exporter-driver
 # the units run copies in the namespaces' own /run: a build tree under /tmp
 # is out of their sight (PrivateTmp=)
 BIN=/run/try-bin
@@ -101,17 +102,12 @@ StandardError=file:/run/try/irq-balance.err
 Restart=no
 EOF
 
-if "$LATSCOPE" monitor --help >/dev/null 2>&1; then
-	# the unit's own options (/etc/default/latscope-monitor: --explain) after the test's
-	monitor="$BIN/latscope monitor --cpus $last_cpu --listen 127.0.0.1:$PORT --state /var/lib/latscope-try/monitor.json --checkpoint 2s --audit-every 3s \$LATSCOPE_MONITOR_OPTIONS"
-	# shellcheck disable=SC1091
-	monitor_options=$(. contrib/default/latscope-monitor && echo "$LATSCOPE_MONITOR_OPTIONS")
-	say "monitor: latscope monitor, with LATSCOPE_MONITOR_OPTIONS=\"$monitor_options\""
-else
-	[ -x "$DRIVER" ] || fail "no latscope monitor and no $DRIVER"
-	monitor="$BIN/exporter-driver --monitor --cpus $last_cpu --explain --listen 127.0.0.1:$PORT --state /var/lib/latscope-try/monitor.json --checkpoint 2000000000 --audit-every 3000000000"
-	say "monitor: not in this build; its engine (exporter-driver --monitor) in its place"
-fi
+"$LATSCOPE" monitor --help >/dev/null 2>&1 || fail "$LATSCOPE has no monitor command"
+# the unit's own options (/etc/default/latscope-monitor: --explain) after the test's
+monitor="$BIN/latscope monitor --cpus $last_cpu --listen 127.0.0.1:$PORT --state /var/lib/latscope-try/monitor.json --checkpoint 2s --audit-every 3s \$LATSCOPE_MONITOR_OPTIONS"
+# shellcheck disable=SC1091
+monitor_options=$(. contrib/default/latscope-monitor && echo "$LATSCOPE_MONITOR_OPTIONS")
+say "monitor: latscope monitor, with LATSCOPE_MONITOR_OPTIONS=\"$monitor_options\""
 cat >"$units/latscope-monitor.service.d/try.conf" <<EOF
 [Unit]
 DefaultDependencies=no
@@ -191,7 +187,6 @@ mountpoint -q /sys/kernel/tracing ||
 	mount -t tracefs -o nosuid,nodev,noexec tracefs /sys/kernel/tracing
 mkdir -p /run/systemd/system /run/try $BIN
 cp $LATSCOPE $BIN/
-[ ! -x $DRIVER ] || cp $DRIVER $BIN/
 cp -r $units/. /run/systemd/system/
 exec env container=latscope-try /lib/systemd/systemd --system --unit=latscope-try.target \\
 	--log-target=null --show-status=no
@@ -270,7 +265,7 @@ in_ns systemctl stop latscope-monitor.service
 	{ in_ns cat /run/try/monitor.err >&2; fail "latscope-monitor: $(show latscope-monitor.service Result) on SIGTERM"; }
 # what the sandbox must let through: the state, the audit (every 3 s) and,
 # with --explain, the tracing instance's spikes explained
-python3 - "$monitor ${monitor_options:-}" /var/lib/latscope-try/monitor.json >"$work/state.txt" 2>&1 <<'EOF' ||
+python3 - "$monitor $monitor_options" /var/lib/latscope-try/monitor.json >"$work/state.txt" 2>&1 <<'EOF' ||
 import json, sys
 d = json.load(open(sys.argv[2]))
 assert d["command"] == "monitor", "not a monitor state"
