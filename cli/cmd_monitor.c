@@ -159,10 +159,7 @@ static int start(struct monitor_run *r)
 	sigaddset(&stop_signals, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &stop_signals, &r->wait_mask);
 	r->signals_blocked = true;
-	if (rt_lock_memory())
-		log_warning("measuring with unlocked memory: page faults may show as latency");
-	else
-		r->memory_locked = true;
+	r->memory_locked = !rt_lock_memory(false, "latency");
 	if (!r->o.no_dma_latency) {
 		if (rt_dma_latency_hold(r->root, 0, &r->dma))
 			return EXIT_ERROR;

@@ -160,17 +160,22 @@ int rt_set_self_policy(enum rt_policy policy, int priority)
 	return 0;
 }
 
-int rt_lock_memory(void)
+int rt_lock_memory(bool required, const char *fault_shows_as)
 {
-	if (mlockall(MCL_CURRENT | MCL_FUTURE)) {
-		int err = errno;
+	const char *hint;
+	int err;
 
-		log_error("cannot lock memory: %s%s", strerror(err),
-			  err == ENOMEM || err == EPERM ? " (raise RLIMIT_MEMLOCK or run as root)" :
-							  "");
-		return -err;
-	}
-	return 0;
+	if (!mlockall(MCL_CURRENT | MCL_FUTURE))
+		return 0;
+	err = errno;
+	hint = err == ENOMEM || err == EPERM ? " (raise RLIMIT_MEMLOCK or run as root)" : "";
+	if (required)
+		log_error("cannot lock memory: %s%s", strerror(err), hint);
+	else
+		log_warning("cannot lock memory: %s%s: measuring with unlocked memory, page "
+			    "faults may show as %s",
+			    strerror(err), hint, fault_shows_as);
+	return -err;
 }
 
 void rt_unlock_memory(void)

@@ -83,9 +83,13 @@ int rt_set_self_policy(enum rt_policy policy, int priority);
 
 /**
  * rt_lock_memory - lock current and future memory (mlockall)
- * Returns 0 or a negative errno code (logged). Undo with rt_unlock_memory().
+ * @required: a failure is an error (logged as one); else a warning saying
+ *	      that page faults may show as @fault_shows_as ("gaps", "latency")
+ * @fault_shows_as: what an unlocked page fault looks like in the result
+ * Returns 0 or a negative errno code (logged once, with a hint when the
+ * limit or the right is missing). Undo with rt_unlock_memory().
  */
-int rt_lock_memory(void);
+int rt_lock_memory(bool required, const char *fault_shows_as);
 void rt_unlock_memory(void);
 
 /* Touch @bytes of the calling thread's stack so no page fault happens later. */
