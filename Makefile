@@ -31,6 +31,7 @@ test: deps build
 	meson test -C $(BUILD) --print-errorlogs
 	$(MAKE) --no-print-directory sanitize
 	./scripts/fuzz.sh 30
+	./scripts/check-package.sh
 
 # ASan and UBSan: any report fails the test that triggered it
 sanitize:

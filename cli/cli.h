@@ -16,6 +16,9 @@ enum exit_code {
 	EXIT_USAGE = 129,
 };
 
+struct option_command;
+struct option_group;
+
 /*
  * A command: main() runs it with its own words (argv[0] is its name) and
  * returns what it returns. `latscope help NAME` runs it with "--help", so
@@ -26,6 +29,13 @@ struct command {
 	const char *alias;
 	const char *summary;
 	int (*run)(int argc, char **argv);
+	/*
+	 * Its option table, or the group of its subcommands (one of the
+	 * two): shell completion lists them (completion.h), so a command
+	 * added here is completed with all its options.
+	 */
+	const struct option_command *options;
+	const struct option_group *group;
 };
 
 /* The commands, one cmd_<name>.c each, and their option tables (timer's is in timer_options.c). */
@@ -39,8 +49,12 @@ int cmd_timer(int argc, char **argv);
 extern const struct option_command timer_command;
 int cmd_irq(int argc, char **argv);
 extern const struct option_group irq_group;
+int cmd_monitor(int argc, char **argv);
+extern const struct option_command monitor_command;
 int cmd_report(int argc, char **argv);
 extern const struct option_command report_command;
+int cmd_compare(int argc, char **argv);
+extern const struct option_command compare_command;
 int cmd_doctor(int argc, char **argv);
 extern const struct option_command doctor_command;
 

@@ -8,6 +8,7 @@
 #include "latscope/audit.h"
 #include "latscope/clock.h"
 #include "latscope/result.h"
+#include "common_options.h"
 #include "machine.h"
 #include "option_table.h"
 #include "output_path.h"
@@ -17,7 +18,7 @@ struct check_options {
 	bool rt_given;
 	const char *rt_text;
 	const char *root_dir;
-	const char *json_path;
+	struct json_output json;
 	enum audit_severity fail_on; /* AUDIT_NR_SEVERITIES: never */
 	struct check_print print;
 };
@@ -47,6 +48,7 @@ static const struct option_spec check_option_specs[] = {
 	  .where = CHECK(rt_text),
 	  .given = CHECK(rt_given),
 	  .parse = parse_rt_cpus,
+	  .complete_as = OPTION_CPUS,
 	  .value_name = "LIST",
 	  .help = "CPUs for real-time work",
 	  .default_text = "isolated and nohz_full" },
@@ -55,11 +57,7 @@ static const struct option_spec check_option_specs[] = {
 	  .kind = OPTION_INPUT_DIR,
 	  .where = CHECK(root_dir),
 	  .help = "read DIR as / (a fixture tree) instead of this machine" },
-	{ .long_name = "json",
-	  .short_name = 'j',
-	  .kind = OPTION_OUTPUT_FILE,
-	  .where = CHECK(json_path),
-	  .help = "also write the findings as a latscope/1 document" },
+	OPTION_INCLUDE_AT(json_output_options, CHECK(json)),
 	{ .long_name = "fail-on",
 	  .short_name = 'f',
 	  .kind = OPTION_CHOICE,
@@ -88,6 +86,14 @@ static void check_defaults(void *options)
 	opts->fail_on = AUDIT_FATAL;
 }
 
+static int check_finish(void *options, void *context)
+{
+	struct check_options *opts = options;
+
+	(void)context;
+	return json_output_finish(&opts->json);
+}
+
 const struct option_command check_command = {
 	.name = "check",
 	.description = "Audit the kernel build and the running settings for real-time readiness:\n"
@@ -95,6 +101,7 @@ const struct option_command check_command = {
 	.options = check_option_specs,
 	.size = sizeof(struct check_options),
 	.init = check_defaults,
+	.finish = check_finish,
 	.footer = "exit status: 0 ok, 1 error, 2 a check failed at --fail-on or above,\n"
 		  "129 usage error",
 };
@@ -102,7 +109,7 @@ const struct option_command check_command = {
 static json_t *params_json(const struct check_options *opts)
 {
 	return json_pack("{s:o, s:s, s:s}", "rt_cpus",
-			 opts->rt_given ? json_string(opts->rt_text) : json_null(), "root",
+			 opts->rt_given ? result_cpuset(&opts->rt_cpus) : json_null(), "root",
 			 opts->root_dir ? opts->root_dir : "/", "fail_on",
 			 opts->fail_on < AUDIT_NR_SEVERITIES ? audit_severity_name(opts->fail_on) :
 							       "never");
@@ -118,7 +125,7 @@ static int write_json(const struct check_options *opts, struct sysroot *root,
 	if (!doc)
 		return runtime_error("out of memory");
 	result_set_end_time(doc);
-	status = output_json_write("--json", opts->json_path, doc);
+	status = output_json_write(&opts->json, doc);
 	json_decref(doc);
 	return status;
 }
@@ -166,7 +173,7 @@ int cmd_check(int argc, char **argv)
 		fprintf(stderr, "latscope check: %zu rules read %lu files in %.1f ms\n",
 			report.nr_findings, sysroot_files_read(root),
 			(double)(clock_ns(CLOCK_MONOTONIC) - start) / 1e6);
-	if (opts.json_path)
+	if (opts.json.path)
 		status = write_json(&opts, root, &topo, &report, argc, argv);
 	if (!status && audit_fails_at(&report, opts.fail_on))
 		status = EXIT_BUDGET;

@@ -55,11 +55,7 @@ static const struct option_spec doctor_option_specs[] = {
 	  .where = DOCTOR(report_path),
 	  .value_name = "FILE.html",
 	  .help = "write the HTML page: the verdict, the fixes and every part's plots" },
-	{ .long_name = "json",
-	  .short_name = 'j',
-	  .kind = OPTION_OUTPUT_FILE,
-	  .where = DOCTOR(json_path),
-	  .help = "write the whole document, every part's results included" },
+	OPTION_INCLUDE_AT(json_output_options, DOCTOR(json)),
 	{ .long_name = "no-noise",
 	  .kind = OPTION_FLAG,
 	  .where = DOCTOR(no_noise),
@@ -122,9 +118,9 @@ static int doctor_finish(void *options, void *context)
 	const struct doctor_options *o = options;
 
 	(void)context;
-	if (o->report_path && o->json_path && same_file(o->report_path, o->json_path))
-		return usage_error("--report and --json name the same file '%s'", o->json_path);
-	return 0;
+	if (o->report_path && o->json.path && same_file(o->report_path, o->json.path))
+		return usage_error("--report and --json name the same file '%s'", o->json.path);
+	return json_output_finish(&o->json);
 }
 
 const struct option_command doctor_command = {
@@ -433,14 +429,14 @@ int cmd_doctor(int argc, char **argv)
 	doctor_print(stdout, d);
 	fflush(stdout);
 	document(d, doc);
-	if (d->opts.json_path)
-		status = output_json_write("--json", d->opts.json_path, doc);
+	if (d->opts.json.path)
+		status = output_json_write(&d->opts.json, doc);
 	if (!status && d->opts.report_path)
 		status = write_report(d, doc);
-	if (!status && (d->opts.json_path || d->opts.report_path))
+	if (!status && (d->opts.json.path || d->opts.report_path))
 		printf("\n");
-	if (!status && d->opts.json_path)
-		printf("JSON:   %s\n", d->opts.json_path);
+	if (!status && d->opts.json.path)
+		printf("JSON:   %s\n", d->opts.json.path);
 	if (!status && d->opts.report_path)
 		printf("report: %s\n", d->opts.report_path);
 	verdict_status = exit_status(d->verdict.readiness);

@@ -22,10 +22,7 @@ static const struct option_spec irq_common_specs[] = {
 	  .kind = OPTION_INPUT_DIR,
 	  .where = IRQ(root_dir),
 	  .help = "read and write a fixture tree instead of /" },
-	{ .long_name = "json",
-	  .kind = OPTION_OUTPUT_FILE,
-	  .where = IRQ(json_path),
-	  .help = "write the result document" },
+	OPTION_INCLUDE_AT(json_output_options, IRQ(json)),
 	{ .long_name = "verbose",
 	  .short_name = 'v',
 	  .kind = OPTION_COUNTER,
@@ -129,10 +126,19 @@ static void irq_defaults(void *options)
 	irq_options_default(options);
 }
 
-#define IRQ_SUBCOMMAND(id, table, text)                                                       \
-	{                                                                                     \
-		.name = "irq " id, .summary = text, .options = table,                         \
-		.size = sizeof(struct irq_options), .init = irq_defaults, .group = &irq_group \
+static int irq_finish(void *options, void *context)
+{
+	struct irq_options *o = options;
+
+	(void)context;
+	return json_output_finish(&o->json);
+}
+
+#define IRQ_SUBCOMMAND(id, table, text)                                                         \
+	{                                                                                       \
+		.name = "irq " id, .summary = text, .options = table,                           \
+		.size = sizeof(struct irq_options), .init = irq_defaults, .finish = irq_finish, \
+		.group = &irq_group                                                             \
 	}
 
 static const struct option_command irq_subcommand_specs[] = {
@@ -187,7 +193,7 @@ static int run_show(const struct irq_options *options, struct irq_context *ctx)
 	}
 	rt_set(ctx, options, &rt);
 	irq_print_show(ctx, options, &rt);
-	if (options->json_path) {
+	if (options->json.path) {
 		doc = irq_json_document(ctx, options);
 		irq_json_add_irqs(doc, ctx);
 		irq_json_add_show(doc, ctx, &rt);
@@ -210,7 +216,7 @@ static int run_plan(const struct irq_options *options, struct irq_context *ctx)
 	if (status)
 		goto out;
 	irq_print_plan(stdout, ctx, &plan);
-	if (options->json_path) {
+	if (options->json.path) {
 		doc = irq_plan_document(ctx, options, &plan);
 		status = irq_json_write(doc, options);
 	}
@@ -337,7 +343,7 @@ static int run_apply(const struct irq_options *options, struct irq_context *ctx)
 	struct irqplan plan = { 0 };
 	json_t *doc = NULL;
 	struct cpuset rt;
-	int status;
+	int status, ret;
 
 	if (sysroot_is_live(ctx->root) && geteuid()) {
 		status = runtime_error("apply writes /proc/irq: run it as root");
@@ -348,6 +354,10 @@ static int run_apply(const struct irq_options *options, struct irq_context *ctx)
 			"--verify counts live interrupts: it cannot be used with --root");
 		goto out;
 	}
+	/* before the affinities are read: a second apply plans from what this one leaves */
+	status = irq_lock_journal(ctx, true);
+	if (status)
+		goto out;
 	status = irq_context_plan(ctx, options, &plan);
 	if (status)
 		goto out;
@@ -356,7 +366,7 @@ static int run_apply(const struct irq_options *options, struct irq_context *ctx)
 	status = irq_unjudged_error(ctx, "nothing was changed");
 	if (status)
 		goto out;
-	if (options->json_path)
+	if (options->json.path)
 		doc = irq_plan_document(ctx, options, &plan);
 	rt = plan.rt;
 	if (options->verify) {
@@ -372,7 +382,10 @@ static int run_apply(const struct irq_options *options, struct irq_context *ctx)
 		status = runtime_error("out of memory");
 		goto out;
 	}
-	if (irq_apply(ctx->root, &ctx->topo, &ctx->table, &plan, ctx->journal, &report)) {
+	ret = irq_apply(ctx->root, &ctx->topo, &ctx->table, &plan, ctx->journal_lock, &report);
+	irq_journal_unlock(ctx->journal_lock);
+	ctx->journal_lock = NULL;
+	if (ret) {
 		status = EXIT_ERROR;
 		goto out;
 	}
@@ -404,16 +417,22 @@ static int run_restore(const struct irq_options *options, struct irq_context *ct
 		status = runtime_error("restore writes /proc/irq: run it as root");
 		goto out;
 	}
-	ret = irq_journal_restore(ctx->root, ctx->journal, &report);
-	if (ret == -ENOENT || ret == -EINVAL) {
+	status = irq_lock_journal(ctx, false);
+	if (status)
+		goto out;
+	ret = irq_journal_restore(ctx->root, ctx->journal_lock, &report);
+	irq_journal_unlock(ctx->journal_lock);
+	ctx->journal_lock = NULL;
+	/* refused or unreadable: nothing was written, the library said why */
+	if (ret && ret != -EIO && ret != -ESTALE) {
 		status = EXIT_ERROR;
 		goto out;
 	}
 	status = ret ? EXIT_ERROR : EXIT_OK;
-	printf("restored: %u irqs%s, %u gone, %u failed; journal %s\n", report.restored,
+	printf("restored: %u irqs%s, %u gone, %u skipped, %u failed; journal %s\n", report.restored,
 	       report.default_restored ? " and default_smp_affinity" : "", report.gone,
-	       report.failed, ret ? "kept" : "removed");
-	if (!options->json_path)
+	       report.stale, report.failed, ret ? "kept" : "removed");
+	if (!options->json.path)
 		goto out;
 	/* the host facts name the CPUs; restore needed no topology until now */
 	if (topology_load(ctx->root, &ctx->topo))
@@ -422,6 +441,7 @@ static int run_restore(const struct irq_options *options, struct irq_context *ct
 	json_object_set_new(doc, "journal", json_string(ctx->journal));
 	json_object_set_new(doc, "restored", json_integer(report.restored));
 	json_object_set_new(doc, "gone", json_integer(report.gone));
+	json_object_set_new(doc, "skipped", json_integer(report.stale));
 	json_object_set_new(doc, "failed", json_integer(report.failed));
 	json_object_set_new(doc, "default_restored", json_boolean(report.default_restored));
 	if (irq_json_write(doc, options))

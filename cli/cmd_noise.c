@@ -43,6 +43,8 @@ static const struct option_spec noise_option_specs[] = {
 	  .where = NOISE(params.policy),
 	  .given = NOISE(policy_given),
 	  .parse = option_parse_rt_policy,
+	  .complete_as = OPTION_CHOICE,
+	  .choices = rt_policy_words,
 	  .value_name = "POLICY",
 	  .help = "other, fifo, rr, batch or idle",
 	  .default_text = "other" },
@@ -53,11 +55,7 @@ static const struct option_spec noise_option_specs[] = {
 	  .given = NOISE(priority_given),
 	  .integer = { 1, 99 },
 	  .help = "1-99 for fifo/rr (implies fifo)" },
-	{ .long_name = "json",
-	  .short_name = 'j',
-	  .kind = OPTION_OUTPUT_FILE,
-	  .where = NOISE(json_path),
-	  .help = "write the result document (latscope/1 JSON)" },
+	OPTION_INCLUDE_AT(json_output_options, NOISE(json)),
 	{ .long_name = "histogram",
 	  .kind = OPTION_OUTPUT_FILE,
 	  .where = NOISE(histogram_path),
@@ -139,7 +137,7 @@ static int noise_finish(void *options, void *context)
 		o->params.priority = 1;
 	if (o->trace_dir && o->explain != EXPLAIN_WITH_TRACE)
 		return usage_error("--trace-dir needs --explain (with tracing)");
-	return 0;
+	return json_output_finish(&o->json);
 }
 
 const struct option_command noise_command = {
@@ -192,9 +190,9 @@ static int write_outputs(struct noise_session *s)
 		if (status)
 			return status;
 	}
-	if (!o->json_path)
+	if (!o->json.path)
 		return 0;
-	return output_json_write("--json", o->json_path, noise_session_document(s));
+	return output_json_write(&o->json, noise_session_document(s));
 }
 
 static int exit_status(const struct noise_options *o, const struct noise_run *run)

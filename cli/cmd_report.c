@@ -69,6 +69,7 @@ static const struct option_spec report_option_specs[] = {
 	  .where = REPORT(page_path),
 	  .given = REPORT(page_given),
 	  .parse = parse_page,
+	  .complete_as = OPTION_OUTPUT_FILE,
 	  .value_name = "FILE",
 	  .help = "write the page to FILE ('-': standard output)",
 	  .default_text = REPORT_DEFAULT_PAGE },

@@ -56,7 +56,7 @@ int cmd_timer(int argc, char **argv)
 		status = EXIT_BUDGET;
 	if (status == EXIT_OK)
 		status = check_budget(&s);
-	if (s.opts.json_path && timer_json_write(&s, status))
+	if (s.opts.json.path && timer_json_write(&s, status))
 		status = EXIT_ERROR;
 out:
 	timer_session_free(&s);

@@ -2,6 +2,8 @@
 #ifndef LATSCOPE_CLI_COMMON_OPTIONS_H
 #define LATSCOPE_CLI_COMMON_OPTIONS_H
 
+#include <stdbool.h>
+
 #include "option_table.h"
 
 /*
@@ -10,8 +12,27 @@
 
 /* --policy NAME: other (normal), fifo, rr, batch or idle into an enum rt_policy */
 int option_parse_rt_policy(const struct option_value *value);
+/* the names --policy takes, for completion (.complete_as = OPTION_CHOICE) */
+extern const struct option_choice rt_policy_words[];
 
 /* --explain[=HOW]: trace or counters into an enum explain_choice; bare is "trace" */
 extern const struct option_choice explain_choices[];
+
+/*
+ * --json FILE and --json-compact, the same on every command that writes a
+ * result document: include json_output_options at the struct's field,
+ *	OPTION_INCLUDE_AT(json_output_options, NOISE(json)),
+ * call json_output_finish() from the command's finish() and write with
+ * output_json_write().
+ */
+struct json_output {
+	const char *path; /* NULL: no document */
+	bool compact; /* one line even on a terminal */
+};
+
+extern const struct option_spec json_output_options[];
+
+/* --json-compact without --json: a usage error (129) after one line; else 0 */
+int json_output_finish(const struct json_output *json);
 
 #endif

@@ -10,6 +10,7 @@
 #include "latscope/doctor.h"
 #include "latscope/sysroot.h"
 #include "latscope/topology.h"
+#include "common_options.h"
 #include "noise_session.h"
 #include "timer_session.h"
 
@@ -24,7 +25,7 @@ struct doctor_options {
 	uint64_t duration_ns;
 	uint64_t budget_ns;
 	const char *report_path;
-	const char *json_path;
+	struct json_output json;
 	bool no_noise;
 	bool no_timer;
 };

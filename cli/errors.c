@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -22,17 +23,25 @@ void cli_set_verbosity(int level)
 	verbosity = level;
 }
 
-/* One line on stderr; @keep (last_error, last_warning or NULL) remembers it. */
+/*
+ * One line on stderr, however long (a path of thousands of characters keeps
+ * its reason at the end); @keep (last_error, last_warning or NULL) remembers
+ * its first 511 bytes.
+ */
 static void print_line(const char *kind, char *keep, const char *fmt, va_list ap)
 {
-	char line[512];
+	char fallback[512], *line;
 
-	vsnprintf(line, sizeof(line), fmt, ap);
+	if (vasprintf(&line, fmt, ap) < 0) {
+		line = NULL;
+		snprintf(fallback, sizeof(fallback), "%s", fmt);
+	}
 	fflush(stdout);
 	fprintf(stderr, "latscope%s%s: %s%s\n", command_name ? " " : "",
-		command_name ? command_name : "", kind, line);
+		command_name ? command_name : "", kind, line ? line : fallback);
 	if (keep)
-		memcpy(keep, line, sizeof(line));
+		snprintf(keep, sizeof(last_error), "%s", line ? line : fallback);
+	free(line);
 }
 
 const char *cli_last_error(void)

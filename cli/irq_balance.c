@@ -278,8 +278,8 @@ static int step(struct daemon *d)
 	if (!report.moves || !done)
 		ret = -ENOMEM;
 	if (!ret)
-		ret = irq_apply(d->ctx.root, &d->ctx.topo, &d->ctx.table, &plan, d->ctx.journal,
-				&report);
+		ret = irq_apply(d->ctx.root, &d->ctx.topo, &d->ctx.table, &plan,
+				d->ctx.journal_lock, &report);
 	if (!ret) {
 		record(d, &plan, &report, done);
 		if (plan.default_change)
@@ -317,8 +317,8 @@ static int finish(struct daemon *d, int status)
 	struct irq_restore_report restored;
 	json_t *doc;
 
-	if (d->options->restore_on_exit && !access(d->ctx.journal, F_OK)) {
-		if (irq_journal_restore(d->ctx.root, d->ctx.journal, &restored))
+	if (d->options->restore_on_exit && d->ctx.journal_lock && !access(d->ctx.journal, F_OK)) {
+		if (irq_journal_restore(d->ctx.root, d->ctx.journal_lock, &restored))
 			status = EXIT_ERROR;
 		else
 			printf("restored: %u irqs%s, %u gone\n", restored.restored,
@@ -330,7 +330,7 @@ static int finish(struct daemon *d, int status)
 	if (d->unjudged_seen && status == EXIT_OK)
 		status = runtime_error("some irqs could not be judged during the run: their "
 				       "affinity files did not read (said above)");
-	if (d->options->json_path && d->ctx.table.nr_columns) {
+	if (d->options->json.path && d->ctx.table.nr_columns) {
 		doc = irq_json_document(&d->ctx, d->options);
 		json_object_set_new(doc, "intervals", json_integer((json_int_t)d->intervals));
 		json_object_set_new(doc, "moves", json_incref(d->moves));
@@ -353,7 +353,7 @@ int irq_balance(const struct irq_options *options)
 	d.load_options.sample_ns = 0;
 	d.load_options.sample_given = false;
 	d.history = irq_history_new();
-	d.moves = options->json_path ? json_array() : NULL;
+	d.moves = options->json.path ? json_array() : NULL;
 	d.start_ns = clock_ns(CLOCK_MONOTONIC);
 	irq_policy(options, &d.policy);
 	ret = d.history ? irq_context_open(&d.ctx, options) : -ENOMEM;
@@ -366,6 +366,9 @@ int irq_balance(const struct irq_options *options)
 		goto out;
 	}
 	status = refuse_to_fight(&d);
+	/* for the whole run: a second balancer on this journal would fight this one */
+	if (!status)
+		status = irq_lock_journal(&d.ctx, true);
 	if (!status && signals_catch_reload())
 		status = runtime_error("cannot catch SIGHUP: %s", strerror(errno));
 	if (status)

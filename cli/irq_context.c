@@ -52,9 +52,21 @@ void irq_context_release(struct irq_context *ctx)
 
 void irq_context_close(struct irq_context *ctx)
 {
+	irq_journal_unlock(ctx->journal_lock);
+	ctx->journal_lock = NULL;
 	irq_context_release(ctx);
 	sysroot_free(ctx->root);
 	ctx->root = NULL;
+}
+
+int irq_lock_journal(struct irq_context *ctx, bool create)
+{
+	int ret = irq_journal_lock(ctx->journal, create, IRQ_JOURNAL_LOCK_WAIT_NS,
+				   &ctx->journal_lock);
+
+	if (ret == -ENOENT)
+		log_error("no journal %s: nothing to restore", ctx->journal);
+	return ret ? EXIT_ERROR : EXIT_OK;
 }
 
 /* Only show lists per-CPU counts: 40 MB on a 1024-CPU machine with 10,000 IRQs. */

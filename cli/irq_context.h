@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common_options.h"
 #include "latscope/clock.h"
 #include "latscope/irq.h"
 #include "latscope/irq_apply.h"
@@ -30,7 +31,7 @@ struct irq_options {
 	enum irq_subcommand subcommand;
 	const char *name; /* "plan" */
 	const char *root_dir; /* NULL: the live system */
-	const char *json_path;
+	struct json_output json;
 	const char *journal_path; /* NULL: IRQ_JOURNAL_PATH under the root */
 	struct cpuset rt_cpus;
 	uint64_t sample_ns;
@@ -59,6 +60,8 @@ struct irq_context {
 	uint64_t window_ns; /* 0: counts since boot */
 	double *rates; /* per IRQ row */
 	char journal[4096];
+	/* held from before the first read of the journal to after the last write */
+	struct irq_journal_lock *journal_lock;
 };
 
 /* The defaults of every subcommand: the planner's policy, a 1 s rate sample. */
@@ -70,7 +73,15 @@ int irq_context_open(struct irq_context *ctx, const struct irq_options *options)
 int irq_context_load(struct irq_context *ctx, const struct irq_options *options);
 /* Drop what irq_context_load() read (to load again). */
 void irq_context_release(struct irq_context *ctx);
+/* closes the context; releases the journal's lock when held */
 void irq_context_close(struct irq_context *ctx);
+
+/*
+ * Take the journal for this run (apply and balance: @create its directory;
+ * restore: a missing directory is "no journal"), waiting up to
+ * IRQ_JOURNAL_LOCK_WAIT_NS for another holder. 0 or EXIT_ERROR (said).
+ */
+int irq_lock_journal(struct irq_context *ctx, bool create);
 
 /*
  * Load the machine (irq_context_load()), check --rt-cpus and make the plan;

@@ -7,6 +7,7 @@
 #include "irq_report.h"
 #include "output_path.h"
 #include "latscope/result.h"
+#include "latscope/sysroot.h"
 
 /* IRQs listed per CPU by show; -v lists them all */
 #define SHOW_IRQS_PER_CPU 6
@@ -277,7 +278,7 @@ void irq_print_move(FILE *out, const struct irq_table *table, const struct irqpl
 	}
 	fprintf(out, ": %s", irq_write_status_name(result->status));
 	if (result->error)
-		fprintf(out, " (%s)", strerror(result->error));
+		fprintf(out, " (%s)", sysroot_strerror(result->error));
 	if (result->status == IRQ_WRITE_DONE && !result->effective_ok)
 		fprintf(out, "; effective cpu still %d: the kernel moves it at the next interrupt",
 			result->effective_cpu);
@@ -457,7 +458,7 @@ json_t *irq_json_move(const struct irq_table *table, const struct irqplan_move *
 		json_object_set_new(entry, "status",
 				    json_string(irq_write_status_name(result->status)));
 		json_object_set_new(entry, "error",
-				    result->error ? json_string(strerror(result->error)) :
+				    result->error ? json_string(sysroot_strerror(result->error)) :
 						    json_null());
 		json_object_set_new(entry, "effective_ok", json_boolean(result->effective_ok));
 	}
@@ -526,5 +527,5 @@ json_t *irq_plan_document(const struct irq_context *ctx, const struct irq_option
 int irq_json_write(json_t *doc, const struct irq_options *options)
 {
 	result_set_end_time(doc);
-	return output_json_write("--json", options->json_path, doc);
+	return output_json_write(&options->json, doc);
 }

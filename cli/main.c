@@ -4,19 +4,26 @@
 #include <string.h>
 
 #include "cli.h"
+#include "completion.h"
 #include "latscope-config.h"
 
 static const struct command commands[] = {
-	{ "noise", NULL, "OS noise: gaps a busy CPU loses, their sizes and periods", cmd_noise },
-	{ "check", NULL, "real-time readiness audit: findings, evidence and fixes", cmd_check },
+	{ "noise", NULL, "OS noise: gaps a busy CPU loses, their sizes and periods", cmd_noise,
+	  &noise_command, NULL },
+	{ "check", NULL, "real-time readiness audit: findings, evidence and fixes", cmd_check,
+	  &check_command, NULL },
 	{ "timer", "cyclic", "timer wake-up latency, cyclictest-compatible, with percentiles",
-	  cmd_timer },
-	{ "irq", NULL, "keep interrupts off RT CPUs: show, plan, apply, balance, restore",
-	  cmd_irq },
+	  cmd_timer, &timer_command, NULL },
+	{ "irq", NULL, "keep interrupts off RT CPUs: show, plan, apply, balance, restore", cmd_irq,
+	  NULL, &irq_group },
+	{ "monitor", NULL, "measure for weeks, explain every spike, export to Prometheus",
+	  cmd_monitor, &monitor_command, NULL },
 	{ "report", NULL, "one HTML page of plots from results, latscope's or cyclictest's",
-	  cmd_report },
+	  cmd_report, &report_command, NULL },
+	{ "compare", NULL, "before/after with confidence intervals, misses, GEV return levels",
+	  cmd_compare, &compare_command, NULL },
 	{ "doctor", NULL, "check, irq plan, timer and noise in one run: verdict and ranked fixes",
-	  cmd_doctor },
+	  cmd_doctor, &doctor_command, NULL },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -89,6 +96,12 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
 		printf("latscope %s\n", LATSCOPE_VERSION);
 		return finish(EXIT_OK);
+	}
+	/* for the completion script: every command's options, from their tables */
+	if (!strcmp(argv[1], "--completion-table")) {
+		int ret = completion_print_table(stdout, commands, NR_COMMANDS);
+
+		return finish(ret ? EXIT_ERROR : EXIT_OK);
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))
 		return finish(help(argc - 1, argv + 1));

@@ -166,10 +166,7 @@ int noise_session_run(struct noise_session *s, FILE *out)
 	if (rt_policy_is_realtime(o->params.policy) && rt_read_throttling(s->root, &s->limit))
 		log_warning(
 			"cannot read sched_rt_runtime_us: RT throttling will not be recognised");
-	if (rt_lock_memory())
-		log_warning("measuring with unlocked memory: page faults may show as gaps");
-	else
-		s->memory_held = true;
+	s->memory_held = !rt_lock_memory(false, "gaps");
 	if (!o->no_dma_latency) {
 		if (rt_dma_latency_hold(s->root, 0, &s->dma))
 			return EXIT_ERROR;

@@ -11,13 +11,14 @@
 #include "latscope/rt.h"
 #include "latscope/sysroot.h"
 #include "latscope/topology.h"
+#include "common_options.h"
 #include "noise_explain.h"
 
 /* Everything `latscope noise` was asked to do (its table is cmd_noise.c's). */
 struct noise_options {
 	struct noise_params params;
 	bool cpus_given, priority_given, policy_given;
-	const char *json_path;
+	struct json_output json;
 	const char *histogram_path;
 	const char *gaps_path;
 	enum explain_choice explain;

@@ -241,6 +241,14 @@ struct option_spec {
 	const struct option_choice *choices;
 	const char *noun;
 	option_parser parse; /* OPTION_CUSTOM */
+	/*
+	 * OPTION_CUSTOM: what shell completion offers for the value, as if
+	 * the entry were of this kind: OPTION_CPUS (timer's --affinity),
+	 * OPTION_INPUT_FILE, OPTION_OUTPUT_DIR, ..., or OPTION_CHOICE with
+	 * the words in .choices (offered only; .parse still decides what is
+	 * valid). 0 (OPTION_END): nothing is offered.
+	 */
+	enum option_kind complete_as;
 	const struct option_spec *include; /* OPTION_INCLUDE */
 };
 

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "common_options.h"
 #include "latscope/result.h"
 #include "output_path.h"
 
@@ -32,7 +32,7 @@ int output_file_check(const char *option, const char *path)
 		return usage_error("empty path for %s", option);
 	if (!stat(path, &st) && S_ISDIR(st.st_mode))
 		return usage_error("cannot write %s '%s': %s", option, path, strerror(EISDIR));
-	ret = result_check_writable(path);
+	ret = atomic_file_check(path);
 	if (ret)
 		return refused(-ret, "cannot write %s '%s': %s", option, path);
 	return 0;
@@ -40,9 +40,8 @@ int output_file_check(const char *option, const char *path)
 
 int output_dir_check(const char *option, const char *dir)
 {
-	char probe[PATH_MAX];
 	struct stat st;
-	int fd, n;
+	int ret;
 
 	if (!*dir)
 		return usage_error("empty path for %s", option);
@@ -57,16 +56,9 @@ int output_dir_check(const char *option, const char *dir)
 	}
 	if (!S_ISDIR(st.st_mode))
 		return usage_error("cannot create %s '%s': %s", option, dir, strerror(ENOTDIR));
-	/* a real file, not access(): root passes access() on a read-only tree */
-	n = snprintf(probe, sizeof(probe), "%s/.latscope-probe.%d", dir, (int)getpid());
-	if (n < 0 || (size_t)n >= sizeof(probe))
-		return usage_error("cannot write into %s '%s': %s", option, dir,
-				   strerror(ENAMETOOLONG));
-	fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return refused(errno, "cannot write into %s '%s': %s", option, dir);
-	close(fd);
-	unlink(probe);
+	ret = atomic_file_check_directory(dir);
+	if (ret)
+		return refused(-ret, "cannot write into %s '%s': %s", option, dir);
 	return 0;
 }
 
@@ -101,16 +93,13 @@ int input_dir_check(const char *option, const char *dir)
 	return 0;
 }
 
-int output_json_write(const char *option, const char *path, json_t *doc)
+int output_json_write(const struct json_output *json, json_t *doc)
 {
-	int ret;
-
-	/* a short write sets no errno: an old one (isatty's ENOTTY) must not be the reason */
-	errno = 0;
-	ret = result_write(doc, path);
+	int ret = result_write_as(doc, json->path,
+				  json->compact ? RESULT_LAYOUT_COMPACT : RESULT_LAYOUT_AUTO);
 
 	if (ret)
-		return runtime_error("cannot write %s '%s': %s", option, path, strerror(-ret));
+		return runtime_error("cannot write --json '%s': %s", json->path, strerror(-ret));
 	return 0;
 }
 

@@ -36,8 +36,12 @@ int input_file_check(const char *option, const char *path);
 /* A directory that will be read as a tree (--root): it exists and is one. */
 int input_dir_check(const char *option, const char *dir);
 
-/* Write a result document (result_write()); EXIT_ERROR when it fails. */
-int output_json_write(const char *option, const char *path, json_t *doc);
+/*
+ * Write a result document where --json says, laid out as --json-compact
+ * says (result_write_as()); EXIT_ERROR when it fails.
+ */
+struct json_output;
+int output_json_write(const struct json_output *json, json_t *doc);
 /* Start a text output; EXIT_ERROR when it cannot be opened. */
 int output_text_open(struct atomic_file *file, const char *option, const char *path);
 /* Put it in place; EXIT_ERROR, with nothing left behind, when it fails. */

@@ -98,5 +98,5 @@ json_t *timer_json_document(struct timer_session *s, int status)
 
 int timer_json_write(struct timer_session *s, int status)
 {
-	return output_json_write("--json", s->opts.json_path, timer_json_document(s, status));
+	return output_json_write(&s->opts.json, timer_json_document(s, status));
 }

@@ -91,12 +91,15 @@ void timer_live_follow(struct timer_session *s, const sigset_t *wait_mask)
 	bool refresh = s->live || s->opts.verbose, explain = s->explain.run.session != NULL;
 	int step = explain ? 250 : 1000, since_draw = 0;
 
+	/* nothing to refresh or read: wake only to collect the block maxima */
+	if (!refresh && !explain)
+		step = TIMER_BLOCK_COLLECT_MS;
 	while (!stop_requested) {
-		/* nothing to refresh or read: sleep until the end or a signal */
-		if (timer_wait(s->run, refresh || explain ? step : -1, wait_mask))
+		if (timer_wait(s->run, step, wait_mask))
 			break;
 		if (stop_requested)
 			break;
+		timer_collect_block_maxima(s->run);
 		timer_explain_pump(&s->explain, s->run);
 		since_draw += step;
 		if (since_draw < 1000)

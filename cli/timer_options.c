@@ -140,6 +140,7 @@ static const struct option_spec timer_option_specs[] = {
 	  .flags = OPTION_OPTIONAL | OPTION_NEXT_NUMBER,
 	  .given = TIMER(words.affinity_given),
 	  .parse = parse_affinity,
+	  .complete_as = OPTION_CPUS,
 	  .value_name = "LIST",
 	  .help = "pin threads round-robin to LIST; without LIST to the allowed CPUs; "
 		  "without -a threads are not pinned" },
@@ -161,6 +162,8 @@ static const struct option_spec timer_option_specs[] = {
 	  .where = TIMER(words.policy),
 	  .given = TIMER(words.policy_given),
 	  .parse = option_parse_rt_policy,
+	  .complete_as = OPTION_CHOICE,
+	  .choices = rt_policy_words,
 	  .value_name = "NAME",
 	  .help = "other, normal, batch, idle, fifo or rr" },
 	{ .long_name = "priospread",
@@ -234,6 +237,7 @@ static const struct option_spec timer_option_specs[] = {
 	  .where = TIMER(main_affinity),
 	  .given = TIMER(main_affinity_given),
 	  .parse = parse_main_affinity,
+	  .complete_as = OPTION_CPUS,
 	  .value_name = "LIST",
 	  .help = "run the main thread on LIST" },
 	{ .long_name = "breaktrace",
@@ -289,10 +293,7 @@ static const struct option_spec timer_option_specs[] = {
 	  .kind = OPTION_FLAG,
 	  .where = TIMER(verbose),
 	  .help = "print every sample as thread:cycle:latency" },
-	{ .long_name = "json",
-	  .kind = OPTION_OUTPUT_FILE,
-	  .where = TIMER(json_path),
-	  .help = "write the latscope/1 result document to FILE" },
+	OPTION_INCLUDE_AT(json_output_options, TIMER(json)),
 	{ .long_name = "explain",
 	  .kind = OPTION_CHOICE,
 	  .flags = OPTION_OPTIONAL,
@@ -466,6 +467,8 @@ static void fill_params(const struct timer_words *given, struct timer_options *o
 	params->spike_threshold_ns = TIMER_SPIKE_THRESHOLD_NS;
 	params->spike_capacity = TIMER_SPIKE_CAPACITY;
 	params->sample_ring = opts->verbose ? TIMER_SAMPLE_RING : 0;
+	/* compare's extreme-value fit reads them from the JSON */
+	params->block_maxima = true;
 	if (opts->explain == EXPLAIN_WITH_TRACE) {
 		/* the explanation follows the spikes: keep many, from the start
 		 * when a threshold is given, else once the p99 is known */
@@ -490,6 +493,8 @@ static int timer_finish(void *options, void *context)
 		ret = lay_out_threads(&opts->words, machine->allowed, opts);
 	if (!ret)
 		fill_params(&opts->words, opts);
+	if (!ret)
+		ret = json_output_finish(&opts->json);
 	return ret;
 }
 

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common_options.h"
 #include "explain_run.h"
 #include "latscope/cpuset.h"
 #include "latscope/rt.h"
@@ -77,7 +78,7 @@ struct timer_options {
 	bool refresh_on_max;
 	bool histofall;
 	const char *histfile;
-	const char *json_path;
+	struct json_output json;
 	enum explain_choice explain;
 	uint64_t explain_above_ns; /* 0: above the run's p99, adaptively */
 	const char *trace_dir;

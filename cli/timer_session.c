@@ -132,7 +132,7 @@ int timer_session_start(struct timer_session *s)
 		log_warning("threads run SCHED_OTHER (no -p): use -p PRIO to measure as a "
 			    "SCHED_FIFO task");
 	if (opts->mlockall) {
-		if (rt_lock_memory())
+		if (rt_lock_memory(true, "latency"))
 			return EXIT_ERROR;
 		s->memory_locked = true;
 	}

@@ -5,18 +5,144 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "latscope/atomic_file.h"
 
 /* the longest name part of the target kept in the temporary file's name */
 #define KEPT_NAME (NAME_MAX - 32)
+/* one write(2) per this many bytes, whatever the caller prints */
+#define STREAM_BUFFER (64 * 1024)
+/* as the kernel's limit on links followed in one lookup */
+#define MAX_LINK_HOPS 40
+/* from linux/magic.h, which not every libc's headers carry */
+#define PROC_FS_MAGIC 0x9fa0
 
 static void release(struct atomic_file *file)
 {
 	free(file->path);
 	free(file->temp);
+	free(file->buffer);
 	memset(file, 0, sizeof(*file));
+}
+
+/* "dir/" names a directory, as do "." and ".."; a name longer than NAME_MAX is no name */
+static int check_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *name = slash ? slash + 1 : path;
+
+	if (!name[0] || !strcmp(name, ".") || !strcmp(name, ".."))
+		return -EISDIR;
+	return strlen(name) > NAME_MAX ? -ENAMETOOLONG : 0;
+}
+
+/* The directory part of @path: "." for a bare name, "/" for "/name". */
+static void directory_of(const char *path, char *dir, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(dir, size, ".");
+	else
+		snprintf(dir, size, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+}
+
+/*
+ * /dev/stdout leads to /proc/self/fd/1: a link in procfs stands for an open
+ * file (a pipe, a terminal, the file a shell redirected to), not for a
+ * name to replace.
+ */
+static bool link_in_procfs(const char *link)
+{
+	char dir[PATH_MAX];
+	struct statfs fs;
+
+	directory_of(link, dir, sizeof(dir));
+	return !statfs(dir, &fs) && fs.f_type == PROC_FS_MAGIC;
+}
+
+/*
+ * The file the path's links lead to, as a name: a relative link is taken
+ * from its own directory, a dangling one names the file to create. Sets
+ * *in_place for a link into procfs. Returns 0 or a negative errno code.
+ */
+static int follow_links(char *path, bool *in_place)
+{
+	char target[PATH_MAX], next[PATH_MAX];
+	struct stat st;
+	const char *slash;
+	ssize_t n;
+	int hops;
+
+	for (hops = 0; hops < MAX_LINK_HOPS; hops++) {
+		if (lstat(path, &st))
+			return errno == ENOENT ? 0 : -errno;
+		if (!S_ISLNK(st.st_mode))
+			return 0;
+		if (link_in_procfs(path)) {
+			*in_place = true;
+			return 0;
+		}
+		n = readlink(path, target, sizeof(target));
+		if (n < 0)
+			return -errno;
+		if ((size_t)n >= sizeof(target))
+			return -ENAMETOOLONG;
+		target[n] = '\0';
+		slash = strrchr(path, '/');
+		if (target[0] == '/' || !slash)
+			n = snprintf(next, sizeof(next), "%s", target);
+		else
+			n = snprintf(next, sizeof(next), "%.*s/%s", (int)(slash - path), path,
+				     target);
+		if (n < 0 || (size_t)n >= sizeof(next))
+			return -ENAMETOOLONG;
+		memcpy(path, next, (size_t)n + 1);
+	}
+	return -ELOOP;
+}
+
+/*
+ * Where @path's content will go: file->path, and whether it is written in
+ * place (a pipe, a terminal, a device, an open file of /proc/PID/fd) or
+ * replaced (a regular file, or one to create); file->mode is an existing
+ * file's mode, kept by its replacement.
+ */
+static int resolve(struct atomic_file *file, const char *path, bool *in_place)
+{
+	struct stat st;
+	int ret;
+
+	*in_place = false;
+	if (!path || !*path)
+		return -ENOENT;
+	if (strlen(path) >= PATH_MAX)
+		return -ENAMETOOLONG;
+	file->path = malloc(PATH_MAX);
+	if (!file->path)
+		return -ENOMEM;
+	strcpy(file->path, path);
+	if (!stat(path, &st)) {
+		if (S_ISDIR(st.st_mode))
+			return -EISDIR;
+		if (!S_ISREG(st.st_mode)) {
+			*in_place = true;
+			return 0;
+		}
+		file->mode = st.st_mode & 07777;
+		file->keep_mode = true;
+	} else if (errno != ENOENT) {
+		return -errno;
+	}
+	ret = follow_links(file->path, in_place);
+	if (ret || *in_place) {
+		/* in place: opened by the name given, which the kernel resolves */
+		strcpy(file->path, path);
+		return ret;
+	}
+	return check_name(file->path);
 }
 
 /*
@@ -49,29 +175,70 @@ static int create_temp(struct atomic_file *file)
 	return -EEXIST;
 }
 
+/* Appending: what the program printed before (a shell's redirection) stays first. */
+static int open_in_place(const char *path, int flags)
+{
+	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | flags);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int atomic_file_check(const char *path)
+{
+	struct atomic_file file = { 0 };
+	bool in_place;
+	int ret, fd;
+
+	ret = resolve(&file, path, &in_place);
+	if (!ret && in_place) {
+		/* a FIFO nobody reads yet: the write will wait for a reader, it is not wrong */
+		fd = open_in_place(file.path, O_NONBLOCK);
+		ret = fd == -ENXIO ? 0 : fd < 0 ? fd : close(fd);
+	} else if (!ret) {
+		fd = create_temp(&file);
+		ret = fd < 0 ? fd : close(fd);
+		if (fd >= 0)
+			unlink(file.temp);
+	}
+	release(&file);
+	return ret;
+}
+
+int atomic_file_check_directory(const char *dir)
+{
+	struct atomic_file file = { 0 };
+	int ret, fd;
+
+	if (!dir || !*dir)
+		return -ENOENT;
+	/* any name: only the temporary one beside it is made, with O_EXCL */
+	if (asprintf(&file.path, "%s/latscope", dir) < 0) {
+		file.path = NULL;
+		return -ENOMEM;
+	}
+	fd = strlen(file.path) >= PATH_MAX ? -ENAMETOOLONG : create_temp(&file);
+	ret = fd < 0 ? fd : close(fd);
+	if (fd >= 0)
+		unlink(file.temp);
+	release(&file);
+	return ret;
+}
+
 int atomic_file_open(struct atomic_file *file, const char *path)
 {
-	struct stat st;
+	bool in_place;
 	int fd, ret;
 
 	memset(file, 0, sizeof(*file));
-	if (!path || !*path)
-		return -ENOENT;
-	/* through a link to the file it names, so that the link stays */
-	if (!lstat(path, &st) && S_ISLNK(st.st_mode))
-		file->path = realpath(path, NULL);
-	if (!file->path)
-		file->path = strdup(path);
-	if (!file->path)
-		return -ENOMEM;
-	if (!stat(file->path, &st) && !S_ISREG(st.st_mode)) {
-		if (S_ISDIR(st.st_mode)) {
-			release(file);
-			return -EISDIR;
-		}
-		fd = open(file->path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-		if (fd < 0)
-			fd = -errno;
+	ret = resolve(file, path, &in_place);
+	if (ret) {
+		release(file);
+		return ret;
+	}
+	if (in_place) {
+		/* what the program printed so far goes first */
+		fflush(stdout);
+		fd = open_in_place(file->path, 0);
 	} else {
 		fd = create_temp(file);
 	}
@@ -79,14 +246,34 @@ int atomic_file_open(struct atomic_file *file, const char *path)
 		release(file);
 		return fd;
 	}
-	file->stream = fdopen(fd, "w");
+	file->buffer = malloc(STREAM_BUFFER);
+	file->stream = file->buffer ? fdopen(fd, "w") : NULL;
 	if (!file->stream) {
-		ret = -errno;
+		ret = file->buffer ? -errno : -ENOMEM;
 		close(fd);
 		atomic_file_abandon(file);
 		return ret;
 	}
+	setvbuf(file->stream, file->buffer, _IOFBF, STREAM_BUFFER);
 	return 0;
+}
+
+/*
+ * The rename is on disk once the directory is: without this a crash after
+ * the commit could bring back the old file (or none), which a checkpoint
+ * or a journal must not allow. Best effort: the data itself is synced.
+ */
+static void sync_directory(const char *path)
+{
+	char dir[PATH_MAX];
+	int fd;
+
+	directory_of(path, dir, sizeof(dir));
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
 }
 
 int atomic_file_commit(struct atomic_file *file)
@@ -97,14 +284,19 @@ int atomic_file_commit(struct atomic_file *file)
 	errno = 0;
 	if (fflush(file->stream) || ferror(file->stream))
 		ret = errno ? -errno : -EIO;
+	if (!ret && file->temp && file->keep_mode && fchmod(fileno(file->stream), file->mode))
+		ret = -errno;
 	/* a pipe or a terminal cannot be synced, and need not be */
 	if (!ret && file->temp && fsync(fileno(file->stream)))
 		ret = -errno;
+	/* NFS and some FUSE file systems report a failed write only here */
 	if (fclose(file->stream) && !ret)
 		ret = -errno;
 	file->stream = NULL;
 	if (!ret && file->temp && rename(file->temp, file->path))
 		ret = -errno;
+	if (!ret && file->temp)
+		sync_directory(file->path);
 	if (ret && file->temp)
 		unlink(file->temp);
 	release(file);

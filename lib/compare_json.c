@@ -85,13 +85,19 @@ static json_t *levels_json(const struct tail_estimate *t)
 		const struct tail_level *l = &t->levels[i];
 		json_t *o = json_object();
 
+		json_t *value = l->available ? ns_or_null(l->value_ns) : json_null();
+
 		json_object_set_new(o, "period_s", count_or_real(l->period_s));
-		json_object_set_new(o, "value_ns",
-				    l->available ? ns_or_null(l->value_ns) : json_null());
+		json_object_set_new(o, "value_ns", value);
 		json_object_set_new(o, "ci_ns",
 				    l->has_ci ? ns_pair(l->ci_ns[0], l->ci_ns[1]) : json_null());
 		if (l->reason[0])
 			json_object_set_new(o, "reason", json_string(l->reason));
+		else if (l->available && json_is_null(value))
+			json_object_set_new(
+				o, "reason",
+				json_string("beyond 2^63 ns (292 years): the fitted "
+					    "tail sets no useful bound at this period"));
 		json_array_append_new(list, o);
 	}
 	return list;

@@ -219,38 +219,48 @@ int cpuset_parse_mask(const char *text, struct cpuset *set)
 	return digits ? 0 : -EINVAL;
 }
 
+/* the first CPU from @cpu on that is not in @set; CPUSET_MAX_CPUS when none */
+static int next_absent(const struct cpuset *set, int cpu)
+{
+	unsigned int word = (unsigned int)cpu / 64;
+	uint64_t bits = ~set->words[word] & (~0ULL << ((unsigned int)cpu % 64));
+
+	for (;;) {
+		if (bits)
+			return (int)(word * 64 + (unsigned int)__builtin_ctzll(bits));
+		if (++word >= CPUSET_WORDS)
+			return CPUSET_MAX_CPUS;
+		bits = ~set->words[word];
+	}
+}
+
+/*
+ * Run by run, a word at a time: "0-1023" costs a few word reads, not 1024
+ * calls of cpuset_next() (a --json of 10,000 IRQs formats 30,000 sets).
+ */
 char *cpuset_format_list(const struct cpuset *set, char *buf, size_t size)
 {
 	size_t len = 0;
-	int cpu, first = -1, prev = -2;
+	int first, last;
 
 	if (!size)
 		return buf;
 	buf[0] = '\0';
-	for (cpu = cpuset_next(set, -1);; cpu = cpuset_next(set, cpu)) {
-		if (cpu >= 0 && cpu == prev + 1) {
-			prev = cpu;
-			continue;
-		}
-		if (first >= 0) {
-			char piece[32];
-			int n;
+	for (first = cpuset_next(set, -1); first >= 0; first = cpuset_next(set, last)) {
+		char piece[32];
+		int n;
 
-			if (first == prev)
-				n = snprintf(piece, sizeof(piece), "%s%d", len ? "," : "", first);
-			else
-				n = snprintf(piece, sizeof(piece), "%s%d-%d", len ? "," : "", first,
-					     prev);
-			if (len + (size_t)n + 4 > size) {
-				snprintf(buf + len, size - len, "...");
-				return buf;
-			}
-			memcpy(buf + len, piece, (size_t)n + 1);
-			len += (size_t)n;
+		last = next_absent(set, first) - 1;
+		if (first == last)
+			n = snprintf(piece, sizeof(piece), "%s%d", len ? "," : "", first);
+		else
+			n = snprintf(piece, sizeof(piece), "%s%d-%d", len ? "," : "", first, last);
+		if (len + (size_t)n + 4 > size) {
+			snprintf(buf + len, size - len, "...");
+			return buf;
 		}
-		if (cpu < 0)
-			break;
-		first = prev = cpu;
+		memcpy(buf + len, piece, (size_t)n + 1);
+		len += (size_t)n;
 	}
 	return buf;
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "latscope/array.h"
+#include "latscope/atomic_file.h"
 #include "latscope/explain_session.h"
 #include "latscope/log.h"
 
@@ -308,17 +309,19 @@ static int write_capture(const struct explain_session *s, const struct lane *c,
 {
 	const struct capture *capture = &c->captures[rank];
 	char path[4200], line[512];
+	struct atomic_file file;
 	size_t i;
 	FILE *f;
-	int err;
+	int ret;
 
 	snprintf(path, sizeof(path), "%s/%s-spike%u.txt", dir, lane_name, rank + 1);
-	f = fopen(path, "w");
-	if (!f) {
-		err = errno;
-		log_error("cannot write %s: %s", path, strerror(err));
-		return -err;
+	/* a full disk leaves the trace of a spike whole or absent, never cut */
+	ret = atomic_file_open(&file, path);
+	if (ret) {
+		log_error("cannot write %s: %s", path, strerror(-ret));
+		return ret;
 	}
+	f = file.stream;
 	fprintf(f,
 		"# latscope: spike %u of %s, %" PRIu64 " ns from %" PRIu64 " to %" PRIu64
 		" ns\n# the events of cpu %u from %" PRIu64 " ns before it to as long after it\n"
@@ -334,12 +337,10 @@ static int write_capture(const struct explain_session *s, const struct lane *c,
 		fprintf(f, "%s %15" PRIu64 " [%03u] %7d %s\n", mark, r->ts, r->cpu, r->pid,
 			trace_record_format(r, s->names, line, sizeof(line)));
 	}
-	if (fclose(f)) {
-		err = errno;
-		log_error("cannot write %s: %s", path, strerror(err));
-		return -err;
-	}
-	return 0;
+	ret = atomic_file_commit(&file);
+	if (ret)
+		log_error("cannot write %s: %s", path, strerror(-ret));
+	return ret;
 }
 
 int explain_session_write_captures(const struct explain_session *s, const char *dir,

@@ -165,15 +165,10 @@ static int textfile_path(const char *dir, char *path, size_t size)
 
 int exporter_check_textfile_dir(const char *dir)
 {
-	struct atomic_file probe;
 	char path[4096];
 	int ret = textfile_path(dir, path, sizeof(path));
 
-	if (!ret)
-		ret = atomic_file_open(&probe, path);
-	if (!ret)
-		atomic_file_abandon(&probe);
-	return ret;
+	return ret ? ret : atomic_file_check(path);
 }
 
 int exporter_write_textfile(const struct metrics *metrics, const char *dir)

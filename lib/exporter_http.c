@@ -18,6 +18,8 @@
 
 /* Limits: enough for Prometheus and a person with curl, little for a flood. */
 #define SERVER_THREADS 2
+/* locked in full under the monitor's mlockall; a scrape over TLS touches tens of KiB */
+#define SERVER_STACK_BYTES (512 * 1024)
 #define MAX_CONNECTIONS 32
 #define MAX_CONNECTIONS_PER_IP 8
 #define CONNECTION_TIMEOUT_S 10
@@ -359,6 +361,9 @@ int exporter_http_start(struct exporter_http *server)
 
 	if (server->daemon)
 		return 0;
+	/* first, or libmicrohttpd says so through its own logger on stderr */
+	options[n++] = (struct MHD_OptionItem){ MHD_OPTION_EXTERNAL_LOGGER,
+						(intptr_t)log_from_server, NULL };
 	options[n++] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_SOCKET, server->fd, NULL };
 	options[n++] = (struct MHD_OptionItem){ MHD_OPTION_THREAD_POOL_SIZE, SERVER_THREADS, NULL };
 	options[n++] =
@@ -369,8 +374,8 @@ int exporter_http_start(struct exporter_http *server)
 						NULL };
 	options[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_MEMORY_LIMIT,
 						CONNECTION_MEMORY, NULL };
-	options[n++] = (struct MHD_OptionItem){ MHD_OPTION_EXTERNAL_LOGGER,
-						(intptr_t)log_from_server, NULL };
+	options[n++] =
+		(struct MHD_OptionItem){ MHD_OPTION_THREAD_STACK_SIZE, SERVER_STACK_BYTES, NULL };
 	if (server->addr.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	if (web && web->tls) {

@@ -227,6 +227,16 @@ static void lmoment_start(const double *sorted, unsigned int n, double th[3])
 	th[2] = -k;
 }
 
+static bool sorted_ascending(const double *x, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 1; i < n; i++)
+		if (!(x[i - 1] <= x[i]))
+			return false;
+	return true;
+}
+
 static int sample_init(struct sample *d, const double *x, unsigned int n)
 {
 	double mean = 0, var = 0, spread;
@@ -248,7 +258,9 @@ static int sample_init(struct sample *d, const double *x, unsigned int n)
 		return -ENOMEM;
 	}
 	memcpy(d->x, x, n * sizeof(*d->x));
-	gsl_sort(d->x, 1, n);
+	/* a caller that fits one sample many times (tail_estimate) sorts it once */
+	if (!sorted_ascending(d->x, n))
+		gsl_sort(d->x, 1, n);
 	spread = gsl_stats_quantile_from_sorted_data(d->x, 1, n, 0.75) -
 		 gsl_stats_quantile_from_sorted_data(d->x, 1, n, 0.25);
 	d->shift = gsl_stats_median_from_sorted_data(d->x, 1, n);

@@ -32,7 +32,11 @@ double gev_ppcc(const double *x, unsigned int n, double shape)
 		return NAN;
 	}
 	memcpy(sorted, x, n * sizeof(*sorted));
-	gsl_sort(sorted, 1, n);
+	for (i = 1; i < n && sorted[i - 1] <= sorted[i]; i++)
+		;
+	/* tail_estimate passes them sorted already */
+	if (i < n)
+		gsl_sort(sorted, 1, n);
 	for (i = 0; i < n; i++)
 		q[i] = gev_quantile(&standard, gev_plotting_position(i + 1, n));
 	r = gsl_stats_correlation(sorted, 1, q, 1, n);

@@ -7,7 +7,9 @@
  * its histogram holds latencies of k us, i.e. [k, k + 1) us, and every
  * latency of N us or more (-h N) is an overflow, counted only in the text.
  * oslat's JSON names each bucket by its upper bound: "1" holds [0, 1) us;
- * its last bucket (-b, 32 by default) also holds every larger value.
+ * its last bucket (-b, 32 by default) also holds every larger value. Its
+ * min and max are such bounds too (whole us of the value, plus 1): a min
+ * of 1 is a value under 1 us.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -343,8 +345,11 @@ static int read_oslat_thread(struct import_ctx *ctx, const json_t *t, unsigned i
 	if (!s)
 		return -ENOMEM;
 	label = s->label;
-	s->min_ns = us_to_ns(number_of(t, "min"), NS_PER_US);
+	/* bounds, not values: the min from the lowest it may be, the max the highest */
+	s->min_ns = us_to_ns(number_of(t, "min") - 1, NS_PER_US);
 	s->max_ns = us_to_ns(number_of(t, "max"), NS_PER_US);
+	if (run_has(s->max_ns) && s->max_ns)
+		s->max_ns--;
 	s->avg_ns = number_of(t, "avg") * (double)NS_PER_US;
 	if (isfinite(duration) && duration >= 0)
 		s->run_ns = (uint64_t)llround(duration * 1e9);

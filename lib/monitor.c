@@ -266,24 +266,10 @@ struct load_context {
 	uint64_t *scratch;
 };
 
+/* a state of either schema: latscope/2's cpu-list string, latscope/1's array */
 static bool cpus_of(json_t *value, struct cpuset *set)
 {
-	size_t i;
-
-	cpuset_clear(set);
-	if (json_is_string(value))
-		return !cpuset_parse_list(json_string_value(value), set);
-	if (!json_is_array(value))
-		return false;
-	for (i = 0; i < json_array_size(value); i++) {
-		json_t *cpu = json_array_get(value, i);
-
-		if (!json_is_integer(cpu) || json_integer_value(cpu) < 0 ||
-		    json_integer_value(cpu) >= CPUSET_MAX_CPUS)
-			return false;
-		cpuset_add(set, (unsigned int)json_integer_value(cpu));
-	}
-	return true;
+	return !result_read_cpuset(value, set);
 }
 
 static int check_header(void *context, json_t *header, char *why, size_t size)
@@ -438,7 +424,8 @@ static json_t *state_header(struct monitor *m)
 	return doc;
 }
 
-static int write_checkpoint(struct monitor *m)
+/* The state document to @path, with @extra's members after the header's. */
+static int write_document(struct monitor *m, const char *path, json_t *extra)
 {
 	struct monitor_cpu_reading reading;
 	struct state_writer *writer;
@@ -447,12 +434,14 @@ static int write_checkpoint(struct monitor *m)
 	unsigned int lane;
 	int ret = 0;
 
-	if (!m->state_path)
-		return 0;
 	header = state_header(m);
+	if (header && extra && json_object_update(header, extra)) {
+		json_decref(header);
+		header = NULL;
+	}
 	reading.counts = malloc(NATIVE_SLOTS * sizeof(uint64_t));
 	kept = malloc(sizeof(*kept));
-	writer = header && reading.counts && kept ? state_writer_open(m->state_path, header) : NULL;
+	writer = header && reading.counts && kept ? state_writer_open(path, header) : NULL;
 	json_decref(header);
 	if (!writer) {
 		free(reading.counts);
@@ -485,9 +474,21 @@ int monitor_checkpoint(struct monitor *m)
 {
 	int ret;
 
+	if (!m->state_path)
+		return 0;
 	/* one writer of the file at a time, and the rings hold still meanwhile */
 	pthread_mutex_lock(&m->state_lock);
-	ret = write_checkpoint(m);
+	ret = write_document(m, m->state_path, NULL);
+	pthread_mutex_unlock(&m->state_lock);
+	return ret;
+}
+
+int monitor_write_result(struct monitor *m, const char *path, json_t *extra)
+{
+	int ret;
+
+	pthread_mutex_lock(&m->state_lock);
+	ret = write_document(m, path, extra);
 	pthread_mutex_unlock(&m->state_lock);
 	return ret;
 }
@@ -724,7 +725,8 @@ int monitor_start(struct monitor *m)
 		m->explain = monitor_explain_start(cpus, m->nr_lanes, m->params.explain_above_ns);
 		free(cpus);
 		if (!m->explain) {
-			log_error("cannot trace the measured cpus for --explain");
+			log_error("cannot trace the measured cpus for --explain: nothing measured "
+				  "(without --explain the interrupt counts are still exported)");
 			return -EIO;
 		}
 		for (lane = 0; lane < m->nr_lanes; lane++)
@@ -909,6 +911,21 @@ uint64_t monitor_max_ns(const struct monitor *m)
 			max = live.max_ns;
 	}
 	return max;
+}
+
+bool monitor_read_run(const struct monitor *m, unsigned int lane, unsigned int *cpu,
+		      struct timer_live *live)
+{
+	if (!m->run || lane >= m->nr_lanes)
+		return false;
+	timer_read_live(m->run, lane, live, NULL);
+	*cpu = m->lanes[lane].cpu;
+	return true;
+}
+
+unsigned int monitor_nr_cpus(const struct monitor *m)
+{
+	return m->nr_lanes;
 }
 
 const struct cpuset *monitor_cpus(const struct monitor *m)

@@ -14,9 +14,6 @@
 #include "latscope/atomic_file.h"
 #include "latscope/log.h"
 #include "latscope/monitor_state.h"
-#include "latscope/result.h"
-
-#define WRITE_BUFFER (256 * 1024)
 
 struct state_writer {
 	struct atomic_file file;
@@ -85,7 +82,6 @@ struct state_writer *state_writer_open(const char *path, json_t *header)
 		return NULL;
 	}
 	w->f = w->file.stream;
-	setvbuf(w->f, NULL, _IOFBF, WRITE_BUFFER);
 	put(w, "{");
 	json_object_foreach(header, key, value)
 	{
@@ -320,20 +316,6 @@ int state_writer_cpu(struct state_writer *w, const struct state_cpu *cpu)
 	return flush_error(w);
 }
 
-/* A rename is durable once the directory is on disk too. */
-static void sync_directory(const char *path)
-{
-	char copy[4096];
-	int fd;
-
-	snprintf(copy, sizeof(copy), "%s", path);
-	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-}
-
 int state_writer_close(struct state_writer *w)
 {
 	char path[4096];
@@ -342,13 +324,10 @@ int state_writer_close(struct state_writer *w)
 	snprintf(path, sizeof(path), "%s", w->file.path);
 	put(w, "]}\n");
 	ret = flush_error(w);
-	if (ret) {
+	if (ret)
 		atomic_file_abandon(&w->file);
-	} else {
+	else
 		ret = atomic_file_commit(&w->file);
-		if (!ret)
-			sync_directory(path);
-	}
 	if (ret)
 		log_error("cannot write the state %s: %s", path, strerror(-ret));
 	free(w);
@@ -725,5 +704,5 @@ int state_check_writable(const char *path, bool make_directory)
 	dir = dirname(copy);
 	if (make_directory && mkdir(dir, 0755) && errno != EEXIST)
 		return -errno;
-	return result_check_writable(path);
+	return atomic_file_check(path);
 }

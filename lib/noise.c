@@ -58,12 +58,30 @@ static void sync_hist(struct noise_cpu *c, uint64_t count, uint64_t long_min, ui
 }
 
 /*
+ * The open block ended before @stamp: hand it to the main thread and open
+ * the block that holds @stamp (blocks no delta began in are skipped: they
+ * have no maximum). Once a second at most: kept out of the loop's code.
+ */
+static __attribute__((noinline)) void close_block(struct noise_cpu *c, uint64_t stamp)
+{
+	struct noise_block block = { c->block_index, c->block_max_ns, c->block_below_ns };
+	uint64_t later = (stamp - c->block_end) / c->run->block_ticks + 1;
+
+	/* a full ring counts the block as dropped: the main thread reads that */
+	record_ring_push(&c->block_ring, &block);
+	c->block_index += later;
+	c->block_end += later * c->run->block_ticks;
+	c->block_max_ns = 0;
+	c->block_below_ns = 0;
+}
+
+/*
  * The hot loop. Inlined twice with use_tsc constant so the clock read is a
  * bare rdtsc (or a vDSO call) with no branch around it. A short delta (the
  * common case: below SHORT_TICKS and the threshold) costs a count and one
  * increment indexed by the raw tick difference, with no conversion; longer
- * ones are converted, bucketed, tracked for min/max, and gaps pushed into
- * the ring the main thread drains.
+ * ones are converted, bucketed, tracked for min/max and the block's
+ * maximum, and gaps pushed into the ring the main thread drains.
  */
 static inline __attribute__((always_inline)) void spin(struct noise_cpu *c, bool use_tsc)
 {
@@ -76,6 +94,7 @@ static inline __attribute__((always_inline)) void spin(struct noise_cpu *c, bool
 
 	prev = use_tsc ? tsc_read_raw() : tsc_monotonic_raw_ns();
 	c->first_stamp = prev;
+	c->block_end = prev + c->run->block_ticks;
 	/* unless stopped already: each thread measures the full duration */
 	__atomic_compare_exchange_n(deadline, &(uint64_t){ UINT64_MAX },
 				    prev + c->run->duration_ticks, false, __ATOMIC_RELAXED,
@@ -97,6 +116,11 @@ static inline __attribute__((always_inline)) void spin(struct noise_cpu *c, bool
 				long_min = ns;
 			if (ns > long_max)
 				long_max = ns;
+			/* the delta began at prev: in the open block, or a later one */
+			if (__builtin_expect(prev >= c->block_end, 0))
+				close_block(c, prev);
+			if (ns > c->block_max_ns)
+				c->block_max_ns = ns;
 			if (ns >= threshold) {
 				struct noise_gap gap = { prev, ns };
 
@@ -105,10 +129,16 @@ static inline __attribute__((always_inline)) void spin(struct noise_cpu *c, bool
 				c->gap_count++;
 				c->lost_ns += ns;
 				publish(c, count, long_max, now);
+			} else if (ns > c->block_below_ns) {
+				c->block_below_ns = ns;
 			}
 		}
-		if (__builtin_expect(!(count % PUBLISH_EVERY), 0))
+		if (__builtin_expect(!(count % PUBLISH_EVERY), 0)) {
 			publish(c, count, long_max, now);
+			/* a block without a slow delta ends too */
+			if (now >= c->block_end)
+				close_block(c, now);
+		}
 		if (__builtin_expect(now >= __atomic_load_n(deadline, __ATOMIC_RELAXED), 0))
 			break;
 		prev = now;
@@ -145,6 +175,7 @@ static uint64_t short_limit_for(const struct noise_run *run)
 }
 
 #define RING_BYTES (NOISE_RING_RECORDS * sizeof(struct noise_gap))
+#define BLOCK_RING_BYTES (NOISE_BLOCK_RING * sizeof(struct noise_block))
 
 uint64_t noise_memory_estimate(const struct noise_params *params)
 {
@@ -154,8 +185,8 @@ uint64_t noise_memory_estimate(const struct noise_params *params)
 	 * measuring thread. The stored gaps grow as they come; a growth that
 	 * fails is counted as not stored, not refused up front.
 	 */
-	uint64_t per_cpu = RING_BYTES + sizeof(struct hist) + SHORT_TICKS * sizeof(uint64_t) +
-			   WORKER_STACK_BYTES;
+	uint64_t per_cpu = RING_BYTES + BLOCK_RING_BYTES + sizeof(struct hist) +
+			   SHORT_TICKS * sizeof(uint64_t) + WORKER_STACK_BYTES;
 
 	return per_cpu * cpuset_count(&params->cpus);
 }
@@ -164,15 +195,17 @@ uint64_t noise_memory_estimate(const struct noise_params *params)
 static int noise_thread_setup(struct worker *worker)
 {
 	struct noise_cpu *c = worker->data;
-	void *records = rt_alloc_local(RING_BYTES);
+	void *records = rt_alloc_local(RING_BYTES), *blocks = rt_alloc_local(BLOCK_RING_BYTES);
 
 	c->hist = rt_alloc_local(sizeof(*c->hist));
 	c->short_counts = rt_alloc_local(SHORT_TICKS * sizeof(*c->short_counts));
-	if (!c->hist || !records || !c->short_counts) {
+	if (!c->hist || !records || !blocks || !c->short_counts) {
 		rt_free_local(records, RING_BYTES);
+		rt_free_local(blocks, BLOCK_RING_BYTES);
 		return -ENOMEM;
 	}
 	record_ring_init(&c->ring, records, NOISE_RING_RECORDS, sizeof(struct noise_gap));
+	record_ring_init(&c->block_ring, blocks, NOISE_BLOCK_RING, sizeof(struct noise_block));
 	hist_init(c->hist);
 	c->short_limit = short_limit_for(c->run);
 	return 0;
@@ -190,6 +223,12 @@ static void free_cpu_buffers(struct noise_run *run)
 		c->short_counts = NULL;
 		rt_free_local(c->ring.slots, RING_BYTES);
 		c->ring.slots = NULL;
+		rt_free_local(c->block_ring.slots, BLOCK_RING_BYTES);
+		c->block_ring.slots = NULL;
+		free(c->blocks);
+		c->blocks = NULL;
+		c->nr_blocks = 0;
+		c->blocks_capacity = 0;
 		free(c->gaps);
 		free(c->throttled);
 		free(c->gap_source);
@@ -258,6 +297,7 @@ int noise_prepare(struct noise_run *run, struct sysroot *root, const struct nois
 	tsc_calibrate_begin(&run->clock, params->use_tsc, 100000000ULL);
 	/* each thread's clock starts at its first read, not while it sets up */
 	run->duration_ticks = (uint64_t)((double)params->duration_ns * run->clock.cycles_per_ns);
+	run->block_ticks = (uint64_t)((double)NOISE_BLOCK_NS * run->clock.cycles_per_ns);
 	for (i = 0; i < run->nr_cpus; i++)
 		run->cpus[i].deadline = UINT64_MAX;
 	return 0;
@@ -351,6 +391,39 @@ static uint64_t drain_cpu(const struct noise_run *run, struct noise_cpu *c)
 	return total;
 }
 
+/*
+ * The blocks the CPU's thread closed, into its storage: those with a
+ * maximum kept (up to NOISE_MAX_BLOCKS), the quiet ones counted.
+ */
+static void drain_blocks(struct noise_cpu *c)
+{
+	struct noise_block batch[NOISE_BLOCK_RING];
+	struct noise_block *grown;
+	size_t n, i;
+
+	if (!c->block_ring.slots)
+		return;
+	while ((n = record_ring_take(&c->block_ring, batch, NOISE_BLOCK_RING))) {
+		for (i = 0; i < n; i++) {
+			if (!batch[i].max_ns) {
+				c->blocks_quiet++;
+				continue;
+			}
+			grown = c->nr_blocks < NOISE_MAX_BLOCKS ?
+					array_grow(c->blocks, &c->blocks_capacity,
+						   (unsigned int)c->nr_blocks + 1, sizeof(*grown)) :
+					NULL;
+			if (!grown) {
+				c->blocks_lost++;
+				continue;
+			}
+			c->blocks = grown;
+			c->blocks[c->nr_blocks++] = batch[i];
+		}
+	}
+	c->blocks_outran = record_ring_dropped(&c->block_ring);
+}
+
 uint64_t noise_drain(struct noise_run *run)
 {
 	uint64_t now = clock_ns(CLOCK_MONOTONIC), next = NOISE_DRAIN_EVERY_NS, wait, taken;
@@ -358,6 +431,7 @@ uint64_t noise_drain(struct noise_run *run)
 	unsigned int i;
 
 	for (i = 0; i < run->nr_cpus; i++) {
+		drain_blocks(&run->cpus[i]);
 		taken = drain_cpu(run, &run->cpus[i]);
 		wait = record_ring_drain_interval(&run->cpus[i].ring, taken, elapsed,
 						  NOISE_DRAIN_EVERY_NS);
@@ -476,6 +550,47 @@ bool noise_gap_is_throttling(const struct noise_run *run, const struct rt_thrott
 	return duration_ns >= throttle_ns / 2 && duration_ns <= throttle_ns + throttle_ns / 2;
 }
 
+/*
+ * The blocks whose maximum was the throttle take their largest other
+ * delta: the largest stored gap that began in the block and was not the
+ * throttle, or the largest delta below the threshold. Both gap lists and
+ * blocks are in time order, so one pass over each.
+ */
+static void unthrottle_blocks(const struct noise_run *run, const struct rt_throttling *limit,
+			      struct noise_cpu *c)
+{
+	size_t b, g = 0, kept = 0;
+	uint64_t other, block;
+
+	for (b = 0; b < c->nr_blocks; b++) {
+		struct noise_block k = c->blocks[b];
+
+		if (noise_gap_is_throttling(run, limit, k.max_ns)) {
+			/* a gap not stored may have been the largest other one */
+			if (c->gaps_not_stored || !c->throttled) {
+				c->blocks_lost++;
+				continue;
+			}
+			other = k.below_ns;
+			for (; g < c->nr_gaps; g++) {
+				block = (c->gaps[g].stamp - c->first_stamp) / run->block_ticks;
+				if (block > k.index)
+					break;
+				if (block == k.index && !c->throttled[g] &&
+				    c->gaps[g].duration_ns > other)
+					other = c->gaps[g].duration_ns;
+			}
+			if (!other) {
+				c->blocks_quiet++;
+				continue;
+			}
+			k.max_ns = other;
+		}
+		c->blocks[kept++] = k;
+	}
+	c->nr_blocks = kept;
+}
+
 void noise_classify_throttling(struct noise_run *run, const struct rt_throttling *limit)
 {
 	unsigned int i;
@@ -488,8 +603,10 @@ void noise_classify_throttling(struct noise_run *run, const struct rt_throttling
 		bool max_removed = false;
 
 		c->throttled = calloc(c->nr_gaps ? c->nr_gaps : 1, 1);
-		if (!c->throttled)
+		if (!c->throttled) {
+			unthrottle_blocks(run, limit, c);
 			continue;
+		}
 		for (g = 0; g < c->nr_gaps; g++) {
 			uint64_t d = c->gaps[g].duration_ns;
 
@@ -505,6 +622,7 @@ void noise_classify_throttling(struct noise_run *run, const struct rt_throttling
 		}
 		if (max_removed)
 			c->hist->max = remaining_max(c);
+		unthrottle_blocks(run, limit, c);
 	}
 }
 

@@ -29,6 +29,18 @@ static json_t *periodic_result(const struct noise_cpu *c)
 	return sources;
 }
 
+static json_t *block_maxima_result(const struct noise_cpu *c)
+{
+	json_t *list = json_array();
+	size_t i;
+
+	for (i = 0; i < c->nr_blocks; i++)
+		json_array_append_new(list, json_integer((json_int_t)c->blocks[i].max_ns));
+	return json_pack("{s:I, s:o, s:I, s:I}", "block_ns", (json_int_t)NOISE_BLOCK_NS, "max_ns",
+			 list, "lost", (json_int_t)(c->blocks_outran + c->blocks_lost), "quiet",
+			 (json_int_t)c->blocks_quiet);
+}
+
 static json_t *cpu_result(const struct noise_run *run, const struct noise_cpu *c)
 {
 	const struct hist *h = c->hist;
@@ -47,6 +59,7 @@ static json_t *cpu_result(const struct noise_run *run, const struct noise_cpu *c
 		(json_int_t)(hist_mean(h) + 0.5), "max_ns", (json_int_t)h->max, "percentiles",
 		result_percentiles(h), "gaps", gaps, "steal_ns", (json_int_t)c->steal_ns,
 		"periodic", periodic_result(c), "histogram", result_histogram(h));
+	json_object_set_new(cpu, "block_maxima", block_maxima_result(c));
 	if (rt_policy_is_realtime(run->params.policy))
 		json_object_set_new(cpu, "throttling",
 				    json_pack("{s:I, s:I}", "count", (json_int_t)c->throttled_count,

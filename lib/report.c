@@ -245,7 +245,7 @@ static const char css[] =
 	"p{margin:.5em 0}"
 	".sub{color:#555;margin:0 0 1em}"
 	".summary{background:#f3f6fa;border-left:4px solid #0072B2;padding:.75em 1em;"
-	"margin:1em 0;font-size:1.02em}"
+	"margin:1em 0;font-size:1.02em;overflow-wrap:anywhere}"
 	".kind{font-size:.7em;font-weight:normal;color:#555;margin-left:.5em}"
 	"table{border-collapse:collapse;font-size:13px;margin:.5em 0}"
 	"th,td{padding:4px 10px 4px 0;border-bottom:1px solid #eceef1;text-align:left;"
@@ -992,6 +992,12 @@ static void generic_section(const struct report *r, unsigned int i, struct textb
 		in->run->kind == RUN_COMPARE ? "comparison (latscope compare)" :
 					       "diagnosis (latscope doctor)");
 	input_meta(in->run, out);
+	if (in->run->kind == RUN_COMPARE) {
+		/* its own tables and plots; a failure leaves its mark in @out */
+		report_compare_body(r, i, out);
+		textbuf_puts(out, "</section>\n");
+		return;
+	}
 	if (verdict) {
 		textbuf_puts(out, "<p class=\"summary\"><b>Verdict:</b> ");
 		if (json_is_string(verdict)) {
@@ -1393,6 +1399,15 @@ static void summary(const struct report *r, struct textbuf *out)
 				textbuf_printf(
 					out, "; %zu cannot be moved",
 					json_array_size(json_object_get(run->json, "unmovable")));
+			textbuf_puts(out, ". ");
+			said = true;
+		} else if (run->kind == RUN_COMPARE &&
+			   json_is_string(json_object_get(run->json, "verdict"))) {
+			textbuf_puts(out, "The comparison “");
+			textbuf_escape(out, r->inputs[i].label);
+			textbuf_puts(out, "”: ");
+			textbuf_escape(out,
+				       json_string_value(json_object_get(run->json, "verdict")));
 			textbuf_puts(out, ". ");
 			said = true;
 		}

@@ -1553,6 +1553,9 @@ int report_figure_svg(const struct report *r, const struct figure *f, struct tex
 	case FIGURE_OVERLAY_EXCEEDANCE:
 	case FIGURE_OVERLAY_HISTOGRAM:
 		return draw_overlay(r, f, out, standalone);
+	case FIGURE_COMPARE_EXCEEDANCE:
+	case FIGURE_COMPARE_RETURN_LEVELS:
+		return report_compare_svg(r, f, out, standalone);
 	}
 	return -EINVAL;
 }

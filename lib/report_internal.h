@@ -40,6 +40,9 @@ enum figure_kind {
 	FIGURE_IRQ, /* interrupt rate per CPU before and after the plan */
 	FIGURE_OVERLAY_EXCEEDANCE, /* several inputs, one curve each */
 	FIGURE_OVERLAY_HISTOGRAM,
+	/* a compare result's pair (first: its index in "pairs") */
+	FIGURE_COMPARE_EXCEEDANCE, /* A's and B's curves with their intervals */
+	FIGURE_COMPARE_RETURN_LEVELS, /* GEV return levels against the return period */
 };
 
 struct figure {
@@ -90,5 +93,15 @@ double report_series_max(const struct run_series *s);
 
 /* number of samples: count, else the histogram's total; 0 when unknown */
 uint64_t report_series_samples(const struct run_series *s);
+
+/* add a figure to the plan (report_plan.c); NULL when out of memory */
+struct figure *report_add_figure(struct report *r, enum figure_kind kind, unsigned int input,
+				 const char *id);
+
+/* report_compare.c: a compare result's figures, plots and section body */
+int report_plan_compare(struct report *r, unsigned int input);
+int report_compare_svg(const struct report *r, const struct figure *f, struct textbuf *out,
+		       bool standalone);
+int report_compare_body(const struct report *r, unsigned int input, struct textbuf *out);
 
 #endif

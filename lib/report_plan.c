@@ -387,6 +387,8 @@ int report_plan_figures(struct report *r)
 
 		if (run_is_measurement(run)) {
 			ret = plan_measurement(r, i);
+		} else if (run->kind == RUN_COMPARE) {
+			ret = report_plan_compare(r, i);
 		} else if (run->kind == RUN_IRQ && irq_has_rates(run)) {
 			struct figure *f =
 				add_figure(r, FIGURE_IRQ, i, "%s-irq-rates", r->inputs[i].slug);
@@ -405,6 +407,12 @@ int report_plan_figures(struct report *r)
 	if (!ret)
 		ret = plan_overlays(r, RUN_MEASURE_NOISE);
 	return ret;
+}
+
+struct figure *report_add_figure(struct report *r, enum figure_kind kind, unsigned int input,
+				 const char *id)
+{
+	return add_figure(r, kind, input, "%s", id);
 }
 
 unsigned int report_nr_plots(const struct report *report)

@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -59,12 +57,52 @@ void result_set_end_time(json_t *doc)
 
 json_t *result_cpuset(const struct cpuset *set)
 {
-	json_t *list = json_array();
-	int cpu;
+	char small[256], *text;
+	json_t *list;
 
-	cpuset_for_each(cpu, set)
-		json_array_append_new(list, json_integer(cpu));
+	/* most sets are short; "..." is how a list says it did not fit */
+	cpuset_format_list(set, small, sizeof(small));
+	if (!strstr(small, "..."))
+		return json_string(small);
+	text = malloc(CPUSET_LIST_SIZE);
+	if (!text)
+		return NULL;
+	list = json_string(cpuset_format_list(set, text, CPUSET_LIST_SIZE));
+	free(text);
 	return list;
+}
+
+int result_read_cpuset(const json_t *value, struct cpuset *set)
+{
+	json_t *item;
+	size_t i;
+
+	if (json_is_string(value))
+		return cpuset_parse_list(json_string_value(value), set);
+	if (!json_is_array(value))
+		return -EINVAL;
+	cpuset_clear(set);
+	json_array_foreach(value, i, item)
+	{
+		json_int_t cpu;
+
+		if (!json_is_integer(item))
+			return -EINVAL;
+		cpu = json_integer_value(item);
+		if (cpu < 0)
+			return -EINVAL;
+		if (cpu >= CPUSET_MAX_CPUS)
+			return -ERANGE;
+		cpuset_add(set, (unsigned int)cpu);
+	}
+	return 0;
+}
+
+bool result_schema_readable(const json_t *doc)
+{
+	const char *schema = json_string_value(json_object_get(doc, "schema"));
+
+	return schema && (!strcmp(schema, RESULT_SCHEMA) || !strcmp(schema, RESULT_SCHEMA_V1));
 }
 
 static json_t *file_string(struct sysroot *root, const char *path)
@@ -221,75 +259,4 @@ json_t *result_period_sources(const struct period_source *sources, int nr_source
 				  (json_int_t)s->expected));
 	}
 	return list;
-}
-
-static int temp_path_for(const char *path, char *buf, size_t size)
-{
-	int n = snprintf(buf, size, "%s.tmp.%d", path, (int)getpid());
-
-	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
-}
-
-int result_check_writable(const char *path)
-{
-	char temp[4096];
-	struct stat st;
-	int fd, ret;
-
-	if (!stat(path, &st) && !S_ISREG(st.st_mode))
-		return access(path, W_OK) ? -errno : 0;
-	ret = temp_path_for(path, temp, sizeof(temp));
-	if (ret)
-		return ret;
-	fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	unlink(temp);
-	return 0;
-}
-
-/* A pipe, a terminal or /dev/stdout is written in place: no rename there. */
-static int write_in_place(json_t *doc, const char *path)
-{
-	int fd, ret = 0;
-
-	/* what the program printed so far goes first */
-	fflush(stdout);
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (json_dumpfd(doc, fd, JSON_INDENT(2) | JSON_PRESERVE_ORDER) || write(fd, "\n", 1) != 1)
-		ret = errno ? -errno : -EIO;
-	close(fd);
-	return ret;
-}
-
-int result_write(json_t *doc, const char *path)
-{
-	char temp[4096];
-	struct stat st;
-	int fd, ret;
-
-	if (!stat(path, &st) && !S_ISREG(st.st_mode))
-		return write_in_place(doc, path);
-	ret = temp_path_for(path, temp, sizeof(temp));
-	if (ret)
-		return ret;
-	fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	if (json_dumpfd(doc, fd, JSON_INDENT(2) | JSON_PRESERVE_ORDER) || write(fd, "\n", 1) != 1 ||
-	    fsync(fd)) {
-		ret = errno ? -errno : -EIO;
-		close(fd);
-		unlink(temp);
-		return ret;
-	}
-	if (close(fd) || rename(temp, path)) {
-		ret = -errno;
-		unlink(temp);
-		return ret;
-	}
-	return 0;
 }

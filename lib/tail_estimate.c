@@ -278,11 +278,24 @@ static void long_enough(const double *x, unsigned int n, struct tail_estimate *t
 			 o->target_halfwidth * 100);
 }
 
+static int compare_doubles(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The fit, the profiles and the probability plot see the maxima as a set
+ * and each would sort them again (a tenth of the time at 3,600 maxima):
+ * they get them sorted once. The independence and the halves checks need
+ * them in time order.
+ */
 int tail_estimate(const uint64_t *max_ns, unsigned int n, const struct tail_options *o,
 		  struct tail_estimate *out)
 {
 	char why[700];
-	double *x;
+	double *x, *in_time;
 	unsigned int i;
 	int err;
 
@@ -298,10 +311,15 @@ int tail_estimate(const uint64_t *max_ns, unsigned int n, const struct tail_opti
 		return 0;
 	}
 	x = malloc(n * sizeof(*x));
-	if (!x)
+	in_time = malloc(n * sizeof(*in_time));
+	if (!x || !in_time) {
+		free(x);
+		free(in_time);
 		return -ENOMEM;
+	}
 	for (i = 0; i < n; i++)
-		x[i] = (double)max_ns[i];
+		in_time[i] = x[i] = (double)max_ns[i];
+	qsort(x, n, sizeof(*x), compare_doubles);
 	err = gev_fit(x, n, &out->fit, why, sizeof(why));
 	if (err == -ENOMEM)
 		goto out;
@@ -317,8 +335,8 @@ int tail_estimate(const uint64_t *max_ns, unsigned int n, const struct tail_opti
 	if (o->has_budget)
 		exceedance(x, n, out, o);
 	check_shape(x, n, out, o->confidence);
-	check_independence(x, n, &out->independence);
-	err = check_stationarity(x, n, out);
+	check_independence(in_time, n, &out->independence);
+	err = check_stationarity(in_time, n, out);
 	if (err)
 		goto out;
 	check_fit_quality(x, n, out);
@@ -327,5 +345,6 @@ int tail_estimate(const uint64_t *max_ns, unsigned int n, const struct tail_opti
 			out->fit_quality.pass;
 out:
 	free(x);
+	free(in_time);
 	return err;
 }

@@ -10,10 +10,19 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "latscope/array.h"
 #include "latscope/log.h"
 #include "latscope/result.h"
 #include "latscope/timer.h"
 #include "latscope/workers.h"
+
+/* one thread's block maxima, as the main thread collected them */
+struct block_store {
+	uint64_t *max_ns;
+	unsigned int nr, cap;
+	uint64_t taken; /* ring entries read so far */
+	uint64_t lost; /* closed blocks not kept */
+};
 
 struct timer_run {
 	struct timer_params params;
@@ -21,6 +30,7 @@ struct timer_run {
 	struct worker *workers;
 	struct worker_group group;
 	struct timer_stats **stats; /* each allocated by its own thread */
+	struct block_store *blocks; /* per thread, with params.block_maxima */
 	int event_fd; /* a thread that ends adds 1: the caller's poll wakes */
 	/* written by the measuring threads, read with atomics */
 	int stop;
@@ -53,12 +63,18 @@ static size_t spike_slots(const struct timer_params *params)
 	return params->spike_capacity + (params->break_above_ns ? 1 : 0);
 }
 
-/* One thread's block: its statistics, spike records, histogram and ring. */
+/* The ring of closed blocks, with params.block_maxima. */
+static size_t block_ring_size(const struct timer_params *params)
+{
+	return params->block_maxima ? TIMER_BLOCK_RING * sizeof(struct timer_block) : 0;
+}
+
+/* One thread's block: its statistics, spike records, histogram and rings. */
 static size_t stats_size(const struct timer_params *params)
 {
 	return sizeof(struct timer_stats) + spike_slots(params) * sizeof(struct timer_spike) +
 	       2 * (size_t)params->histogram_buckets * sizeof(uint64_t) +
-	       params->sample_ring * sizeof(uint64_t);
+	       params->sample_ring * sizeof(uint64_t) + block_ring_size(params);
 }
 
 uint64_t timer_memory_estimate(const struct timer_params *params)
@@ -81,6 +97,7 @@ struct timer_stats *timer_stats_new(const struct timer_params *params, unsigned 
 	size_t spikes = spike_slots(params) * sizeof(struct timer_spike);
 	size_t buckets = (size_t)params->histogram_buckets * sizeof(uint64_t);
 	size_t ring = params->sample_ring * sizeof(uint64_t);
+	size_t blocks = block_ring_size(params);
 	size_t size = stats_size(params);
 	struct timer_stats *stats;
 	unsigned char *tail;
@@ -119,6 +136,11 @@ struct timer_stats *timer_stats_new(const struct timer_params *params, unsigned 
 		stats->samples = (uint64_t *)tail;
 		stats->sample_mask = params->sample_ring - 1;
 	}
+	tail += ring;
+	if (blocks) {
+		stats->block_ring = (struct timer_block *)tail;
+		stats->block_ns = timer_block_ns(config->interval_ns);
+	}
 	return stats;
 }
 
@@ -144,6 +166,43 @@ static void keep_if_top(struct timer_stats *stats, const struct timer_spike *spi
 	stats->top[at] = *spike;
 }
 
+uint64_t timer_block_ns(uint64_t interval_ns)
+{
+	if (interval_ns > TIMER_BLOCK_NS / TIMER_BLOCK_MIN_WAKEUPS)
+		return interval_ns * TIMER_BLOCK_MIN_WAKEUPS;
+	return TIMER_BLOCK_NS;
+}
+
+/*
+ * A sample's expiry lies beyond the open block: hand the block's maximum
+ * to the main thread and open the block that holds the expiry. Blocks the
+ * thread had no expiry in are skipped: they have no maximum. The first
+ * block begins at the first expiry.
+ */
+static void next_block(struct timer_stats *stats, uint64_t expiry_ns)
+{
+	uint64_t later;
+
+	if (!stats->block_end_ns) {
+		stats->block_end_ns = expiry_ns + stats->block_ns;
+		return;
+	}
+	if (stats->block_sampled) {
+		struct timer_block *slot =
+			&stats->block_ring[stats->blocks_closed % TIMER_BLOCK_RING];
+
+		slot->index = stats->block_index;
+		slot->max_ns = stats->block_max_ns;
+		/* release: a reader that sees the count sees the entry */
+		__atomic_store_n(&stats->blocks_closed, stats->blocks_closed + 1, __ATOMIC_RELEASE);
+	}
+	later = (expiry_ns - stats->block_end_ns) / stats->block_ns + 1;
+	stats->block_index += later;
+	stats->block_end_ns += later * stats->block_ns;
+	stats->block_max_ns = 0;
+	stats->block_sampled = false;
+}
+
 uint64_t timer_stats_add(struct timer_stats *stats, uint64_t expiry_ns, uint64_t wakeup_ns,
 			 uint64_t overruns)
 {
@@ -153,6 +212,13 @@ uint64_t timer_stats_add(struct timer_stats *stats, uint64_t expiry_ns, uint64_t
 	bool breaks;
 
 	hist_add(&stats->hist, latency);
+	if (stats->block_ns) {
+		if (expiry_ns >= stats->block_end_ns)
+			next_block(stats, expiry_ns);
+		if (latency > stats->block_max_ns)
+			stats->block_max_ns = latency;
+		stats->block_sampled = true;
+	}
 	if (latency < stats->live.min_ns)
 		store_relaxed(&stats->live.min_ns, latency);
 	if (latency > stats->live.max_ns)
@@ -496,6 +562,11 @@ static void free_stats(struct timer_run *run)
 
 static void free_run(struct timer_run *run)
 {
+	unsigned int i;
+
+	for (i = 0; run->blocks && i < run->params.nr_threads; i++)
+		free(run->blocks[i].max_ns);
+	free(run->blocks);
 	free_stats(run);
 	close_tracemark(run);
 	if (run->event_fd >= 0)
@@ -546,8 +617,11 @@ int timer_start(struct timer_run **runp, const struct timer_params *params)
 	run->threads = calloc(n, sizeof(*run->threads));
 	run->workers = calloc(n, sizeof(*run->workers));
 	run->stats = calloc(n, sizeof(*run->stats));
+	if (params->block_maxima)
+		run->blocks = calloc(n, sizeof(*run->blocks));
 	run->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (!run->threads || !run->workers || !run->stats || run->event_fd < 0) {
+	if (!run->threads || !run->workers || !run->stats || run->event_fd < 0 ||
+	    (params->block_maxima && !run->blocks)) {
 		ret = run->event_fd < 0 ? -errno : -ENOMEM;
 		log_error("cannot prepare %u measuring threads: %s", n, strerror(-ret));
 		free_run(run);
@@ -633,6 +707,8 @@ int timer_stop(struct timer_run *run)
 	worker_group_join(&run->group);
 	run->joined = true;
 	close_tracemark(run);
+	/* the blocks closed since the last collection; the open one is partial */
+	timer_collect_block_maxima(run);
 	for (i = 0; i < run->params.nr_threads; i++) {
 		const struct timer_stats *stats = run->stats[i];
 
@@ -726,6 +802,66 @@ const struct timer_stats *timer_result(const struct timer_run *run, unsigned int
 	return run->stats[thread];
 }
 
+/* the entries of one thread's ring not taken yet, into its store */
+static int collect_thread(struct timer_stats *stats, struct block_store *store)
+{
+	uint64_t closed = __atomic_load_n(&stats->blocks_closed, __ATOMIC_ACQUIRE), at;
+	struct timer_block entry;
+	uint64_t *grown;
+
+	if (closed - store->taken > TIMER_BLOCK_RING) {
+		store->lost += closed - TIMER_BLOCK_RING - store->taken;
+		store->taken = closed - TIMER_BLOCK_RING;
+	}
+	for (at = store->taken; at < closed; at++) {
+		entry = stats->block_ring[at % TIMER_BLOCK_RING];
+		/* the thread may have lapped the ring while we read it */
+		if (__atomic_load_n(&stats->blocks_closed, __ATOMIC_ACQUIRE) - at >
+		    TIMER_BLOCK_RING) {
+			store->lost++;
+			continue;
+		}
+		if (store->nr == TIMER_MAX_BLOCKS) {
+			store->lost++;
+			continue;
+		}
+		grown = array_grow(store->max_ns, &store->cap, store->nr + 1,
+				   sizeof(*store->max_ns));
+		if (!grown) {
+			store->taken = at;
+			return -ENOMEM;
+		}
+		store->max_ns = grown;
+		store->max_ns[store->nr++] = entry.max_ns;
+	}
+	store->taken = closed;
+	return 0;
+}
+
+int timer_collect_block_maxima(struct timer_run *run)
+{
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; run->blocks && i < run->params.nr_threads; i++)
+		if (run->stats[i] && collect_thread(run->stats[i], &run->blocks[i]))
+			ret = -ENOMEM;
+	if (ret)
+		log_error("out of memory keeping the block maxima");
+	return ret;
+}
+
+const uint64_t *timer_block_maxima(const struct timer_run *run, unsigned int thread, size_t *nr,
+				   uint64_t *lost)
+{
+	const struct block_store *store = run->blocks ? &run->blocks[thread] : NULL;
+
+	*nr = store ? store->nr : 0;
+	if (lost)
+		*lost = store ? store->lost : 0;
+	return store && store->nr ? store->max_ns : NULL;
+}
+
 uint64_t timer_origin_ns(const struct timer_run *run)
 {
 	return run->origin_ns;
@@ -811,6 +947,19 @@ static json_t *cyclictest_histogram_json(const struct timer_stats *stats)
 			 "overflow_cycles_dropped", (json_int_t)(stats->bucket_overflows - kept));
 }
 
+static json_t *block_maxima_json(const struct timer_run *run, unsigned int thread)
+{
+	json_t *list = json_array();
+	uint64_t lost;
+	size_t nr, i;
+	const uint64_t *max_ns = timer_block_maxima(run, thread, &nr, &lost);
+
+	for (i = 0; i < nr; i++)
+		json_array_append_new(list, json_integer((json_int_t)max_ns[i]));
+	return json_pack("{sIsosI}", "block_ns", (json_int_t)run->stats[thread]->block_ns, "max_ns",
+			 list, "lost", (json_int_t)lost);
+}
+
 json_t *timer_result_threads(const struct timer_run *run)
 {
 	json_t *threads = json_array();
@@ -844,6 +993,8 @@ json_t *timer_result_threads(const struct timer_run *run)
 		json_object_set_new(entry, "spike_records",
 				    spike_records_json(stats, run->origin_ns));
 		json_object_set_new(entry, "histogram", result_histogram(h));
+		if (run->blocks)
+			json_object_set_new(entry, "block_maxima", block_maxima_json(run, i));
 		if (stats->nr_buckets)
 			json_object_set_new(entry, "cyclictest_histogram",
 					    cyclictest_histogram_json(stats));

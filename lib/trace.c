@@ -12,7 +12,6 @@
 #include "latscope/trace.h"
 #include "latscope/trace_mount.h"
 
-#define INSTANCE_PREFIX "latscope-"
 #define MAX_EVENT_ID 65536
 
 /* How each recorded event becomes a record. */
@@ -259,7 +258,7 @@ struct trace_session *trace_session_create(const struct trace_options *options, 
 	/* stale instances and mounts of runs that did not end are cleaned here */
 	if (trace_mount_ensure(&s->mount))
 		goto fail;
-	snprintf(name, sizeof(name), INSTANCE_PREFIX "%d", (int)getpid());
+	snprintf(name, sizeof(name), TRACE_INSTANCE_PREFIX "%d", (int)getpid());
 	s->instance = tracefs_instance_create(name);
 	if (!s->instance) {
 		log_error("cannot create the tracing instance %s: %s", name, strerror(errno));

@@ -14,11 +14,12 @@
 #include <tracefs.h>
 #include <unistd.h>
 
+#include "latscope/atomic_file.h"
 #include "latscope/log.h"
+#include "latscope/trace.h"
 #include "latscope/trace_mount.h"
 
 #define RECORD_PREFIX "tracefs."
-#define INSTANCE_PREFIX "latscope-"
 
 static bool process_alive(pid_t pid)
 {
@@ -40,9 +41,9 @@ int trace_remove_stale_instances(const char *tracing_dir)
 		char *end;
 		long pid;
 
-		if (strncmp(entry->d_name, INSTANCE_PREFIX, strlen(INSTANCE_PREFIX)))
+		if (strncmp(entry->d_name, TRACE_INSTANCE_PREFIX, strlen(TRACE_INSTANCE_PREFIX)))
 			continue;
-		pid = strtol(entry->d_name + strlen(INSTANCE_PREFIX), &end, 10);
+		pid = strtol(entry->d_name + strlen(TRACE_INSTANCE_PREFIX), &end, 10);
 		if (*end || pid <= 0 || process_alive((pid_t)pid))
 			continue;
 		snprintf(path, sizeof(path), "%s/instances/%s", tracing_dir, entry->d_name);
@@ -83,8 +84,8 @@ static void record_path(char *buf, size_t size, pid_t pid)
 static void write_record(struct trace_mount *m)
 {
 	uint64_t id = tracefs_mount_id(m->dir);
-	char temp[sizeof(m->record) + 8];
-	FILE *f;
+	struct atomic_file file;
+	int ret;
 
 	if (!id || (mkdir(TRACE_MOUNT_RECORD_DIR, 0755) && errno != EEXIST)) {
 		log_debug("cannot record the tracefs mount at %s: %s", m->dir,
@@ -92,15 +93,15 @@ static void write_record(struct trace_mount *m)
 		return;
 	}
 	record_path(m->record, sizeof(m->record), getpid());
-	snprintf(temp, sizeof(temp), "%s.tmp", m->record);
-	f = fopen(temp, "w");
-	if (f) {
-		fprintf(f, "%" PRIu64 " %s\n", id, m->dir);
-		if (!fclose(f) && !rename(temp, m->record))
-			return;
+	/* whole or not at all: adopt() must never read half a record */
+	ret = atomic_file_open(&file, m->record);
+	if (!ret) {
+		fprintf(file.stream, "%" PRIu64 " %s\n", id, m->dir);
+		ret = atomic_file_commit(&file);
 	}
-	log_debug("cannot record the tracefs mount in %s: %s", m->record, strerror(errno));
-	unlink(temp);
+	if (!ret)
+		return;
+	log_debug("cannot record the tracefs mount in %s: %s", m->record, strerror(-ret));
 	m->record[0] = '\0';
 }
 

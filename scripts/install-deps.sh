@@ -15,8 +15,15 @@ TEST="$TEST prometheus openssl"
 # report: xmllint checks the SVG, headless chromium renders the page, gnuplot
 # runs the scripts report writes
 TEST="$TEST libxml2-utils chromium gnuplot-nox"
+# compare's and report's system tests read real cyclictest and oslat files
+TEST="$TEST rt-tests"
+# the Debian package and its check (scripts/check-package.sh): build, lintian,
+# man -w, systemd-analyze verify and security, the installed bash completion
+TEST="$TEST build-essential debhelper dpkg-dev lintian man-db systemd bash-completion"
 # the fuzzers (libFuzzer is in clang's runtime) and the symbolizer of sanitizer reports
 FUZZ="clang libclang-rt-14-dev llvm"
+# irq-fixture delays one apply's rename with strace to interleave two applies
+TEST="$TEST strace"
 # peers the benchmarks compare against; optional at run time
 BENCH="rt-tests hyperfine time"
 
@@ -46,6 +53,18 @@ else
 	SUDO=
 fi
 export DEBIAN_FRONTEND=noninteractive
+# Nothing installed here may start a service (prometheus would, and systemd
+# is installed for systemd-analyze only): where systemd is not the init and
+# no policy-rc.d decides, one that refuses every start (101) is in place
+# while apt runs.
+if [ ! -d /run/systemd/system ] && [ ! -e /usr/sbin/policy-rc.d ]; then
+	printf '#!/bin/sh\n# install-deps.sh: start nothing while it installs\nexit 101\n' |
+		$SUDO tee /usr/sbin/policy-rc.d >/dev/null
+	$SUDO chmod 755 /usr/sbin/policy-rc.d
+	trap '$SUDO rm -f /usr/sbin/policy-rc.d' EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+fi
 # shellcheck disable=SC2086
 $SUDO apt-get install -y --no-install-recommends $missing >/dev/null ||
 	{ $SUDO apt-get update >/dev/null && $SUDO apt-get install -y --no-install-recommends $missing >/dev/null; }

@@ -2,20 +2,26 @@
 #ifndef LATSCOPE_ATOMIC_FILE_H
 #define LATSCOPE_ATOMIC_FILE_H
 
+#include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /*
  * A text output that appears whole or not at all: it is written to a
  * temporary file in the target's directory and renamed over the target on
  * commit, so a reader never sees half a file and a full disk leaves the old
- * file (or none) behind, never a partial one. The result document has its
- * own writer (result_write()); this is for the text files commands write
- * (histograms, gap lists, textfile exports).
+ * file (or none) behind, never a partial one. The one way the project
+ * writes a file: result documents (result_write()), the IRQ journal, text
+ * outputs (histograms, gap lists, trace captures, report pages and plots),
+ * the monitor's state and textfile, the tracefs mount record.
  */
 struct atomic_file {
-	FILE *stream; /* write the content here (buffered) */
-	char *path; /* where the file lands on commit (owned) */
+	FILE *stream; /* write the content here (a 64 KiB buffer: one write(2) per 64 KiB) */
+	char *path; /* where the file lands on commit, symbolic links followed (owned) */
 	char *temp; /* the temporary file beside it; NULL when written in place */
+	mode_t mode; /* of the file replaced, when keep_mode */
+	bool keep_mode;
+	char *buffer; /* the stream's (glibc ignores setvbuf's size without one) */
 };
 
 /**
@@ -23,19 +29,50 @@ struct atomic_file {
  * @file: receives the stream; end it with atomic_file_commit() or
  *	  atomic_file_abandon(), which free what this allocates
  * @path: the file to write. A regular file, or a name that does not exist
- *	  yet, is replaced on commit; a symbolic link to a file is followed, so
- *	  the file it names is replaced and the link kept; anything else that
- *	  exists (a pipe, a terminal, /dev/stdout, /dev/null) is written in
- *	  place.
+ *	  yet, is replaced on commit (keeping an existing file's mode); a
+ *	  symbolic link is followed, relative or dangling, so the file it names
+ *	  is replaced (or created) in its own directory and the link kept;
+ *	  anything else that exists (a pipe, a terminal, /dev/null) and any
+ *	  file reached through /proc/PID/fd (/dev/stdout redirected to a file)
+ *	  is written in place, appending after what the program printed.
  *
  * Returns 0 or a negative errno code (ENOENT for a missing directory,
- * EACCES, EROFS, EISDIR, ...); @file is then left empty.
+ * EACCES, EROFS, EISDIR, ENAMETOOLONG, ELOOP, ...); @file is then left
+ * empty.
  */
 int atomic_file_open(struct atomic_file *file, const char *path);
 
 /**
+ * atomic_file_check - whether atomic_file_open() of @path would succeed,
+ * leaving nothing behind
+ * @path: the file to write
+ *
+ * Does what atomic_file_open() does up to the first byte: resolves the
+ * target and creates (then removes) the temporary file beside it, or opens
+ * an in-place target without changing it. Root passes access(2) almost
+ * everywhere, so nothing is decided by it. Returns 0 or the negative errno
+ * code atomic_file_open() would return.
+ */
+int atomic_file_check(const char *path);
+
+/**
+ * atomic_file_check_directory - whether files can be created in @dir,
+ * leaving nothing behind
+ * @dir: an existing directory
+ *
+ * Creates (then removes) a temporary file in @dir as atomic_file_open()
+ * would for a file there, since root passes access(2) even on a read-only
+ * file system. Returns 0 or a negative errno code (ENOENT, ENOTDIR,
+ * EACCES, EROFS, ENOSPC, ...).
+ */
+int atomic_file_check_directory(const char *dir);
+
+/**
  * atomic_file_commit - finish the file: flush, sync and rename it into place
  * @file: opened with atomic_file_open(); released whatever the outcome
+ *
+ * The directory is synced after the rename too, so the new file survives
+ * a crash that follows the commit.
  *
  * Returns 0, or a negative errno code (ENOSPC, EDQUOT, EIO, EFBIG, ...)
  * after removing the temporary file: the target is then as it was.

@@ -9,6 +9,11 @@
 /* Debian's kernels are built with NR_CPUS=8192. */
 #define CPUSET_MAX_CPUS 8192
 #define CPUSET_WORDS (CPUSET_MAX_CPUS / 64)
+/*
+ * Room for any cpu list of CPUSET_MAX_CPUS CPUs and its NUL: the longest is
+ * pairs with gaps ("0-1,3-4,...,8189-8190"), 26,568 characters.
+ */
+#define CPUSET_LIST_SIZE 32768
 
 /* A set of CPU numbers. Plain value type: copy it with '='. */
 struct cpuset {

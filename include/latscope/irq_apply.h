@@ -66,7 +66,8 @@ struct irq_apply_report {
  * @topo: the topology (mask width of default_smp_affinity)
  * @table: the table the plan was made from (the "from" affinities)
  * @plan: the plan
- * @journal_path: the journal to extend before the first write
+ * @journal: the lock of the journal to extend before the first write, held
+ *	     by the caller since before it read the affinities it planned from
  * @report: receives what happened; report->moves must hold plan->nr_moves
  *
  * Reads each affinity back before writing and skips an IRQ that vanished
@@ -76,7 +77,7 @@ struct irq_apply_report {
  * or a negative errno code (logged).
  */
 int irq_apply(struct sysroot *root, const struct topology *topo, const struct irq_table *table,
-	      const struct irqplan *plan, const char *journal_path,
+	      const struct irqplan *plan, const struct irq_journal_lock *journal,
 	      struct irq_apply_report *report);
 
 #endif

@@ -2,6 +2,7 @@
 #ifndef LATSCOPE_MONITOR_H
 #define LATSCOPE_MONITOR_H
 
+#include <jansson.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -11,6 +12,7 @@
 #include "latscope/monitor_state.h"
 #include "latscope/rt.h"
 #include "latscope/sysroot.h"
+#include "latscope/timer.h"
 #include "latscope/topology.h"
 
 /*
@@ -148,8 +150,34 @@ int monitor_checkpoint(struct monitor *m);
  */
 int monitor_stop(struct monitor *m);
 
+/**
+ * monitor_write_result - the state document, written now to another file
+ * (a command's --json), atomically
+ * @m: the monitor
+ * @path: the file
+ * @extra: an object whose members are added after the header's ("end",
+ *	   "end_time", ...), not taken; or NULL
+ * Returns 0 or a negative errno code (logged).
+ */
+int monitor_write_result(struct monitor *m, const char *path, json_t *extra);
+
 /* The largest latency this run measured, for --budget. */
 uint64_t monitor_max_ns(const struct monitor *m);
+
+/* How many CPUs are measured: the lanes of monitor_read_run(). */
+unsigned int monitor_nr_cpus(const struct monitor *m);
+
+/**
+ * monitor_read_run - one measured CPU's wake-ups in this run alone (the
+ * state's counts since it began are monitor_collect()'s)
+ * @m: a started (or stopped) monitor
+ * @lane: 0 .. monitor_nr_cpus() - 1, in CPU order
+ * @cpu: receives the CPU
+ * @live: receives this run's wake-ups, min, last, max and sum
+ * Returns false before monitor_start() or for a lane out of range.
+ */
+bool monitor_read_run(const struct monitor *m, unsigned int lane, unsigned int *cpu,
+		      struct timer_live *live);
 
 /* The measured CPUs, and the others (where every helper thread runs). */
 const struct cpuset *monitor_cpus(const struct monitor *m);

@@ -44,6 +44,35 @@ struct noise_gap {
 	uint64_t duration_ns;
 };
 
+/*
+ * Block maxima, for compare's extreme-value fit: the largest delta of each
+ * NOISE_BLOCK_NS of a CPU's run, blocks counted from its first read and a
+ * delta belonging to the block it began in. The loop keeps them on its
+ * slow path only (deltas at or above the fast path's limit of at most
+ * SHORT_TICKS, a few hundred ns): the fast path is untouched. It notices a
+ * block's end at the next slow delta or within PUBLISH_EVERY loops (about
+ * 30 ms), and hands the block through a ring of NOISE_BLOCK_RING records
+ * (over four minutes of blocks) that noise_drain() empties.
+ *
+ * A block with no delta on the slow path (none above a few hundred ns in a
+ * whole second: no interrupt, not even a tick) has no known maximum: it is
+ * left out and counted as quiet. A block no delta began in (covered by a
+ * gap that began in an earlier block, which holds it) has none either and
+ * is left out, as is the block still open at the end. With RT throttling
+ * classified, a block whose largest delta was the throttle takes its
+ * largest other delta: the largest stored gap that was not throttling, or
+ * the largest delta below the threshold.
+ */
+#define NOISE_BLOCK_NS 1000000000ULL
+#define NOISE_BLOCK_RING 256
+#define NOISE_MAX_BLOCKS (31U * 86400U)
+
+struct noise_block {
+	uint64_t index; /* blocks since the CPU's first read */
+	uint64_t max_ns; /* its largest delta on the slow path; 0: none */
+	uint64_t below_ns; /* the largest of those below the gap threshold; 0: none */
+};
+
 /* What a CPU's thread publishes while it runs, for the live view. */
 struct noise_live {
 	/* a raw timestamp at which the thread was running: every gap that
@@ -62,6 +91,7 @@ struct noise_cpu {
 	uint64_t *short_counts; /* the loop's counts of short deltas, by tick */
 	uint64_t short_limit; /* deltas below this many ticks are counted there */
 	struct record_ring ring; /* gaps on their way to the main thread */
+	struct record_ring block_ring; /* closed blocks on their way */
 	/* the main thread's while the run goes (one cache line) */
 	struct noise_gap *gaps; /* stored by noise_drain(): grows, up to max_gaps */
 	size_t nr_gaps;
@@ -72,10 +102,12 @@ struct noise_cpu {
 	uint64_t cap_stamp; /* raw stamp of the first gap over the cap; 0: none */
 	/* raw stamp before which every gap the thread found has been drained */
 	uint64_t drained_stamp;
-	/* the thread's */
+	/* the thread's (one cache line) */
 	uint64_t gap_count; /* stored or not */
 	uint64_t lost_ns; /* sum of the gaps */
 	uint64_t first_stamp, last_stamp;
+	uint64_t block_end; /* raw stamp at which the open block ends */
+	uint64_t block_index, block_max_ns, block_below_ns; /* the open block */
 	uint64_t steal_ns; /* steal time during the run */
 	/* after noise_classify_throttling: which stored gaps were throttling */
 	uint8_t *throttled;
@@ -84,7 +116,15 @@ struct noise_cpu {
 	struct period_source periodic[PERIOD_MAX_SOURCES];
 	int nr_periodic;
 	uint8_t *gap_source; /* per stored gap: its periodic source, or PERIOD_UNASSIGNED */
-	struct noise_live live; /* written by the thread with relaxed atomics */
+	/* the block maxima noise_drain() collected, in time order (main thread) */
+	struct noise_block *blocks;
+	size_t nr_blocks;
+	unsigned int blocks_capacity;
+	uint64_t blocks_outran; /* closed but not kept: the ring was full */
+	uint64_t blocks_lost; /* closed but not kept: no room, or throttled and unknown */
+	uint64_t blocks_quiet; /* no delta on the slow path: no known maximum */
+	/* written by the thread with relaxed atomics, on lines of its own */
+	struct noise_live live __attribute__((aligned(64)));
 	struct noise_run *run;
 	/* raw timestamp the thread stops at: its first read plus the duration;
 	 * the main thread sets it to 0 to stop it early */
@@ -104,6 +144,7 @@ struct noise_run {
 	uint64_t *steal_before;
 	unsigned int nr_possible;
 	uint64_t duration_ticks; /* the duration in the clock's unit */
+	uint64_t block_ticks; /* NOISE_BLOCK_NS in the clock's unit */
 	uint64_t last_drain_ns; /* CLOCK_MONOTONIC of the last noise_drain() */
 };
 
@@ -114,9 +155,9 @@ struct noise_run {
 
 /**
  * noise_memory_estimate - the memory a run with @params allocates and locks
- * before its first read, in bytes (every CPU's record ring, histogram and
- * stack; stored gaps grow later, up to max_gaps); what a caller checks
- * against rt_memory_limit() first
+ * before its first read, in bytes (every CPU's record rings, histogram and
+ * stack; stored gaps and block maxima grow later, up to max_gaps and
+ * NOISE_MAX_BLOCKS); what a caller checks against rt_memory_limit() first
  */
 uint64_t noise_memory_estimate(const struct noise_params *params);
 
@@ -146,11 +187,13 @@ int noise_prepare(struct noise_run *run, struct sysroot *root, const struct nois
 int noise_start(struct noise_run *run);
 
 /**
- * noise_drain - move the gaps the threads found into the run's storage
+ * noise_drain - move the gaps and the closed blocks the threads found into
+ * the run's storage
  * @run: a started run; only one thread (the main thread) drains
  *
  * Afterwards each CPU's gaps[0..nr_gaps) hold every gap stored so far and
- * drained_stamp tells up to when that list is complete. Returns the ns to
+ * drained_stamp tells up to when that list is complete; blocks[0..nr_blocks)
+ * the blocks closed so far that have a maximum. Returns the ns to
  * wait before the next drain: NOISE_DRAIN_EVERY_NS, less when gaps come
  * fast enough to fill a quarter of a ring sooner.
  */
@@ -186,7 +229,10 @@ bool noise_gap_is_throttling(const struct noise_run *run, const struct rt_thrott
  *
  * With a FIFO/RR policy and an active limit, a gap of about
  * (period - runtime) is the throttle, not noise: it is labelled, counted
- * apart, and taken out of the histogram and the lost time.
+ * apart, and taken out of the histogram and the lost time. A block whose
+ * maximum was the throttle takes its largest other delta (see
+ * NOISE_BLOCK_NS); when gaps were not stored, which one that is cannot be
+ * known and the block counts as lost.
  */
 void noise_classify_throttling(struct noise_run *run, const struct rt_throttling *limit);
 

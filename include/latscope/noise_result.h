@@ -7,7 +7,7 @@
 #include "latscope/noise.h"
 
 /*
- * The noise run as JSON fragments of the latscope/1 document. Each function
+ * The noise run as JSON fragments of the latscope/2 document. Each function
  * returns a new reference the caller owns.
  */
 
@@ -15,7 +15,8 @@
 json_t *noise_result_params(const struct noise_run *run);
 
 /* "cpus": per CPU loops, min/avg/max, percentiles, gaps, steal, periodic,
- * throttling (FIFO/RR), histogram */
+ * throttling (FIFO/RR), histogram, block_maxima {block_ns, max_ns: [...],
+ * lost, quiet} */
 json_t *noise_result_cpus(const struct noise_run *run);
 
 #endif

@@ -3,6 +3,7 @@
 #define LATSCOPE_RESULT_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "latscope/cpuset.h"
@@ -13,11 +14,17 @@
 
 /*
  * The versioned result document every command can write (--json):
- * { "schema": "latscope/1", "command", "version", "command_line",
+ * { "schema": "latscope/2", "command", "version", "command_line",
  *   "start_time", "end_time", "host", "params", ...command's own fields }
- * Durations are integers in ns; times are ISO 8601 in UTC.
+ * Durations are integers in ns; times are ISO 8601 in UTC; CPU sets are
+ * the kernel's cpu-list strings ("0-3,8-11", "" for none).
+ *
+ * latscope/1 differs in one thing: its CPU sets are arrays of numbers.
+ * A set of 1024 CPUs was 1024 numbers (and as many lines, pretty-printed);
+ * as a list it is "0-1023". Readers accept both (result_read_cpuset()).
  */
-#define RESULT_SCHEMA "latscope/1"
+#define RESULT_SCHEMA "latscope/2"
+#define RESULT_SCHEMA_V1 "latscope/1"
 
 /**
  * result_new - start a result document
@@ -45,8 +52,33 @@ void result_set_end_time(json_t *doc);
  */
 json_t *result_host_facts(struct sysroot *root, const struct topology *topo);
 
-/* a cpu list as a JSON array of numbers (new reference) */
+/**
+ * result_cpuset - a CPU set as it goes into a document
+ * @set: the set
+ *
+ * The one writer of CPU sets: the kernel's cpu-list text ("0-3,8-11"; ""
+ * for an empty set), never truncated. Returns a new reference, or NULL.
+ */
 json_t *result_cpuset(const struct cpuset *set);
+
+/**
+ * result_read_cpuset - a CPU set from a document of either schema
+ * @value: a cpu-list string (latscope/2) or an array of CPU numbers
+ *	   (latscope/1)
+ * @set: receives the set
+ *
+ * Returns 0, -EINVAL when @value is neither (or holds a bad number or
+ * list), -ERANGE for a CPU beyond CPUSET_MAX_CPUS.
+ */
+int result_read_cpuset(const json_t *value, struct cpuset *set);
+
+/**
+ * result_schema_readable - whether a document is one this version reads
+ * @doc: a parsed document
+ *
+ * True for "latscope/2" and "latscope/1".
+ */
+bool result_schema_readable(const json_t *doc);
 
 /* a percentiles object, hist_reported_percentiles as "p50" ... "p99.999", in ns */
 json_t *result_percentiles(const struct hist *h);
@@ -62,19 +94,39 @@ json_t *result_histogram(const struct hist *h);
  * max_duration_ns, jitter_ns, seen, expected} (new reference) */
 json_t *result_period_sources(const struct period_source *sources, int nr_sources);
 
-/**
- * result_check_writable - fail early when a result could not be written
- * @path: where the document will go
- *
- * Creates and removes a temporary file beside @path. Returns 0 or a
- * negative errno code.
+/*
+ * Where a document goes: as any output file, through an atomic_file
+ * (atomic_file.h). A regular file (new or existing) is replaced
+ * atomically: the document goes into a temporary file in the same
+ * directory (cut to fit NAME_MAX), is fsynced and renamed over the target,
+ * so a failure at any point (ENOSPC, EIO) leaves the old file or none,
+ * never a partial one. A symbolic link is written through: the link stays
+ * and the file it points to is replaced in that file's directory. A pipe,
+ * a terminal, a device, or a file reached through /proc/PID/fd
+ * (/dev/stdout) is written in place, appending. atomic_file_check()
+ * answers before any work whether the write can happen.
  */
-int result_check_writable(const char *path);
+
+/* How a document is laid out. */
+enum result_layout {
+	RESULT_LAYOUT_AUTO, /* pretty on a terminal, compact otherwise */
+	RESULT_LAYOUT_COMPACT, /* one line, whatever the destination (--json-compact) */
+	RESULT_LAYOUT_PRETTY, /* indented by two, whatever the destination */
+};
 
 /**
- * result_write - write a document atomically (temp file, fsync, rename)
- * Returns 0 or a negative errno code.
+ * result_write_as - write a document to a path
+ * @doc: the document (not consumed)
+ * @path: where it goes (see above)
+ * @layout: how it is laid out
+ *
+ * Serializes through a 64 KiB buffer: one write(2) per 64 KiB, not one
+ * per token. Returns 0 or a negative errno code; on failure no partial
+ * file is left.
  */
+int result_write_as(json_t *doc, const char *path, enum result_layout layout);
+
+/* result_write_as() with RESULT_LAYOUT_AUTO */
 int result_write(json_t *doc, const char *path);
 
 #endif

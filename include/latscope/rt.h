@@ -53,6 +53,9 @@ int rt_pin_self(unsigned int cpu);
 int rt_place_main_thread(const struct cpuset *online, const struct cpuset *measured,
 			 const struct cpuset *chosen);
 
+/* A helper thread's stack: 16-32 KiB used, locked in full under mlockall. */
+#define RT_HOUSEKEEPING_STACK_BYTES (512 * 1024)
+
 /**
  * rt_start_housekeeping_thread - start a helper thread away from the
  * measured CPUs (a server, a trace reader, a periodic audit)
@@ -61,8 +64,9 @@ int rt_place_main_thread(const struct cpuset *online, const struct cpuset *measu
  * @run: the thread's function
  * @arg: passed to @run
  *
- * The thread blocks every signal (they go to the main thread) and runs
- * SCHED_OTHER. Returns 0 or a negative errno code (logged).
+ * The thread blocks every signal (they go to the main thread), runs
+ * SCHED_OTHER and has a stack of RT_HOUSEKEEPING_STACK_BYTES. Returns 0 or
+ * a negative errno code (logged).
  */
 int rt_start_housekeeping_thread(pthread_t *thread, const struct cpuset *cpus, void *(*run)(void *),
 				 void *arg);
@@ -79,9 +83,13 @@ int rt_set_self_policy(enum rt_policy policy, int priority);
 
 /**
  * rt_lock_memory - lock current and future memory (mlockall)
- * Returns 0 or a negative errno code (logged). Undo with rt_unlock_memory().
+ * @required: a failure is an error (logged as one); else a warning saying
+ *	      that page faults may show as @fault_shows_as ("gaps", "latency")
+ * @fault_shows_as: what an unlocked page fault looks like in the result
+ * Returns 0 or a negative errno code (logged once, with a hint when the
+ * limit or the right is missing). Undo with rt_unlock_memory().
  */
-int rt_lock_memory(void);
+int rt_lock_memory(bool required, const char *fault_shows_as);
 void rt_unlock_memory(void);
 
 /* Touch @bytes of the calling thread's stack so no page fault happens later. */

@@ -42,6 +42,25 @@ enum timer_wait_mode {
 
 #define TIMER_TOP_SPIKES 10
 
+/*
+ * Block maxima (params.block_maxima): the largest latency of each block of
+ * TIMER_BLOCK_NS (or of TIMER_BLOCK_MIN_WAKEUPS periods, when that is
+ * longer), for compare's extreme-value fit. The measuring thread keeps the
+ * running maximum of its block and, when a sample's expiry falls into a
+ * later block, puts the block's maximum into a ring of TIMER_BLOCK_RING
+ * entries, once per block: no allocation and no system call in its loop.
+ * The main thread collects the ring into growing storage
+ * (timer_collect_block_maxima) at least every TIMER_BLOCK_COLLECT_MS; at
+ * 1 s blocks the ring holds over four minutes of blocks. A run keeps at
+ * most TIMER_MAX_BLOCKS per thread (31 days of 1 s blocks, 21 MB); later
+ * ones are counted, not kept.
+ */
+#define TIMER_BLOCK_NS 1000000000ULL
+#define TIMER_BLOCK_MIN_WAKEUPS 100
+#define TIMER_BLOCK_RING 256
+#define TIMER_BLOCK_COLLECT_MS 10000
+#define TIMER_MAX_BLOCKS (31U * 86400U)
+
 struct timer_spike;
 
 /* One thread's place and period. */
@@ -95,6 +114,8 @@ struct timer_params {
 	void *on_sample_context;
 	/* each thread's stack, locked under mlockall; 0: the workers' default */
 	size_t stack_bytes;
+	/* record the maximum of every block (see TIMER_BLOCK_NS) */
+	bool block_maxima;
 };
 
 /* A sample kept for later: all times absolute, on TIMER_CLOCK. */
@@ -103,6 +124,12 @@ struct timer_spike {
 	uint64_t wakeup_ns; /* when it read the clock after waking */
 	uint64_t latency_ns; /* wakeup_ns - expiry_ns */
 	uint64_t cycle; /* 0-based number of the sample in its thread */
+};
+
+/* A closed block: its number since the thread began and its largest latency. */
+struct timer_block {
+	uint64_t index;
+	uint64_t max_ns;
 };
 
 /* What the caller may read while the thread measures (timer_read_live). */
@@ -162,6 +189,14 @@ struct timer_stats {
 	/* ring of samples for -v */
 	uint64_t *samples;
 	size_t sample_mask;
+	/* block maxima: the block being measured, and the ring of closed ones */
+	uint64_t block_ns; /* 0: not recorded */
+	uint64_t block_end_ns; /* the open block ends here (absolute expiry time) */
+	uint64_t block_index;
+	uint64_t block_max_ns;
+	bool block_sampled; /* the open block has a sample */
+	struct timer_block *block_ring; /* TIMER_BLOCK_RING entries */
+	uint64_t blocks_closed; /* published with release: ring entries written */
 	/* private */
 	size_t alloc_size;
 	timer_t posix_timer;
@@ -306,6 +341,38 @@ size_t timer_spikes_published(const struct timer_run *run, unsigned int thread,
  */
 void timer_set_spike_threshold(struct timer_run *run, unsigned int thread, uint64_t ns);
 
+/* The length of a block for a wake-up period: TIMER_BLOCK_NS, or TIMER_BLOCK_MIN_WAKEUPS periods. */
+uint64_t timer_block_ns(uint64_t interval_ns);
+
+/**
+ * timer_collect_block_maxima - move the blocks the threads closed into the
+ * run's storage
+ * @run: a run started with params.block_maxima (else nothing happens)
+ *
+ * Call from one thread (the main one) at least every
+ * TIMER_BLOCK_COLLECT_MS while the threads measure; timer_stop() calls it
+ * a last time. Returns 0 or -ENOMEM (logged; the blocks stay in the ring
+ * until the next call, or are counted as lost).
+ */
+int timer_collect_block_maxima(struct timer_run *run);
+
+/**
+ * timer_block_maxima - one thread's block maxima collected so far
+ * @run: the run
+ * @thread: the thread
+ * @nr: receives how many, in time order
+ * @lost: receives how many closed blocks were not kept (the ring was not
+ *	  collected in time, or TIMER_MAX_BLOCKS was reached); NULL if not wanted
+ *
+ * A block in which the thread had no expiry (a stall of a whole block, or
+ * a period longer than the block) has no maximum and is left out; the
+ * block still open when the run ended is partial and left out too.
+ * Returns the maxima (owned by the run, valid until the next collection),
+ * or NULL when there are none.
+ */
+const uint64_t *timer_block_maxima(const struct timer_run *run, unsigned int thread, size_t *nr,
+				   uint64_t *lost);
+
 /* The earliest thread start on TIMER_CLOCK: spike times are relative to it. */
 uint64_t timer_origin_ns(const struct timer_run *run);
 
@@ -348,8 +415,9 @@ bool timer_tracing_stopped(const struct timer_run *run);
  * Each entry: thread, cpu (null when not pinned), tid, priority,
  * interval_ns, cycles, min_ns, avg_ns, max_ns, percentiles, missed,
  * max_overrun_ns, spikes (the largest, with t_ns since timer_origin_ns(),
- * latency_ns, expiry_ns, wakeup_ns, cycle), spike_records, histogram and,
- * with a cyclictest histogram, cyclictest_histogram.
+ * latency_ns, expiry_ns, wakeup_ns, cycle), spike_records, histogram,
+ * with params.block_maxima block_maxima {block_ns, max_ns: [...], lost}
+ * and, with a cyclictest histogram, cyclictest_histogram.
  * Returns a new reference, or NULL.
  */
 json_t *timer_result_threads(const struct timer_run *run);

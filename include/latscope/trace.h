@@ -23,6 +23,9 @@
  */
 struct trace_session;
 
+/* The name of a session's instance: this prefix, then the pid of its process. */
+#define TRACE_INSTANCE_PREFIX "latscope-"
+
 struct trace_options {
 	struct cpuset cpus; /* CPUs to record */
 	/* "x86-tsc" (timestamps are rdtsc values) or "mono" (CLOCK_MONOTONIC ns) */

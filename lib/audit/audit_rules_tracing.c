@@ -4,8 +4,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "audit_internal.h"
+#include "latscope/trace.h"
 
 struct tracing_state {
 	unsigned int tracers; /* instances with a tracer other than nop */
@@ -67,7 +69,7 @@ static void check_tracing_active(struct audit_context *ctx, struct audit_finding
 	struct tracing_state state = { 0 };
 	const char *top = NULL;
 	struct dirent *entry;
-	char instance[512];
+	char instance[512], own[64];
 	size_t i;
 	DIR *dir;
 
@@ -81,11 +83,17 @@ static void check_tracing_active(struct audit_context *ctx, struct audit_finding
 		return;
 	}
 	check_instance(ctx, f, top, "top instance", &state);
+	/*
+	 * This process's own session is not the machine's configuration: the
+	 * monitor auditing its drift while --explain traces would otherwise
+	 * always find tracing active. Another latscope's session counts.
+	 */
+	snprintf(own, sizeof(own), TRACE_INSTANCE_PREFIX "%d", (int)getpid());
 	dir = sysroot_opendir(ctx->root, "%s/instances", top);
 	if (!dir && errno != ENOENT)
 		note_unreadable(f, &state, top, "instances", -errno);
 	while (dir && (entry = readdir(dir))) {
-		if (entry->d_name[0] == '.')
+		if (entry->d_name[0] == '.' || !strcmp(entry->d_name, own))
 			continue;
 		snprintf(instance, sizeof(instance), "%s/instances/%s", top, entry->d_name);
 		check_instance(ctx, f, instance, entry->d_name, &state);

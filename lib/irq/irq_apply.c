@@ -6,6 +6,7 @@
 
 #include "latscope/irq_apply.h"
 #include "latscope/log.h"
+#include "latscope/sysroot.h"
 
 /* a mask of 8192 CPUs: 2048 digits and 255 commas */
 #define MASK_TEXT_SIZE 4096
@@ -69,9 +70,10 @@ static enum irq_write_status still_as_planned(struct sysroot *root, const struct
 
 /* Journal what is about to change; nothing is written when this fails. */
 static int journal_moves(struct sysroot *root, const struct irq_table *table,
-			 const struct irqplan *plan, const char *path,
+			 const struct irqplan *plan, const struct irq_journal_lock *lock,
 			 struct irq_apply_report *report)
 {
+	const char *path = irq_journal_lock_journal(lock);
 	struct irq_journal *journal = NULL;
 	bool changed = false;
 	unsigned int i;
@@ -196,11 +198,12 @@ static void write_default(struct sysroot *root, const struct topology *topo,
 	report->default_error = -ret;
 	if (ret)
 		log_error("cannot set /proc/irq/default_smp_affinity to %s: %s", mask,
-			  strerror(-ret));
+			  sysroot_strerror(ret));
 }
 
 int irq_apply(struct sysroot *root, const struct topology *topo, const struct irq_table *table,
-	      const struct irqplan *plan, const char *journal_path, struct irq_apply_report *report)
+	      const struct irqplan *plan, const struct irq_journal_lock *journal,
+	      struct irq_apply_report *report)
 {
 	unsigned int i;
 	int ret;
@@ -212,7 +215,7 @@ int irq_apply(struct sysroot *root, const struct topology *topo, const struct ir
 	memset(report->moves, 0, plan->nr_moves * sizeof(*report->moves));
 	if (!plan->nr_moves && !plan->default_change)
 		return 0;
-	ret = journal_moves(root, table, plan, journal_path, report);
+	ret = journal_moves(root, table, plan, journal, report);
 	if (ret)
 		return ret;
 	for (i = 0; i < plan->nr_moves; i++) {

@@ -115,6 +115,7 @@ static int merge_moves(struct irq_history *history, const struct irqplan *plan,
 
 	if (!all)
 		return -ENOMEM;
+	/* a new history has no array yet, and memcpy's source is nonnull */
 	if (history->nr_last)
 		memcpy(all, history->last, history->nr_last * sizeof(*all));
 	n = history->nr_last;

@@ -11,6 +11,8 @@
 #include "latscope/irq_journal.h"
 #include "latscope/log.h"
 #include "latscope/result.h"
+#include "latscope/sysroot.h"
+#include "latscope/topology.h"
 
 /*
  * The journal is a JSON document:
@@ -159,6 +161,9 @@ static const char *check_entry(json_t *entry, json_int_t *number)
 	*number = json_integer_value(json_object_get(entry, "irq"));
 	if (*number < 0 || *number > (json_int_t)UINT32_MAX)
 		return "an IRQ number out of range";
+	/* restore checks it against the IRQ's action now */
+	if (!json_is_string(json_object_get(entry, "name")))
+		return "an IRQ without its name";
 	files = json_object_get(entry, "files");
 	if (!json_is_object(files) || !json_is_string(json_object_get(files, "smp_affinity_list")))
 		return "an IRQ without smp_affinity_list";
@@ -172,7 +177,9 @@ static const char *check_entry(json_t *entry, json_int_t *number)
 	return NULL;
 }
 
-static const char *check_document(struct irq_journal *journal, struct sysroot *root)
+/* NULL when usable, else why not (in @buf when it names an entry) */
+static const char *check_document(struct irq_journal *journal, struct sysroot *root, char *buf,
+				  size_t size)
 {
 	json_t *doc = journal->doc, *irqs, *entry, *value;
 	const char *why;
@@ -194,7 +201,12 @@ static const char *check_document(struct irq_journal *journal, struct sysroot *r
 		return "no irqs list";
 	json_array_foreach(irqs, i, entry)
 	{
+		number = -1;
 		why = check_entry(entry, &number);
+		if (why && number >= 0) {
+			snprintf(buf, size, "irq %lld: %s", (long long)number, why);
+			return buf;
+		}
 		if (why)
 			return why;
 		if (index_number(journal, (unsigned int)number) == -EEXIST)
@@ -207,11 +219,26 @@ int irq_journal_load(struct sysroot *root, const char *path, struct irq_journal 
 {
 	struct irq_journal *journal;
 	json_error_t error;
+	char reason[128];
+	struct stat st;
 	const char *why;
 
 	*result = NULL;
-	if (access(path, F_OK))
+	if (stat(path, &st))
 		return -errno;
+	if (S_ISDIR(st.st_mode)) {
+		log_error("journal %s is a directory: name a file", path);
+		return -EISDIR;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		log_error("journal %s is not a regular file: nothing is written", path);
+		return -EINVAL;
+	}
+	/* what mktemp(1) makes: a journal with nothing in it yet */
+	if (!st.st_size) {
+		*result = irq_journal_new(root);
+		return *result ? 0 : -ENOMEM;
+	}
 	journal = calloc(1, sizeof(*journal));
 	if (!journal)
 		return -ENOMEM;
@@ -223,7 +250,7 @@ int irq_journal_load(struct sysroot *root, const char *path, struct irq_journal 
 		irq_journal_free(journal);
 		return -EINVAL;
 	}
-	why = check_document(journal, root);
+	why = check_document(journal, root, reason, sizeof(reason));
 	if (why) {
 		log_error(
 			"journal %s is not usable: %s: nothing is written; look at it, then remove it",
@@ -302,41 +329,121 @@ int irq_journal_record_default(struct irq_journal *journal, struct sysroot *root
 	return ret;
 }
 
-/* mkdir -p of the directory holding @path */
-static int make_parent(const char *path)
-{
-	char dir[4096];
-	char *slash;
-
-	if (strlen(path) >= sizeof(dir))
-		return -ENAMETOOLONG;
-	strcpy(dir, path);
-	slash = strrchr(dir, '/');
-	if (!slash || slash == dir)
-		return 0;
-	*slash = '\0';
-	for (char *p = dir + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(dir, 0755) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
 int irq_journal_save(const struct irq_journal *journal, const char *path)
 {
-	int ret = make_parent(path);
+	int ret = result_write(journal->doc, path);
 
-	if (!ret)
-		ret = result_write(journal->doc, path);
 	if (ret)
 		log_error("cannot write the journal %s: %s", path, strerror(-ret));
 	return ret;
+}
+
+/*
+ * Restore: check everything, then write. What to do with each entry is
+ * decided before the first write, so a journal that cannot be restored as
+ * a whole changes nothing.
+ */
+enum entry_action {
+	ENTRY_WRITE,
+	ENTRY_GONE, /* no /proc/irq/N any more */
+	ENTRY_STALE, /* IRQ N has another action now */
+};
+
+struct restore_check {
+	struct sysroot *root;
+	const char *journal_path;
+	struct topology topo;
+	struct irq_table table;
+	enum entry_action *actions; /* one per journal entry */
+	unsigned int invalid; /* values refused */
+};
+
+/* "a non-empty cpu list of possible CPUs": NULL when @text is one, else why not */
+static const char *value_problem(const struct restore_check *c, const char *file, const char *text)
+{
+	bool list = strstr(file, "_list") != NULL;
+	struct cpuset set;
+
+	if ((list ? cpuset_parse_list(text, &set) : cpuset_parse_mask(text, &set)))
+		return list ? "not a cpu list" : "not a cpu mask";
+	if (cpuset_empty(&set))
+		return "no cpu at all";
+	if (!cpuset_subset(&set, &c->topo.possible))
+		return "cpus that are not possible here";
+	return NULL;
+}
+
+static void refuse_value(struct restore_check *c, const char *what, const char *file,
+			 const char *text, const char *why)
+{
+	char possible[256];
+	size_t len = strcspn(text, "\n");
+
+	log_error("journal %s: %s %s '%.*s' has %s (possible cpus: %s)", c->journal_path, what,
+		  file, (int)(len > 64 ? 64 : len), text, why,
+		  cpuset_format_list(&c->topo.possible, possible, sizeof(possible)));
+	c->invalid++;
+}
+
+static enum entry_action check_irq_entry(struct restore_check *c, json_t *entry)
+{
+	unsigned int number = (unsigned int)json_integer_value(json_object_get(entry, "irq"));
+	const char *recorded = json_string_value(json_object_get(entry, "name"));
+	json_t *files = json_object_get(entry, "files"), *text;
+	const struct irq_info *now;
+	const char *file, *why;
+	char what[64];
+
+	snprintf(what, sizeof(what), "irq %u", number);
+	json_object_foreach(files, file, text)
+	{
+		why = value_problem(c, file, json_string_value(text));
+		if (why)
+			refuse_value(c, what, file, json_string_value(text), why);
+	}
+	if (!sysroot_exists(c->root, "/proc/irq/%u/smp_affinity_list", number))
+		return ENTRY_GONE;
+	/* an IRQ without action has no line in /proc/interrupts: no name */
+	now = irq_table_find(&c->table, number);
+	if (strcmp(recorded, now ? now->name : ""))
+		return ENTRY_STALE;
+	return ENTRY_WRITE;
+}
+
+static int check_journal(struct restore_check *c, struct irq_journal *journal)
+{
+	json_t *irqs = json_object_get(journal->doc, "irqs"), *entry, *text;
+	const char *why;
+	size_t i;
+	int ret;
+
+	ret = topology_load(c->root, &c->topo);
+	if (!ret)
+		ret = irq_table_load(c->root, &c->table);
+	if (ret) {
+		log_error(
+			"cannot read the cpus and irqs to check the journal %s against: %s: nothing is written",
+			c->journal_path, sysroot_strerror(ret));
+		return ret;
+	}
+	c->actions = calloc(json_array_size(irqs) + 1, sizeof(*c->actions));
+	if (!c->actions)
+		return -ENOMEM;
+	json_array_foreach(irqs, i, entry) c->actions[i] = check_irq_entry(c, entry);
+	text = json_object_get(journal->doc, "default_smp_affinity");
+	if (text) {
+		why = value_problem(c, "default_smp_affinity", json_string_value(text));
+		if (why)
+			refuse_value(c, "the", "default_smp_affinity", json_string_value(text),
+				     why);
+	}
+	if (c->invalid) {
+		log_error(
+			"journal %s refused: %u value%s cannot be written back: nothing is written; look at it, then remove it",
+			c->journal_path, c->invalid, c->invalid == 1 ? "" : "s");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* Write one recorded text back and check it took. */
@@ -360,16 +467,11 @@ static int restore_file(struct sysroot *root, unsigned int number, const char *f
 static void restore_irq(struct sysroot *root, json_t *entry, struct irq_restore_report *report)
 {
 	unsigned int number = (unsigned int)json_integer_value(json_object_get(entry, "irq"));
-	json_t *files = json_object_get(entry, "files"), *text;
+	json_t *files = json_object_get(entry, "files"), *text = NULL;
 	const char *name = json_string_value(json_object_get(entry, "name"));
 	size_t i;
 	int ret = 0;
 
-	if (!sysroot_exists(root, "/proc/irq/%u/smp_affinity_list", number)) {
-		log_warning("irq %u %s is gone: nothing to restore", number, name ? name : "");
-		report->gone++;
-		return;
-	}
 	/* smp_affinity_list first: it is the one the kernel acts on */
 	for (i = 0; i < NR_IRQ_FILES && !ret; i++) {
 		text = json_object_get(files, irq_files[i]);
@@ -377,49 +479,106 @@ static void restore_irq(struct sysroot *root, json_t *entry, struct irq_restore_
 			ret = restore_file(root, number, irq_files[i], json_string_value(text));
 	}
 	if (ret) {
-		log_error("irq %u %s: cannot restore its affinity: %s", number, name ? name : "",
-			  strerror(-ret));
+		size_t len = strcspn(json_string_value(text), "\n");
+
+		log_error("irq %u %s: cannot write %s '%.*s' back: %s%s", number, name,
+			  irq_files[i - 1], (int)len, json_string_value(text),
+			  sysroot_strerror(ret), ret == -EIO ? " (read back otherwise)" : "");
 		report->failed++;
 		return;
 	}
 	report->restored++;
 }
 
-int irq_journal_restore(struct sysroot *root, const char *journal_path,
+static void restore_default(struct sysroot *root, json_t *text, struct irq_restore_report *report)
+{
+	size_t len = strcspn(json_string_value(text), "\n");
+	int ret;
+
+	ret = sysroot_write(root, json_string_value(text), "/proc/irq/default_smp_affinity");
+	if (ret) {
+		log_error("cannot write /proc/irq/default_smp_affinity '%.*s' back: %s", (int)len,
+			  json_string_value(text), sysroot_strerror(ret));
+		report->failed++;
+		return;
+	}
+	report->default_restored = true;
+}
+
+static void name_skipped(const struct restore_check *c, json_t *irqs)
+{
+	json_t *entry;
+	size_t i;
+
+	json_array_foreach(irqs, i, entry)
+	{
+		unsigned int number =
+			(unsigned int)json_integer_value(json_object_get(entry, "irq"));
+		const char *name = json_string_value(json_object_get(entry, "name"));
+		const struct irq_info *now;
+
+		if (c->actions[i] == ENTRY_GONE)
+			log_warning("irq %u %s is gone: nothing to restore", number, name);
+		if (c->actions[i] != ENTRY_STALE)
+			continue;
+		now = irq_table_find(&c->table, number);
+		log_error(
+			"irq %u skipped: recorded as '%s', now '%s' (its number was reused or its device renamed it): not restored",
+			number, name, now ? now->name : "");
+	}
+}
+
+static void restore_check_release(struct restore_check *c)
+{
+	free(c->actions);
+	irq_table_release(&c->table);
+	topology_release(&c->topo);
+}
+
+int irq_journal_restore(struct sysroot *root, const struct irq_journal_lock *lock,
 			struct irq_restore_report *report)
 {
+	const char *path = irq_journal_lock_journal(lock);
+	struct restore_check c = { .root = root, .journal_path = path };
 	struct irq_journal *journal;
 	json_t *irqs, *entry, *text;
 	size_t i;
 	int ret;
 
 	memset(report, 0, sizeof(*report));
-	ret = irq_journal_load(root, journal_path, &journal);
+	ret = irq_journal_load(root, path, &journal);
 	if (ret == -ENOENT)
-		log_error("no journal %s: nothing to restore", journal_path);
+		log_error("no journal %s: nothing to restore", path);
 	if (ret)
 		return ret;
 	irqs = json_object_get(journal->doc, "irqs");
-	json_array_foreach(irqs, i, entry) restore_irq(root, entry, report);
 	text = json_object_get(journal->doc, "default_smp_affinity");
-	if (text) {
-		ret = sysroot_write(root, json_string_value(text),
-				    "/proc/irq/default_smp_affinity");
-		if (ret) {
-			log_error("cannot restore /proc/irq/default_smp_affinity: %s",
-				  strerror(-ret));
-			report->failed++;
-		} else {
-			report->default_restored = true;
-		}
+	if (json_array_size(irqs) || text)
+		ret = check_journal(&c, journal);
+	if (ret) {
+		restore_check_release(&c);
+		irq_journal_free(journal);
+		return ret;
 	}
+	name_skipped(&c, irqs);
+	json_array_foreach(irqs, i, entry)
+	{
+		if (c.actions[i] == ENTRY_WRITE)
+			restore_irq(root, entry, report);
+		report->gone += c.actions[i] == ENTRY_GONE;
+		report->stale += c.actions[i] == ENTRY_STALE;
+	}
+	if (text)
+		restore_default(root, text, report);
+	restore_check_release(&c);
 	irq_journal_free(journal);
-	if (report->failed) {
-		log_error("journal %s kept: %u write%s failed", journal_path, report->failed,
-			  report->failed == 1 ? "" : "s");
-		return -EIO;
+	if (report->failed || report->stale) {
+		log_error("journal %s kept: %u write%s failed, %u irq%s skipped", path,
+			  report->failed, report->failed == 1 ? "" : "s", report->stale,
+			  report->stale == 1 ? "" : "s");
+		return report->failed ? -EIO : -ESTALE;
 	}
-	if (unlink(journal_path))
-		log_warning("cannot remove the journal %s: %s", journal_path, strerror(errno));
+	if (unlink(path))
+		log_warning("cannot remove the journal %s: %s", path, strerror(errno));
 	return 0;
 }

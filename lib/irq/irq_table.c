@@ -414,7 +414,7 @@ int irq_table_load(struct sysroot *root, struct irq_table *table)
 		ret = read_irq_files(&files, &state);
 	if (!ret && files.proc_irq < 0 && table->nr_irqs)
 		log_warning("cannot read %s/proc/irq: %s: where the IRQs may fire is unknown",
-			    irq_root_prefix(root), strerror(-files.proc_irq_error));
+			    irq_root_prefix(root), sysroot_strerror(files.proc_irq_error));
 	if (!ret)
 		ret = irq_map_pci_devices(root, table);
 	irq_files_close(&files);

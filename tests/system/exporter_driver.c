@@ -1,25 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * A small program serving latscope's exporter, for the tests that scrape it
- * with a real Prometheus before `latscope monitor` exists as a command:
+ * Serves latscope's exporter where a real `latscope monitor` cannot give the
+ * state a test needs: exporter-prometheus's wire tests against a fixed
+ * snapshot, and bench/monitor-scale's generated 256-CPU state on this
+ * 2-CPU machine. Everything that measures is `latscope monitor` itself.
  *
  *   exporter-driver [--listen ADDR] [--web-config FILE] [--port-file FILE]
  *                   [--p99-file FILE] --synthetic CPUS [--causes N]
- *   exporter-driver [...] --monitor [--cpus LIST] [--interval NS] [--priority N]
- *                   [--window NS] [--explain] [--explain-above NS] [--audit-every NS]
- *                   [--state FILE] [--checkpoint NS] [--textfile DIR] [--measure S]
- *                   [--no-start [--online LIST]]
+ *   exporter-driver [--listen ADDR] [--web-config FILE] [--port-file FILE]
+ *                   --monitor --no-start [--online LIST] [--cpus LIST]
+ *                   [--interval NS] [--window NS] [--explain] [--audit-every NS]
+ *                   --state FILE
  *
  * --synthetic serves a fixed snapshot of CPUS CPUs whose latencies follow
  * a log-normal law (the counts of every native slot computed, each sample
- * taken at its slot's middle, so classic and native buckets agree).
- * --monitor runs the monitor's engine as `latscope monitor` will: it
- * measures until SIGTERM (then stops in order and checkpoints), or for
- * --measure S seconds and then serves what it measured, frozen, until
- * SIGTERM; --no-start serves a state without measuring (--online pretends
- * those CPUs are online, to serve a generated 256-CPU state here).
- * --p99-file writes the exporter's own p99 per CPU as JSON: at start for
- * --synthetic, when measuring ends for --monitor.
+ * taken at its slot's middle, so classic and native buckets agree);
+ * --p99-file writes the exporter's own p99 per CPU as JSON at start.
+ * --monitor --no-start loads a state into the monitor's engine and serves
+ * it without measuring (--online pretends those CPUs are online) until
+ * SIGTERM, then checkpoints it.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -197,12 +196,11 @@ struct monitor_options {
 	struct monitor_params params;
 	bool no_start;
 	const char *online;
-	unsigned int measure_s;
 };
 
-/* The monitor's engine, as `latscope monitor` runs it. */
-static int run_monitor(struct monitor_options *o, struct exporter_http_options *http,
-		       const char *port_file, const char *p99_file)
+/* A state served by the monitor's engine, as `latscope monitor` serves it, without measuring. */
+static int serve_state(struct monitor_options *o, struct exporter_http_options *http,
+		       const char *port_file)
 {
 	struct sysroot *root = sysroot_new(NULL);
 	enum state_outcome outcome;
@@ -210,9 +208,13 @@ static int run_monitor(struct monitor_options *o, struct exporter_http_options *
 	struct topology topo;
 	struct monitor *m;
 	sigset_t stop_signals, wait_mask;
-	uint64_t deadline = 0;
 	int ret = 0;
 
+	if (!o->no_start) {
+		fprintf(stderr, "exporter-driver: --monitor serves a state (--no-start); "
+				"`latscope monitor` measures\n");
+		return 129;
+	}
 	if (!root || topology_load(root, &topo))
 		return 1;
 	if (o->online && cpuset_parse_list(o->online, &topo.online))
@@ -223,15 +225,8 @@ static int run_monitor(struct monitor_options *o, struct exporter_http_options *
 		return 1;
 	if (monitor_load_state(m, &outcome))
 		return 1;
-	fprintf(stderr, "exporter-driver: state %s\n",
-		outcome == STATE_CONTINUED ? "continued" :
-		outcome == STATE_MISMATCH  ? "mismatch" :
-		outcome == STATE_CORRUPT   ? "corrupt" :
-					     "absent");
 	http->collect = monitor_collect;
 	http->context = m;
-	http->cpus = monitor_housekeeping_cpus(m);
-	/* the port first: in use, nothing is measured */
 	server = exporter_http_open(http);
 	if (!server)
 		return 1;
@@ -245,40 +240,13 @@ static int run_monitor(struct monitor_options *o, struct exporter_http_options *
 	sigaddset(&stop_signals, SIGINT);
 	sigaddset(&stop_signals, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &stop_signals, &wait_mask);
-	if (!o->no_start && monitor_start(m))
-		return 1;
 	if (exporter_http_start(server))
 		return 1;
-	monitor_notify_ready("measuring");
-	if (o->measure_s)
-		deadline = (uint64_t)time(NULL) + o->measure_s;
-	while (!stop && !o->no_start) {
-		if (monitor_wait(m, 200, &wait_mask)) {
-			ret = 1;
-			break;
-		}
-		if (deadline && (uint64_t)time(NULL) >= deadline)
-			break;
-	}
-	monitor_notify_stopping();
-	if (!o->no_start && monitor_stop(m))
-		ret = 1;
-	/* a served state is written back on the way out, as a checkpoint */
-	if (o->no_start) {
-		while (!stop)
-			sigsuspend(&wait_mask);
-		if (monitor_checkpoint(m))
-			ret = 1;
-	}
-	if (p99_file) {
-		struct metrics *frozen = monitor_collect(m);
-
-		write_p99(p99_file, frozen);
-		metrics_free(frozen);
-	}
-	/* measured for --measure: serve the frozen state until told to stop */
-	while (!stop && (deadline || o->no_start))
+	while (!stop)
 		sigsuspend(&wait_mask);
+	/* the served state is written back on the way out, as a checkpoint */
+	if (monitor_checkpoint(m))
+		ret = 1;
 	exporter_http_free(server);
 	monitor_free(m);
 	topology_release(&topo);
@@ -298,15 +266,10 @@ int main(int argc, char **argv)
 		{ "monitor", no_argument, NULL, 'M' },
 		{ "cpus", required_argument, NULL, 'C' },
 		{ "interval", required_argument, NULL, 'i' },
-		{ "priority", required_argument, NULL, 'p' },
 		{ "window", required_argument, NULL, 'W' },
 		{ "explain", no_argument, NULL, 'e' },
-		{ "explain-above", required_argument, NULL, 'E' },
 		{ "audit-every", required_argument, NULL, 'a' },
 		{ "state", required_argument, NULL, 'S' },
-		{ "checkpoint", required_argument, NULL, 'k' },
-		{ "textfile", required_argument, NULL, 't' },
-		{ "measure", required_argument, NULL, 'm' },
 		{ "no-start", no_argument, NULL, 'n' },
 		{ "online", required_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 },
@@ -354,32 +317,17 @@ int main(int argc, char **argv)
 		case 'i':
 			monitor.params.interval_ns = number(optarg);
 			break;
-		case 'p':
-			monitor.params.priority = (int)number(optarg);
-			break;
 		case 'W':
 			monitor.params.window_ns = number(optarg);
 			break;
 		case 'e':
 			monitor.params.explain = true;
 			break;
-		case 'E':
-			monitor.params.explain_above_ns = number(optarg);
-			break;
 		case 'a':
 			monitor.params.audit_every_ns = number(optarg);
 			break;
 		case 'S':
 			monitor.params.state_path = optarg;
-			break;
-		case 'k':
-			monitor.params.checkpoint_ns = number(optarg);
-			break;
-		case 't':
-			monitor.params.textfile_dir = optarg;
-			break;
-		case 'm':
-			monitor.measure_s = (unsigned int)number(optarg);
 			break;
 		case 'n':
 			monitor.no_start = true;
@@ -404,7 +352,7 @@ int main(int argc, char **argv)
 	if (monitor_mode) {
 		http.listen = listen;
 		http.web = web;
-		opt = run_monitor(&monitor, &http, port_file, p99_file);
+		opt = serve_state(&monitor, &http, port_file);
 		web_config_free(web);
 		return opt;
 	}

@@ -12,6 +12,9 @@ import time
 LATSCOPE = os.environ.get("LATSCOPE", "latscope")
 DISTURB = os.environ.get("DISTURB", "disturb")
 SKIP = 77
+# the result schemas this version reads: latscope/1 wrote CPU sets as arrays
+# of numbers, latscope/2 as cpu-list strings ("0-3,8-11")
+RESULT_SCHEMAS = ("latscope/2", "latscope/1")
 
 
 def fail(message):
@@ -58,11 +61,32 @@ def start_timer(*args):
                             stderr=subprocess.PIPE, text=True)
 
 
-def load_timer_json(path):
-    """A timer result document, with the fields the issue requires checked."""
+def cpu_set(value):
+    """A CPU set of a result document as a sorted list of numbers: a cpu-list
+    string ("0-3,8", latscope/2) or an array of numbers (latscope/1)."""
+    if isinstance(value, list):
+        return sorted(value)
+    cpus = set()
+    for part in filter(None, value.strip().split(",")):
+        span, _, stride = part.partition(":")
+        first, _, last = span.partition("-")
+        cpus.update(range(int(first), int(last or first) + 1, int(stride or 1)))
+    return sorted(cpus)
+
+
+def load_result(path, command=None):
+    """A result document of a schema this version reads (and of `command`)."""
     with open(path) as f:
         doc = json.load(f)
-    check(doc.get("schema") == "latscope/1", f"schema is {doc.get('schema')!r}")
+    check(doc.get("schema") in RESULT_SCHEMAS, f"schema is {doc.get('schema')!r}")
+    if command:
+        check(doc.get("command") == command, f"command is {doc.get('command')!r}")
+    return doc
+
+
+def load_timer_json(path):
+    """A timer result document, with the fields the issue requires checked."""
+    doc = load_result(path)
     check(doc.get("command") == "timer", f"command is {doc.get('command')!r}")
     for field in ("params", "threads", "host", "start_time", "end_time"):
         check(field in doc, f"no {field} in the JSON")

@@ -66,10 +66,12 @@ class Server:
         self.log = open(os.path.join(self.dir, "prometheus.log"), "w")
         self.proc = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT)
 
-    def query(self, expr):
-        """The result vector of an instant query."""
-        url = "http://127.0.0.1:%d/api/v1/query?%s" % (
-            self.port, urllib.parse.urlencode({"query": expr}))
+    def query(self, expr, at=None):
+        """The result of an instant query, now or at Unix time `at`."""
+        args = {"query": expr}
+        if at is not None:
+            args["time"] = "%.3f" % at
+        url = "http://127.0.0.1:%d/api/v1/query?%s" % (self.port, urllib.parse.urlencode(args))
         with urllib.request.urlopen(url, timeout=5) as reply:
             doc = json.load(reply)
         if doc.get("status") != "success":

@@ -58,10 +58,7 @@ static inline void fixture_copy(struct fixture_copy *copy, const char *fixture)
 
 static inline void fixture_remove(struct fixture_copy *copy)
 {
-	char command[512];
-
-	snprintf(command, sizeof(command), "rm -rf '%s'", copy->dir);
-	ck_assert_int_eq(system(command), 0);
+	unit_remove_tree(copy->dir);
 }
 
 static inline void fixture_put(const struct fixture_copy *copy, const char *name, const char *text)

@@ -12,6 +12,7 @@
  * cannot say: sample values of its custom kinds, and the words an option
  * needs beside it (--trace-dir needs --explain).
  */
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,6 +26,18 @@
 #include "unit.h"
 
 #define EXERCISE_MAX_WORDS 16
+/*
+ * Values hold paths of the tree (TEST_DATA_DIR), so the texts are sized
+ * for paths: a checkout in a longer directory (a package build's copy)
+ * must not cut a file name short and fail for that. A text that would not
+ * fit fails the test, saying so.
+ */
+#define EXERCISE_VALUE_MAX PATH_MAX
+#define EXERCISE_LINE_MAX (4 * PATH_MAX)
+/* (@buf an array, not a pointer: its size is what is checked) */
+#define exercise_format(buf, ...)                                                 \
+	ck_assert_msg(snprintf(buf, sizeof(buf), __VA_ARGS__) < (int)sizeof(buf), \
+		      "an exercise text longer than %zu bytes", sizeof(buf))
 
 /* What the table cannot say about one option. */
 struct exercise_hint {
@@ -33,6 +46,12 @@ struct exercise_hint {
 	const char *invalid; /* a value it refuses */
 	const char *companion; /* words the option needs beside it, space-separated */
 };
+
+/* --json-compact, which every command writing a document takes, needs --json */
+#define EXERCISE_JSON_COMPACT                                                                  \
+	{                                                                                      \
+		.long_name = "json-compact", .companion = "--json /tmp/latscope-exercise.json" \
+	}
 
 struct exercise {
 	const struct option_command *command;
@@ -61,7 +80,7 @@ static inline void read_back(FILE *f, char *buf, size_t size)
 static inline bool exercise_parse(const struct exercise *x, const char *line, int *status,
 				  struct captured *seen)
 {
-	char text[1024], *argv[EXERCISE_MAX_WORDS * 2], *word, *save = NULL;
+	char text[EXERCISE_LINE_MAX + 64], *argv[EXERCISE_MAX_WORDS * 2], *word, *save = NULL;
 	FILE *out = tmpfile(), *err = tmpfile();
 	int argc = 0, saved_out, saved_err;
 	void *options = calloc(1, x->command->size);
@@ -70,7 +89,7 @@ static inline bool exercise_parse(const struct exercise *x, const char *line, in
 	ck_assert_ptr_nonnull(out);
 	ck_assert_ptr_nonnull(err);
 	ck_assert_ptr_nonnull(options);
-	snprintf(text, sizeof(text), "%s %s", x->prefix ? x->prefix : x->command->name, line);
+	exercise_format(text, "%s %s", x->prefix ? x->prefix : x->command->name, line);
 	for (word = strtok_r(text, " ", &save); word; word = strtok_r(NULL, " ", &save))
 		argv[argc++] = strcmp(word, "''") ? word : word + 2;
 	argv[argc] = NULL;
@@ -135,20 +154,22 @@ static inline void exercise_refuses(const struct exercise *x, const char *line, 
 
 /* The values a kind accepts and refuses, as text. */
 struct exercise_values {
-	char valid[4][64];
+	char valid[4][EXERCISE_VALUE_MAX];
 	unsigned int nr_valid;
-	char invalid[6][64];
+	char invalid[6][EXERCISE_VALUE_MAX];
 	unsigned int nr_invalid;
 };
 
 static inline void add_valid(struct exercise_values *v, const char *text)
 {
-	snprintf(v->valid[v->nr_valid++], sizeof(v->valid[0]), "%s", text);
+	exercise_format(v->valid[v->nr_valid], "%s", text);
+	v->nr_valid++;
 }
 
 static inline void add_invalid(struct exercise_values *v, const char *text)
 {
-	snprintf(v->invalid[v->nr_invalid++], sizeof(v->invalid[0]), "%s", text);
+	exercise_format(v->invalid[v->nr_invalid], "%s", text);
+	v->nr_invalid++;
 }
 
 static inline void exercise_values_of(const struct exercise *x, const struct option_spec *spec,
@@ -260,27 +281,27 @@ static inline void exercise_spellings(const struct exercise *x, const struct opt
 	bool separate = !optional ||
 			((spec->flags & OPTION_NEXT_NUMBER) && value[0] >= '0' && value[0] <= '9');
 	const char *names[2] = { spec->long_name, spec->alias };
-	char line[512], named[80];
+	char line[EXERCISE_LINE_MAX], named[80];
 	unsigned int i;
 
 	for (i = 0; i < 2 && names[i]; i++) {
 		snprintf(named, sizeof(named), "--%s", names[i]);
-		snprintf(line, sizeof(line), "%s --%s=%s", companion, names[i],
-			 strcmp(value, "''") ? value : "");
+		exercise_format(line, "%s --%s=%s", companion, names[i],
+				strcmp(value, "''") ? value : "");
 		valid ? exercise_accepts(x, line) : exercise_refuses(x, line, named);
 		if (!separate || !strcmp(value, "''"))
 			continue;
-		snprintf(line, sizeof(line), "%s --%s %s", companion, names[i], value);
+		exercise_format(line, "%s --%s %s", companion, names[i], value);
 		valid ? exercise_accepts(x, line) : exercise_refuses(x, line, named);
 	}
 	if (!spec->short_name || !strcmp(value, "''"))
 		return;
 	snprintf(named, sizeof(named), "-%c", spec->short_name);
-	snprintf(line, sizeof(line), "%s -%c%s", companion, spec->short_name, value);
+	exercise_format(line, "%s -%c%s", companion, spec->short_name, value);
 	valid ? exercise_accepts(x, line) : exercise_refuses(x, line, named);
 	if (!separate)
 		return;
-	snprintf(line, sizeof(line), "%s -%c %s", companion, spec->short_name, value);
+	exercise_format(line, "%s -%c %s", companion, spec->short_name, value);
 	valid ? exercise_accepts(x, line) : exercise_refuses(x, line, named);
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,25 +23,13 @@ static void setup(void)
 /* what the directory holds, hidden temporary files included */
 static unsigned int entries(void)
 {
-	struct dirent *entry;
-	unsigned int n = 0;
-	DIR *d = opendir(dir);
-
-	ck_assert_ptr_nonnull(d);
-	while ((entry = readdir(d)))
-		n += strcmp(entry->d_name, ".") && strcmp(entry->d_name, "..");
-	closedir(d);
-	return n;
+	return unit_count_entries(dir);
 }
 
 static void teardown(void)
 {
-	char command[256];
-
-	snprintf(command, sizeof(command), "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(command), 0);
+	unit_remove_tree(dir);
 }
-
 static const char *in_dir(const char *name, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s/%s", dir, name);
@@ -127,9 +116,53 @@ START_TEST(paths_that_cannot_be_written)
 	ck_assert_int_eq(atomic_file_open(&file, in_dir("no/such/dir/x", path, sizeof(path))),
 			 -ENOENT);
 	ck_assert_int_eq(atomic_file_open(&file, dir), -EISDIR);
+	ck_assert_int_eq(atomic_file_open(&file, in_dir("", path, sizeof(path))), -EISDIR);
 	ck_assert_int_eq(atomic_file_open(&file, ""), -ENOENT);
 	ck_assert_ptr_null(file.stream);
+	/* a file where a directory should be */
+	put(in_dir("file", path, sizeof(path)), "x\n");
+	ck_assert_int_eq(atomic_file_open(&file, in_dir("file/out", path, sizeof(path))), -ENOTDIR);
+	ck_assert_int_eq(unlink(in_dir("file", path, sizeof(path))), 0);
 	ck_assert_uint_eq(entries(), 0);
+}
+END_TEST
+
+/*
+ * Refused by creating a file, not by access(2); root may write there, so
+ * only an ordinary user sees the refusal.
+ */
+START_TEST(a_directory_without_write_permission)
+{
+	char sub[PATH_MAX], path[PATH_MAX];
+
+	ck_assert_int_eq(mkdir(in_dir("ro", sub, sizeof(sub)), 0555), 0);
+	in_dir("ro/out.txt", path, sizeof(path));
+	if (geteuid()) {
+		ck_assert_int_eq(atomic_file_check(path), -EACCES);
+		ck_assert_int_eq(atomic_file_check_directory(sub), -EACCES);
+	}
+	ck_assert_int_eq(chmod(sub, 0755), 0);
+	ck_assert_int_eq(atomic_file_check(path), 0);
+	ck_assert_int_eq(atomic_file_check_directory(sub), 0);
+	ck_assert_int_eq(rmdir(sub), 0);
+}
+END_TEST
+
+START_TEST(the_directory_check_leaves_nothing)
+{
+	char path[PATH_MAX];
+
+	ck_assert_int_eq(atomic_file_check_directory(dir), 0);
+	/* a file of the name the check builds on changes nothing */
+	put(in_dir("latscope", path, sizeof(path)), "x\n");
+	ck_assert_int_eq(atomic_file_check_directory(dir), 0);
+	ck_assert_uint_eq(entries(), 1);
+	ck_assert_int_eq(atomic_file_check_directory(in_dir("missing", path, sizeof(path))),
+			 -ENOENT);
+	ck_assert_int_eq(atomic_file_check_directory(in_dir("latscope", path, sizeof(path))),
+			 -ENOTDIR);
+	ck_assert_int_eq(atomic_file_check_directory(""), -ENOENT);
+	ck_assert_uint_eq(entries(), 1);
 }
 END_TEST
 
@@ -150,6 +183,11 @@ START_TEST(a_link_is_followed_and_kept)
 	ck_assert(S_ISLNK(st.st_mode));
 	ck_assert_str_eq(get(path, text, sizeof(text)), "through\n");
 	ck_assert_uint_eq(entries(), 2);
+	/* a link to a directory is a directory */
+	ck_assert_int_eq(unlink(link), 0);
+	ck_assert_int_eq(symlink(".", link), 0);
+	ck_assert_int_eq(atomic_file_check(link), -EISDIR);
+	ck_assert_int_eq(atomic_file_open(&file, link), -EISDIR);
 }
 END_TEST
 
@@ -189,18 +227,107 @@ START_TEST(a_failed_write_leaves_nothing)
 }
 END_TEST
 
-START_TEST(the_longest_name_still_has_a_temporary_file)
+START_TEST(the_longest_names_still_have_a_temporary_file)
 {
 	struct atomic_file file;
-	char name[NAME_MAX + 1], path[PATH_MAX];
+	char name[NAME_MAX + 2], path[PATH_MAX];
+	size_t len;
 
-	memset(name, 'n', NAME_MAX);
-	name[NAME_MAX] = '\0';
-	in_dir(name, path, sizeof(path));
-	ck_assert_int_eq(atomic_file_open(&file, path), 0);
-	fputs("x\n", file.stream);
+	/* 248 to 255 characters: a ".tmp.PID" suffix would not fit */
+	for (len = NAME_MAX - 7; len <= NAME_MAX; len++) {
+		memset(name, 'n', len);
+		name[len] = '\0';
+		in_dir(name, path, sizeof(path));
+		ck_assert_int_eq(atomic_file_check(path), 0);
+		ck_assert_int_eq(atomic_file_open(&file, path), 0);
+		fputs("x\n", file.stream);
+		ck_assert_int_eq(atomic_file_commit(&file), 0);
+		ck_assert_int_eq(access(path, R_OK), 0);
+		ck_assert_int_eq(unlink(path), 0);
+	}
+	/* one more cannot be a name at all */
+	memset(name, 'n', NAME_MAX + 1);
+	name[NAME_MAX + 1] = '\0';
+	ck_assert_int_eq(atomic_file_check(in_dir(name, path, sizeof(path))), -ENAMETOOLONG);
+	ck_assert_uint_eq(entries(), 0);
+}
+END_TEST
+
+START_TEST(the_check_does_what_the_open_does)
+{
+	char path[PATH_MAX], link[PATH_MAX];
+
+	/* nothing created, nothing left; the same answers as atomic_file_open() */
+	ck_assert_int_eq(atomic_file_check(in_dir("new.txt", path, sizeof(path))), 0);
+	ck_assert_int_eq(atomic_file_check(dir), -EISDIR);
+	ck_assert_int_eq(atomic_file_check(in_dir("no/such/x", path, sizeof(path))), -ENOENT);
+	ck_assert_int_eq(atomic_file_check(""), -ENOENT);
+	ck_assert_int_eq(atomic_file_check("/dev/null"), 0);
+	in_dir("loop", link, sizeof(link));
+	ck_assert_int_eq(symlink("loop", link), 0);
+	ck_assert_int_eq(atomic_file_check(link), -ELOOP);
+	ck_assert_int_eq(unlink(link), 0);
+	ck_assert_uint_eq(entries(), 0);
+}
+END_TEST
+
+START_TEST(a_dangling_relative_link_creates_its_file)
+{
+	struct atomic_file file;
+	char path[PATH_MAX], link[PATH_MAX], text[64];
+	struct stat st;
+
+	ck_assert_int_eq(mkdir(in_dir("sub", path, sizeof(path)), 0755), 0);
+	in_dir("latest", link, sizeof(link));
+	ck_assert_int_eq(symlink("sub/run-1.txt", link), 0);
+	ck_assert_int_eq(atomic_file_check(link), 0);
+	ck_assert_int_eq(atomic_file_open(&file, link), 0);
+	fputs("first\n", file.stream);
 	ck_assert_int_eq(atomic_file_commit(&file), 0);
-	ck_assert_int_eq(access(path, R_OK), 0);
+	ck_assert_int_eq(lstat(link, &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	ck_assert_str_eq(get(in_dir("sub/run-1.txt", path, sizeof(path)), text, sizeof(text)),
+			 "first\n");
+	/* the temporary file went beside the target, and is gone */
+	ck_assert_uint_eq(entries(), 2);
+}
+END_TEST
+
+START_TEST(a_replaced_file_keeps_its_mode)
+{
+	struct atomic_file file;
+	char path[PATH_MAX];
+	struct stat st;
+
+	in_dir("private.txt", path, sizeof(path));
+	put(path, "old\n");
+	ck_assert_int_eq(chmod(path, 0600), 0);
+	ck_assert_int_eq(atomic_file_open(&file, path), 0);
+	fputs("new\n", file.stream);
+	ck_assert_int_eq(atomic_file_commit(&file), 0);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0600);
+}
+END_TEST
+
+/* /dev/stdout redirected to a file: that file is appended to, not replaced */
+START_TEST(an_open_file_of_proc_is_written_in_place)
+{
+	struct atomic_file file;
+	char path[PATH_MAX], fd_path[64], text[64];
+	int fd;
+
+	in_dir("redirected.txt", path, sizeof(path));
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "printed\n", 8), 8);
+	snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", fd);
+	ck_assert_int_eq(atomic_file_open(&file, fd_path), 0);
+	ck_assert_ptr_null(file.temp);
+	fputs("document\n", file.stream);
+	ck_assert_int_eq(atomic_file_commit(&file), 0);
+	close(fd);
+	ck_assert_str_eq(get(path, text, sizeof(text)), "printed\ndocument\n");
 	ck_assert_uint_eq(entries(), 1);
 }
 END_TEST
@@ -215,10 +342,16 @@ int main(void)
 	tcase_add_test(tc, new_file_gets_the_mode_fopen_would_give);
 	tcase_add_test(tc, abandon_leaves_the_old_file);
 	tcase_add_test(tc, paths_that_cannot_be_written);
+	tcase_add_test(tc, a_directory_without_write_permission);
+	tcase_add_test(tc, the_directory_check_leaves_nothing);
 	tcase_add_test(tc, a_link_is_followed_and_kept);
 	tcase_add_test(tc, a_device_is_written_in_place);
 	tcase_add_test(tc, a_failed_write_leaves_nothing);
-	tcase_add_test(tc, the_longest_name_still_has_a_temporary_file);
+	tcase_add_test(tc, the_longest_names_still_have_a_temporary_file);
+	tcase_add_test(tc, the_check_does_what_the_open_does);
+	tcase_add_test(tc, a_dangling_relative_link_creates_its_file);
+	tcase_add_test(tc, a_replaced_file_keeps_its_mode);
+	tcase_add_test(tc, an_open_file_of_proc_is_written_in_place);
 	suite_add_tcase(suite, tc);
 	return unit_run(suite);
 }

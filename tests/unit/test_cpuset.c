@@ -24,6 +24,12 @@ START_TEST(lists_parse_and_format)
 	ck_assert_str_eq(roundtrip("0-7:2"), "0,2,4,6");
 	ck_assert_str_eq(roundtrip("8191"), "8191");
 	ck_assert_str_eq(roundtrip("1,1,2"), "1-2");
+	/* runs found a word at a time: across words, to the last CPU */
+	ck_assert_str_eq(roundtrip("0-63,64-127"), "0-127");
+	ck_assert_str_eq(roundtrip("63-64,127,128,191-192"), "63-64,127-128,191-192");
+	ck_assert_str_eq(roundtrip("0-8191"), "0-8191");
+	ck_assert_str_eq(roundtrip("8128-8191"), "8128-8191");
+	ck_assert_str_eq(roundtrip("0,8190-8191"), "0,8190-8191");
 }
 END_TEST
 

@@ -126,7 +126,9 @@ START_TEST(oslat_json_of_rt_tests_2_4)
 	ck_assert_int_eq(s->cpu, 1);
 	ck_assert_int_eq(s->measure, RUN_MEASURE_NOISE);
 	ck_assert_uint_eq(s->run_ns, 3000000000ULL);
-	ck_assert_uint_eq(s->max_ns, 2603000);
+	/* oslat's min 1 and max 2603 are bucket bounds: [0, 1) us and [2602, 2603) us */
+	ck_assert_uint_eq(s->min_ns, 0);
+	ck_assert_uint_eq(s->max_ns, 2602999);
 	/* "1" names the bucket of [0, 1) us */
 	ck_assert_uint_eq(s->histogram.buckets[0].low_ns, 0);
 	ck_assert_uint_eq(s->histogram.buckets[0].high_ns, 999);

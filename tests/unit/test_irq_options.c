@@ -2,12 +2,19 @@
 /* latscope irq's option tables, one per subcommand, every entry in every spelling. */
 #include "option_exercise.h"
 
+static const struct exercise_hint hints[] = {
+	EXERCISE_JSON_COMPACT,
+	{ NULL },
+};
+
 START_TEST(every_subcommand_every_option)
 {
 	const struct option_command *const *sub;
 
 	for (sub = irq_group.subcommands; *sub; sub++) {
-		struct exercise x = { .command = *sub, .prefix = strchr((*sub)->name, ' ') + 1 };
+		struct exercise x = { .command = *sub,
+				      .prefix = strchr((*sub)->name, ' ') + 1,
+				      .hints = hints };
 
 		exercise_command(&x);
 	}

@@ -289,6 +289,28 @@ START_TEST(single_node_balances_a_piled_up_cpu)
 }
 END_TEST
 
+/*
+ * A placement with nothing to move: no pending array is ever allocated.
+ * Under -fsanitize=undefined this failed with "null pointer passed as
+ * argument 1" (qsort_r of NULL, 0 elements).
+ */
+START_TEST(nothing_pending)
+{
+	struct machine m;
+	struct irqplan p;
+
+	machine_init(&m, 4, 1, 1, "2-3", "");
+	add_irq(&m, 30, "q0", 0, true, "0", "0", 100);
+	add_irq(&m, 31, "q1", 0, true, "1", "1", 100);
+	set_list(&m.input.default_affinity, "0-1");
+	plan(&m, &p);
+	ck_assert_uint_eq(p.nr_moves, 0);
+	ck_assert(!p.default_change);
+	irqplan_release(&p);
+	machine_release(&m);
+}
+END_TEST
+
 START_TEST(everything_isolated_but_cpu0)
 {
 	struct machine m;
@@ -772,6 +794,7 @@ int main(void)
 	tcase_add_test(tc, two_sockets_smt_isolated_on_both_nodes);
 	tcase_add_test(tc, single_node_balances_a_piled_up_cpu);
 	tcase_add_test(tc, everything_isolated_but_cpu0);
+	tcase_add_test(tc, nothing_pending);
 	tcase_add_test(tc, device_on_a_node_without_allowed_cpu);
 	tcase_add_test(tc, effective_cpu_lagging_behind_a_write);
 	tcase_add_test(tc, rt_list_covering_every_cpu);

@@ -364,10 +364,7 @@ static void make_tmpdir(void)
 
 static void remove_tmpdir(void)
 {
-	char command[128];
-
-	snprintf(command, sizeof(command), "rm -rf %s", tmpdir);
-	ck_assert_int_eq(system(command), 0);
+	unit_remove_tree(tmpdir);
 }
 
 static void state_path(char *path, size_t size, const char *name)
@@ -670,6 +667,64 @@ START_TEST(monitor_continues_a_matching_state)
 }
 END_TEST
 
+/* --json: the state's document elsewhere, the command's members after the header's */
+START_TEST(monitor_writes_its_result_elsewhere)
+{
+	struct cpu_fixture f[2];
+	struct sysroot *root;
+	struct topology topo;
+	enum state_outcome outcome;
+	struct timer_live live;
+	struct monitor *m;
+	char path[128], result[128];
+	unsigned int cpu;
+	json_t *doc, *extra, *cpus;
+	const char *key;
+	size_t at = 0, end_at = 0, cpus_at = 0;
+	json_t *value;
+
+	make_tmpdir();
+	state_path(path, sizeof(path), "monitor.json");
+	state_path(result, sizeof(result), "result.json");
+	make_cpu(&f[0], 0);
+	make_cpu(&f[1], 1);
+	write_fixture(path, f, 2, "2-3");
+	m = fixture_monitor(&root, &topo, path, MS);
+	ck_assert_int_eq(monitor_load_state(m, &outcome), 0);
+	ck_assert_uint_eq(monitor_nr_cpus(m), 2);
+	/* nothing measured in this run before it starts */
+	ck_assert(!monitor_read_run(m, 0, &cpu, &live));
+	extra = json_pack("{ss}", "end", "stopped");
+	ck_assert_int_eq(monitor_write_result(m, result, extra), 0);
+	json_decref(extra);
+	doc = json_load_file(result, JSON_DECODE_ANY, NULL);
+	ck_assert_ptr_nonnull(doc);
+	ck_assert_str_eq(json_string_value(json_object_get(doc, "command")), "monitor");
+	ck_assert_str_eq(json_string_value(json_object_get(doc, "end")), "stopped");
+	cpus = json_object_get(doc, "cpus");
+	ck_assert_uint_eq(json_array_size(cpus), 2);
+	ck_assert_uint_eq(json_integer_value(json_object_get(json_array_get(cpus, 1), "count")),
+			  f[1].reading.count);
+	json_object_foreach(doc, key, value)
+	{
+		at++;
+		if (!strcmp(key, "end"))
+			end_at = at;
+		if (!strcmp(key, "cpus"))
+			cpus_at = at;
+	}
+	ck_assert_uint_gt(end_at, 0);
+	ck_assert_uint_eq(cpus_at, at);
+	json_decref(doc);
+	monitor_free(m);
+	topology_release(&topo);
+	sysroot_free(root);
+	free_cpu(&f[0]);
+	free_cpu(&f[1]);
+	remove_tmpdir();
+}
+END_TEST
+
 START_TEST(monitor_keeps_other_states_aside)
 {
 	struct cpu_fixture f[1];
@@ -826,6 +881,7 @@ int main(void)
 	tcase_add_test(state, truncated_state_is_corrupt);
 	tcase_add_test(state, monitor_continues_a_matching_state);
 	tcase_add_test(state, monitor_keeps_other_states_aside);
+	tcase_add_test(state, monitor_writes_its_result_elsewhere);
 	tcase_add_test(state, audit_reports_the_failing_rules);
 	tcase_add_test(state, systemd_hears_ready_and_stopping);
 	suite_add_tcase(suite, cpu);

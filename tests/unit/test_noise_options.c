@@ -5,6 +5,7 @@
 static const struct exercise_hint hints[] = {
 	{ .long_name = "policy", .valid = "fifo", .invalid = "deadline" },
 	{ .long_name = "trace-dir", .companion = "--explain" },
+	EXERCISE_JSON_COMPACT,
 	{ NULL },
 };
 

@@ -322,14 +322,6 @@ static unsigned int files_ending(const char *dir, const char *suffix, bool check
 	return n;
 }
 
-static void remove_tree(const char *dir)
-{
-	char command[4200];
-
-	snprintf(command, sizeof(command), "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(command), 0);
-}
-
 START_TEST(svg_and_gnuplot_files)
 {
 	char dir[] = "/tmp/latscope-report-XXXXXX", svg[256], gp[256], command[1024];
@@ -365,24 +357,11 @@ START_TEST(svg_and_gnuplot_files)
 	/* a file where the directory should be */
 	snprintf(command, sizeof(command), "%s/svg/noise-explain-histogram.svg", dir);
 	ck_assert_int_eq(report_write_svg(report, command), -ENOTDIR);
-	remove_tree(dir);
+	unit_remove_tree(dir);
 	report_free(report);
 	free_all(&in);
 }
 END_TEST
-
-static unsigned int entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	unsigned int n = 0;
-
-	ck_assert_ptr_nonnull(d);
-	while ((e = readdir(d)))
-		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-	closedir(d);
-	return n;
-}
 
 /* staged files: nothing in the target until committed, nothing left when abandoned */
 START_TEST(staged_files_all_or_nothing)
@@ -405,15 +384,15 @@ START_TEST(staged_files_all_or_nothing)
 	fclose(f);
 	/* staged: only a private directory beside the old file */
 	ck_assert_int_eq(report_stage_svg(report, svg, &staged), 0);
-	ck_assert_uint_eq(entries(svg), 2);
+	ck_assert_uint_eq(unit_count_entries(svg), 2);
 	ck_assert_int_eq(access(old, F_OK), 0);
 	report_staged_abandon(staged);
-	ck_assert_uint_eq(entries(svg), 1);
+	ck_assert_uint_eq(unit_count_entries(svg), 1);
 	/* committed: every plot in place, the old file kept, nothing else */
 	ck_assert_int_eq(report_stage_svg(report, svg, &staged), 0);
 	ck_assert_int_eq(report_staged_commit(staged), 0);
 	ck_assert_uint_eq(files_ending(svg, ".svg", false), report_nr_plots(report) + 1);
-	ck_assert_uint_eq(entries(svg), report_nr_plots(report) + 1);
+	ck_assert_uint_eq(unit_count_entries(svg), report_nr_plots(report) + 1);
 	/* a directory made for staged files goes when they are abandoned */
 	snprintf(made, sizeof(made), "%s/gnuplot", dir);
 	ck_assert_int_eq(report_stage_gnuplot(report, made, &staged), 0);
@@ -421,7 +400,7 @@ START_TEST(staged_files_all_or_nothing)
 	ck_assert_int_eq(access(made, F_OK), -1);
 	report_staged_commit(NULL);
 	report_staged_abandon(NULL);
-	remove_tree(dir);
+	unit_remove_tree(dir);
 	report_free(report);
 	free_all(&in);
 }

@@ -336,6 +336,7 @@ START_TEST(memory_estimate_covers_the_buffers)
 
 	params.histogram_buckets = 1000;
 	params.sample_ring = 64;
+	params.block_maxima = true;
 	params.break_above_ns = 1;
 	stats = new_stats(&params);
 	one = timer_memory_estimate(&params);
@@ -569,6 +570,87 @@ START_TEST(json_has_the_fields_the_issue_lists)
 }
 END_TEST
 
+/* one entry per closed block, written once; blocks without an expiry have none */
+START_TEST(block_maxima_close_once_per_block)
+{
+	struct timer_params params = synthetic_params();
+	struct timer_stats *stats;
+	uint64_t i, latency;
+
+	params.block_maxima = true;
+	stats = new_stats(&params);
+	ck_assert_uint_eq(stats->block_ns, 1000 * MS);
+	for (i = 0; i < 3500; i++) {
+		/* block b's largest wake-up is its 123rd: (b + 1) * 100 us */
+		latency = i % 1000 == 123 ? (i / 1000 + 1) * 100 * US : 20 * US + i % 7;
+		timer_stats_add(stats, T0 + i * MS, T0 + i * MS + latency, 0);
+	}
+	/* blocks 0-2 are closed; block 3 stays open until an expiry lies beyond it */
+	ck_assert_uint_eq(stats->blocks_closed, 3);
+	for (i = 0; i < 3; i++) {
+		ck_assert_uint_eq(stats->block_ring[i].index, i);
+		ck_assert_uint_eq(stats->block_ring[i].max_ns, (i + 1) * 100 * US);
+	}
+	/* a stall: the next expiry is in block 6; 4 and 5 had none */
+	timer_stats_add(stats, T0 + 6200 * MS, T0 + 6200 * MS + 30 * US, 0);
+	ck_assert_uint_eq(stats->blocks_closed, 4);
+	ck_assert_uint_eq(stats->block_ring[3].index, 3);
+	ck_assert_uint_eq(stats->block_ring[3].max_ns, 400 * US);
+	timer_stats_add(stats, T0 + 7000 * MS, T0 + 7000 * MS + 10 * US, 0);
+	ck_assert_uint_eq(stats->blocks_closed, 5);
+	ck_assert_uint_eq(stats->block_ring[4].index, 6);
+	ck_assert_uint_eq(stats->block_ring[4].max_ns, 30 * US);
+	timer_stats_free(stats);
+	/* blocks hold 100 wake-ups at least */
+	ck_assert_uint_eq(timer_block_ns(10 * MS), 1000 * MS);
+	ck_assert_uint_eq(timer_block_ns(20 * MS), 2000 * MS);
+	/* without block maxima nothing is kept */
+	params.block_maxima = false;
+	stats = new_stats(&params);
+	ck_assert_uint_eq(stats->block_ns, 0);
+	ck_assert_ptr_null(stats->block_ring);
+	timer_stats_free(stats);
+}
+END_TEST
+
+START_TEST(block_maxima_reach_the_json)
+{
+	static struct timer_thread_params thread = { -1, 0, MS };
+	struct timer_params params = synthetic_params();
+	const json_t *blocks;
+	struct timer_run *run;
+	const uint64_t *max_ns;
+	uint64_t lost;
+	size_t nr, i;
+	json_t *threads;
+
+	params.threads = &thread;
+	params.loops = 2300;
+	params.policy = RT_POLICY_OTHER;
+	params.block_maxima = true;
+	ck_assert_int_eq(timer_start(&run, &params), 0);
+	while (!timer_wait(run, 1000, NULL))
+		ck_assert_int_eq(timer_collect_block_maxima(run), 0);
+	ck_assert_int_eq(timer_stop(run), 0);
+	/* 2.3 s: two whole blocks (a stall may have skipped one), the third partial */
+	max_ns = timer_block_maxima(run, 0, &nr, &lost);
+	ck_assert_uint_ge(nr, 1);
+	ck_assert_uint_le(nr, 2);
+	ck_assert_uint_eq(lost, 0);
+	for (i = 0; i < nr; i++)
+		ck_assert_uint_le(max_ns[i], timer_result(run, 0)->hist.max);
+	threads = timer_result_threads(run);
+	blocks = json_object_get(json_array_get(threads, 0), "block_maxima");
+	ck_assert_int_eq(json_integer_value(json_object_get(blocks, "block_ns")), 1000 * MS);
+	ck_assert_uint_eq(json_array_size(json_object_get(blocks, "max_ns")), nr);
+	ck_assert_int_eq(json_integer_value(json_array_get(json_object_get(blocks, "max_ns"), 0)),
+			 max_ns[0]);
+	ck_assert_int_eq(json_integer_value(json_object_get(blocks, "lost")), 0);
+	json_decref(threads);
+	timer_free(run);
+}
+END_TEST
+
 START_TEST(bad_params_are_refused)
 {
 	struct timer_thread_params zero = { -1, 0, 0 };
@@ -602,6 +684,7 @@ int main(void)
 	tcase_add_test(stats, sample_ring_must_be_a_power_of_two);
 	tcase_add_test(stats, the_break_sample_is_always_a_spike);
 	tcase_add_test(stats, memory_estimate_covers_the_buffers);
+	tcase_add_test(stats, block_maxima_close_once_per_block);
 	tcase_add_test(runs, absolute_run_completes);
 	tcase_add_test(runs, sample_hook_sees_every_wakeup);
 	tcase_add_test(runs, relative_run_completes);
@@ -611,6 +694,7 @@ int main(void)
 	tcase_add_test(runs, break_stops_every_thread);
 	tcase_add_test(runs, drained_samples_come_in_order_and_lost_ones_are_counted);
 	tcase_add_test(runs, json_has_the_fields_the_issue_lists);
+	tcase_add_test(runs, block_maxima_reach_the_json);
 	tcase_add_test(runs, bad_params_are_refused);
 	tcase_set_timeout(runs, 20);
 	suite_add_tcase(suite, stats);

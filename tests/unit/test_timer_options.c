@@ -291,7 +291,7 @@ START_TEST(other_options)
 	ck_assert_int_eq(opts.latency_us, 10);
 	ck_assert(opts.main_affinity_given);
 	ck_assert(cpuset_has(&opts.main_affinity, 0));
-	ck_assert_str_eq(opts.json_path, "/tmp/x.json");
+	ck_assert_str_eq(opts.json.path, "/tmp/x.json");
 	ck_assert(opts.verbose && opts.unbuffered && opts.refresh_on_max);
 	ck_assert_uint_gt(opts.params.sample_ring, 0);
 	timer_options_release(&opts);
@@ -495,6 +495,7 @@ static const struct exercise_hint hints[] = {
 	{ .long_name = "explain", .companion = "-a 1" },
 	{ .long_name = "explain-above", .companion = "--explain -a 1" },
 	{ .long_name = "trace-dir", .companion = "--explain -a 1" },
+	EXERCISE_JSON_COMPACT,
 	{ NULL },
 };
 

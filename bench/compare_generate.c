@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * compare-generate: a latscope timer result of many CPUs and many samples,
+ * with block maxima, for bench/compare (the issue's size: 64 CPUs and 10^9
+ * samples per input). Each CPU's histogram is drawn as multinomial counts
+ * of the log-linear histogram's buckets from a latency model (a log-normal
+ * body around 2 us with a Pareto tail, tests/unit/latency_models.h), so
+ * 10^9 samples take no time to make; its block maxima are drawn exactly
+ * as the largest of (samples / blocks) values of the same model. --stretch
+ * lengthens the tail (1.2: B's tail 20% longer).
+ *
+ * usage: compare-generate [--cpus N] [--samples N] [--per-cpu] [--blocks N]
+ *			   [--stretch F] [--seed N] OUTPUT
+ */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "latency_models.h"
+#include "latscope/hist.h"
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: compare-generate [--cpus N] [--samples N] [--per-cpu] "
+			"[--blocks N] [--stretch F] [--seed N] OUTPUT\n");
+	exit(129);
+}
+
+/* one CPU's entry as latscope timer writes it */
+static json_t *thread_entry(unsigned int cpu, gsl_rng *rng, const struct latency_model *m,
+			    const double *probabilities, double samples, unsigned int blocks)
+{
+	unsigned int *counts = malloc(HIST_BUCKETS * sizeof(*counts));
+	json_t *buckets = json_array(), *maxima = json_array(), *entry;
+	uint64_t largest = 0, min = 0, max = 0, v;
+	unsigned int i, top;
+	double sum = 0;
+
+	for (i = 0; i < blocks; i++) {
+		v = (uint64_t)model_block_max(m, rng, samples / blocks);
+		json_array_append_new(maxima, json_integer((json_int_t)v));
+		if (v > largest)
+			largest = v;
+	}
+	/* the largest block maximum is a sample too: the histogram holds it */
+	gsl_ran_multinomial(rng, HIST_BUCKETS, (unsigned int)samples - 1, probabilities, counts);
+	top = hist_bucket_of(largest);
+	counts[top]++;
+	for (i = 0; i < HIST_BUCKETS; i++) {
+		if (!counts[i])
+			continue;
+		if (!min)
+			min = hist_bucket_low(i);
+		max = i == top ? largest : hist_bucket_high(i);
+		sum += (double)counts[i] * (hist_bucket_low(i) + hist_bucket_high(i)) / 2.0;
+		json_array_append_new(buckets, json_pack("[III]", (json_int_t)hist_bucket_low(i),
+							 (json_int_t)hist_bucket_high(i),
+							 (json_int_t)counts[i]));
+	}
+	free(counts);
+	entry = json_pack("{sisisIsIsIsIsIsIs{sssosIsI}s{sIso}}", "thread", cpu, "cpu", cpu,
+			  "interval_ns", (json_int_t)(blocks * 1e9 / samples), "cycles",
+			  (json_int_t)samples, "min_ns", (json_int_t)min, "avg_ns",
+			  (json_int_t)(sum / samples), "max_ns", (json_int_t)max, "missed",
+			  (json_int_t)0, "histogram", "unit", "ns", "buckets", buckets, "overflow",
+			  (json_int_t)0, "overflow_above_ns", (json_int_t)HIST_MAX_NS,
+			  "block_maxima", "block_ns", (json_int_t)1000000000, "max_ns", maxima);
+	return entry;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "cpus", required_argument, NULL, 'c' },
+		{ "samples", required_argument, NULL, 's' },
+		{ "per-cpu", no_argument, NULL, 'p' },
+		{ "blocks", required_argument, NULL, 'b' },
+		{ "stretch", required_argument, NULL, 't' },
+		{ "seed", required_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct latency_model m = { MODEL_BODY_TAIL, 1 };
+	unsigned int cpus = 64, blocks = 3600, cpu;
+	unsigned long seed = 1;
+	double samples = 1e9, per_cpu, *probabilities;
+	json_t *doc, *threads;
+	bool each = false;
+	gsl_rng *rng;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			cpus = (unsigned int)strtoul(optarg, NULL, 10);
+			break;
+		case 's':
+			samples = strtod(optarg, NULL);
+			break;
+		case 'p':
+			each = true;
+			break;
+		case 'b':
+			blocks = (unsigned int)strtoul(optarg, NULL, 10);
+			break;
+		case 't':
+			m.stretch = strtod(optarg, NULL);
+			break;
+		case 'r':
+			seed = strtoul(optarg, NULL, 10);
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind + 1 != argc || !cpus || !blocks || !(m.stretch >= 1))
+		usage();
+	per_cpu = each ? samples : samples / cpus;
+	if (!(per_cpu >= blocks) || per_cpu > 4e9)
+		usage();
+	rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(rng, seed);
+	probabilities = model_bucket_probabilities(&m);
+	threads = json_array();
+	for (cpu = 0; cpu < cpus; cpu++)
+		json_array_append_new(
+			threads, thread_entry(cpu, rng, &m, probabilities, floor(per_cpu), blocks));
+	doc = json_pack("{sssssssssssoso}", "schema", "latscope/1", "command", "timer", "version",
+			"compare-generate", "start_time", "2026-11-30T00:00:00Z", "end", "complete",
+			"params",
+			json_pack("{sIsI}", "duration_ns", (json_int_t)blocks * 1000000000,
+				  "threads", (json_int_t)cpus),
+			"threads", threads);
+	if (json_dump_file(doc, argv[optind], JSON_COMPACT)) {
+		fprintf(stderr, "compare-generate: cannot write %s\n", argv[optind]);
+		return 1;
+	}
+	json_decref(doc);
+	free(probabilities);
+	gsl_rng_free(rng);
+	return 0;
+}

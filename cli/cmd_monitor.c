@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * latscope monitor: the engine of lib/monitor.c run as a service. The
+ * options are monitor_options.c's and what is printed monitor_render.c's;
+ * this is the order of the run. Everything that can refuse (the options,
+ * the web configuration, the state and textfile paths, the port) is checked
+ * before the first kernel setting changes; a signal ends the run with the
+ * last checkpoint and every setting given back.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "latscope/clock.h"
+#include "latscope/exporter.h"
+#include "latscope/exporter_http.h"
+#include "latscope/log.h"
+#include "latscope/parse.h"
+#include "latscope/result.h"
+#include "latscope/web_config.h"
+#include "machine.h"
+#include "monitor_options.h"
+#include "monitor_render.h"
+#include "option_table.h"
+#include "output_path.h"
+
+#define LIVE_EVERY_MS 1000
+
+/* One run: what it was asked, what it holds, what it changed. */
+struct monitor_run {
+	struct monitor_options o;
+	struct sysroot *root;
+	struct topology topo;
+	struct web_config *web;
+	struct monitor *m;
+	struct exporter_http *http;
+	struct monitor_setup setup;
+	struct rt_dma_latency dma;
+	bool memory_locked;
+	sigset_t wait_mask; /* the mask outside the wait: stop signals blocked */
+	bool signals_blocked;
+	uint64_t started_ns;
+	uint64_t elapsed_ns;
+	enum monitor_end end;
+	int signo;
+};
+
+/* The measured CPUs must be online; the library says it too, but as a usage error here. */
+static int check_cpus(const struct monitor_run *r)
+{
+	struct cpuset offline;
+	char list[256], online[256];
+
+	if (!r->o.cpus_given)
+		return 0;
+	cpuset_andnot(&offline, &r->o.params.cpus, &r->topo.online);
+	if (!cpuset_empty(&offline))
+		return usage_error("cpu %s in --cpus is not online (online: %s)",
+				   cpuset_format_list(&offline, list, sizeof(list)),
+				   cpuset_format_list(&r->topo.online, online, sizeof(online)));
+	return 0;
+}
+
+/* --web-config: every file read and every hash checked now (the library says what is wrong). */
+static int load_web_config(struct monitor_run *r)
+{
+	struct sockaddr_storage addr;
+	socklen_t len;
+	const char *listen = r->o.listen ? r->o.listen : EXPORTER_DEFAULT_LISTEN;
+
+	if (r->o.web_config_path && web_config_load(r->o.web_config_path, &r->web))
+		return EXIT_USAGE;
+	r->setup.listen = listen;
+	r->setup.tls = r->web && r->web->tls;
+	r->setup.basic_auth = r->web && r->web->nr_users;
+	/* only an address given on the command line can be another machine's */
+	if (!exporter_listen_parse(listen, &addr, &len) && !exporter_address_is_loopback(&addr) &&
+	    !r->setup.tls && !r->setup.basic_auth)
+		log_warning("--listen %s: every machine that reaches it can scrape it, without "
+			    "TLS or a password (--web-config)",
+			    listen);
+	return 0;
+}
+
+/* The state and textfile paths: never writable is a usage error, before any work. */
+static int check_outputs(struct monitor_run *r)
+{
+	const struct monitor_params *p = &r->o.params;
+	int ret, status;
+
+	/* the default's directory is made, as a package would have made it */
+	ret = state_check_writable(p->state_path, !r->o.state_given);
+	if (ret)
+		return usage_error("cannot write the state %s: %s%s", p->state_path, strerror(-ret),
+				   r->o.state_given ? "" : " (choose one with --state)");
+	if (!p->textfile_dir)
+		return 0;
+	status = output_dir_create("--textfile", p->textfile_dir);
+	if (status)
+		return status;
+	ret = exporter_check_textfile_dir(p->textfile_dir);
+	if (ret)
+		return usage_error("cannot write --textfile '%s': %s", p->textfile_dir,
+				   strerror(-ret));
+	return 0;
+}
+
+/* The engine, the port and the state, in that order: a port in use leaves the state as it was. */
+static int prepare(struct monitor_run *r, int argc, char **argv)
+{
+	struct exporter_http_options http = { 0 };
+	int ret;
+
+	r->o.params.root = r->root;
+	r->o.params.argc = argc;
+	r->o.params.argv = argv;
+	r->m = monitor_new(&r->o.params, &r->topo);
+	if (!r->m)
+		return EXIT_ERROR;
+	http.listen = r->setup.listen;
+	http.web = r->web;
+	http.cpus = monitor_housekeeping_cpus(r->m);
+	http.collect = monitor_collect;
+	http.context = r->m;
+	r->http = exporter_http_open(&http);
+	if (!r->http)
+		return EXIT_ERROR;
+	r->setup.port = exporter_http_port(r->http);
+	ret = monitor_load_state(r->m, &r->setup.outcome);
+	return ret ? EXIT_ERROR : 0;
+}
+
+/* Give back what the machine had: PM QoS, locked memory. Safe to repeat. */
+static void restore_machine(struct monitor_run *r)
+{
+	rt_dma_latency_release(&r->dma);
+	if (r->memory_locked)
+		rt_unlock_memory();
+	r->memory_locked = false;
+}
+
+static int start(struct monitor_run *r)
+{
+	sigset_t stop_signals;
+
+	if (signals_catch())
+		return runtime_error("cannot catch signals: %s", strerror(errno));
+	/*
+	 * Stop signals are blocked except inside the wait, so that one that
+	 * comes between a check of the flag and the wait is not missed.
+	 */
+	sigemptyset(&stop_signals);
+	sigaddset(&stop_signals, SIGINT);
+	sigaddset(&stop_signals, SIGTERM);
+	sigaddset(&stop_signals, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &stop_signals, &r->wait_mask);
+	r->signals_blocked = true;
+	r->memory_locked = !rt_lock_memory(false, "latency");
+	if (!r->o.no_dma_latency) {
+		if (rt_dma_latency_hold(r->root, 0, &r->dma))
+			return EXIT_ERROR;
+		r->setup.dma_latency_held = true;
+	}
+	r->setup.memory_locked = r->memory_locked;
+	rt_place_main_thread(&r->topo.online, monitor_cpus(r->m), NULL);
+	/*
+	 * --explain without tracing refuses rather than falls back: the cause
+	 * series are what the user asked to scrape, and the interrupt counts a
+	 * fallback would offer are exported anyway.
+	 */
+	if (monitor_start(r->m))
+		return EXIT_ERROR;
+	r->started_ns = clock_ns(CLOCK_MONOTONIC);
+	if (exporter_http_start(r->http)) {
+		/* the measurement ends before the settings it ran under */
+		monitor_stop(r->m);
+		return EXIT_ERROR;
+	}
+	return 0;
+}
+
+/* Until a signal, --duration, or a measuring thread failing; the live view meanwhile. */
+static void follow(struct monitor_run *r)
+{
+	bool live = !r->o.quiet && isatty(STDOUT_FILENO), drawn = false;
+	uint64_t deadline = r->o.duration_ns ? r->started_ns + r->o.duration_ns : 0, now;
+	int timeout;
+
+	r->end = MONITOR_END_STOPPED;
+	while (!stop_requested) {
+		now = clock_ns(CLOCK_MONOTONIC);
+		if (deadline && now >= deadline) {
+			r->end = MONITOR_END_COMPLETE;
+			break;
+		}
+		timeout = live ? LIVE_EVERY_MS : -1;
+		if (deadline && (timeout < 0 || deadline - now < (uint64_t)timeout * NS_PER_MS))
+			timeout = (int)((deadline - now + NS_PER_MS - 1) / NS_PER_MS);
+		if (monitor_wait(r->m, timeout, &r->wait_mask)) {
+			r->end = MONITOR_END_FAILED;
+			break;
+		}
+		if (live && !stop_requested) {
+			monitor_render_live(stdout, r->m, !drawn);
+			drawn = true;
+		}
+	}
+	r->signo = stop_requested;
+	if (drawn)
+		monitor_render_live_clear(stdout, r->m);
+}
+
+/* --budget: name every CPU over it. */
+static int check_budget(const struct monitor_run *r)
+{
+	char max[32], limit[32];
+	unsigned int lane, cpu;
+	struct timer_live live;
+	int status = EXIT_OK;
+
+	for (lane = 0; r->o.budget_ns && lane < monitor_nr_cpus(r->m); lane++) {
+		if (!monitor_read_run(r->m, lane, &cpu, &live) || live.max_ns <= r->o.budget_ns)
+			continue;
+		fprintf(stderr, "latscope monitor: cpu %u: max %s us is above --budget %s\n", cpu,
+			format_us(live.max_ns, max, sizeof(max)),
+			format_duration(r->o.budget_ns, limit, sizeof(limit)));
+		status = EXIT_BUDGET;
+	}
+	return status;
+}
+
+/* --json: the state's document with how this run went. */
+static int write_json(struct monitor_run *r)
+{
+	json_t *extra, *run = json_array();
+	unsigned int lane, cpu;
+	struct timer_live live;
+	int ret;
+
+	for (lane = 0; run && lane < monitor_nr_cpus(r->m); lane++) {
+		if (!monitor_read_run(r->m, lane, &cpu, &live))
+			continue;
+		json_array_append_new(
+			run, json_pack("{sIsIsIsIsI}", "cpu", (json_int_t)cpu, "count",
+				       (json_int_t)live.cycles, "min_ns", (json_int_t)live.min_ns,
+				       "avg_ns",
+				       (json_int_t)(live.cycles ? live.sum_ns / live.cycles : 0),
+				       "max_ns", (json_int_t)live.max_ns));
+	}
+	extra = json_pack("{sssosIsosssIso}", "end", monitor_end_name(r->end), "signal",
+			  r->signo ? json_sprintf("SIG%s", sigabbrev_np(r->signo)) : json_null(),
+			  "elapsed_ns", (json_int_t)r->elapsed_ns, "budget_ns",
+			  r->o.budget_ns ? json_integer((json_int_t)r->o.budget_ns) : json_null(),
+			  "listen", r->setup.listen, "port", (json_int_t)r->setup.port, "run",
+			  run ? run : json_null());
+	if (!extra)
+		return runtime_error("out of memory");
+	result_set_end_time(extra);
+	ret = monitor_write_result(r->m, r->o.json_path, extra);
+	json_decref(extra);
+	return ret ? EXIT_ERROR : EXIT_OK;
+}
+
+/* In order: systemd told, threads stopped and the last checkpoint, no more scrapes, the machine back. */
+static int finish(struct monitor_run *r)
+{
+	int status;
+
+	monitor_notify_stopping();
+	status = monitor_stop(r->m) ? EXIT_ERROR : EXIT_OK;
+	r->elapsed_ns = clock_ns(CLOCK_MONOTONIC) - r->started_ns;
+	exporter_http_free(r->http);
+	r->http = NULL;
+	restore_machine(r);
+	monitor_render_summary(stdout, r->m, r->end, r->signo, r->elapsed_ns);
+	if (r->end == MONITOR_END_FAILED)
+		status = EXIT_ERROR;
+	if (r->o.json_path && write_json(r))
+		status = EXIT_ERROR;
+	if (status == EXIT_OK)
+		status = check_budget(r);
+	return status;
+}
+
+int cmd_monitor(int argc, char **argv)
+{
+	struct monitor_run r = { .dma = { .fd = -1 } };
+	char status_line[320], cpus[256];
+	int status;
+
+	if (!option_parse(&monitor_command, argc, argv, &r.o, NULL, &status))
+		goto out;
+	cli_set_verbosity(r.o.verbose);
+	status = machine_open(NULL, &r.root, &r.topo);
+	if (!status)
+		status = check_cpus(&r);
+	if (!status)
+		status = load_web_config(&r);
+	if (!status)
+		status = check_outputs(&r);
+	if (!status)
+		status = prepare(&r, argc, argv);
+	if (status)
+		goto out;
+	status = start(&r);
+	if (status)
+		goto out;
+	if (!r.o.quiet)
+		monitor_render_header(stdout, &r.o, r.m, &r.setup);
+	snprintf(status_line, sizeof(status_line), "measuring cpus %s, serving port %u",
+		 cpuset_format_list(monitor_cpus(r.m), cpus, sizeof(cpus)), r.setup.port);
+	monitor_notify_ready(status_line);
+	follow(&r);
+	status = finish(&r);
+out:
+	exporter_http_free(r.http);
+	restore_machine(&r);
+	if (r.signals_blocked)
+		pthread_sigmask(SIG_SETMASK, &r.wait_mask, NULL);
+	monitor_free(r.m);
+	web_config_free(r.web);
+	topology_release(&r.topo);
+	sysroot_free(r.root);
+	option_release(&monitor_command, &r.o);
+	return status;
+}

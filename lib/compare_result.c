@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "latscope/compare_result.h"
+#include "latscope/numerics.h"
+#include "latscope/quantile_interval.h"
+
+/* the exceedance curve's percentiles: three a decade */
+static const double curve_percents[COMPARE_CURVE_POINTS] = {
+	50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99, 99.995, 99.999, 99.9995, 99.9999, 99.99999,
+};
+
+void compare_settings_default(struct compare_settings *s)
+{
+	unsigned int i;
+
+	memset(s, 0, sizeof(*s));
+	compare_options_default(&s->stats);
+	for (i = 0; i < compare_nr_default_percentiles && i < COMPARE_MAX_PERCENTILES; i++)
+		s->percentiles[i] = compare_default_percentiles[i];
+	s->nr_percentiles = i;
+}
+
+static bool settings_valid(const struct compare_settings *s)
+{
+	unsigned int i;
+
+	if (!(s->stats.confidence > 0 && s->stats.confidence < 1) ||
+	    s->nr_percentiles > COMPARE_MAX_PERCENTILES)
+		return false;
+	for (i = 0; i < s->nr_percentiles; i++)
+		if (!(s->percentiles[i] > 0 && s->percentiles[i] < 100))
+			return false;
+	return true;
+}
+
+void compare_result_release(struct compare_result *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nr_sides; i++)
+		compare_sample_release(&r->sides[i].sample);
+	free(r->sides);
+	free(r->pairs);
+	memset(r, 0, sizeof(*r));
+}
+
+static bool same_side(const struct compare_side *x, const struct compare_side *y)
+{
+	return x->input == y->input && x->nr_series == y->nr_series &&
+	       !memcmp(x->series, y->series, x->nr_series * sizeof(*x->series));
+}
+
+/* the distinct sides of the plan; pair i's sides are index[2i] and index[2i + 1] */
+static int find_sides(const struct compare_plan *plan, const struct compare_side ***sides,
+		      unsigned int *nr, unsigned int **index)
+{
+	const struct compare_side **list;
+	unsigned int i, k, n = 0;
+
+	list = calloc(2 * plan->nr_pairs + 1, sizeof(*list));
+	*index = calloc(2 * plan->nr_pairs + 1, sizeof(**index));
+	if (!list || !*index) {
+		free(list);
+		return -ENOMEM;
+	}
+	for (i = 0; i < 2 * plan->nr_pairs; i++) {
+		const struct compare_pair *p = &plan->pairs[i / 2];
+		const struct compare_side *side = i % 2 ? &p->b : &p->a;
+
+		for (k = 0; k < n && !same_side(list[k], side); k++)
+			;
+		if (k == n)
+			list[n++] = side;
+		(*index)[i] = k;
+	}
+	*sides = list;
+	*nr = n;
+	return 0;
+}
+
+static void exceedance_curve(struct compare_side_result *r, double confidence)
+{
+	struct quantile_interval q;
+	unsigned int i;
+
+	for (i = 0; i < COMPARE_CURVE_POINTS; i++) {
+		if (quantile_interval_estimate(&r->sample.hist, curve_percents[i], confidence,
+					       &q)) {
+			r->error = -ENOMEM;
+			return;
+		}
+		if (q.available) {
+			struct compare_point *p = &r->curve[r->nr_curve++];
+
+			p->percent = curve_percents[i];
+			p->value_ns = q.value_ns;
+			p->ci_ns[0] = q.ci_ns[0];
+			p->ci_ns[1] = q.ci_ns[1];
+		}
+		quantile_interval_release(&q);
+		if (!q.available)
+			break;
+	}
+}
+
+static int descending(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a > b ? -1 : a < b;
+}
+
+/*
+ * The block maxima at their plotting positions: the i-th largest of n is
+ * exceeded in a block with probability about i / (n + 1), so its return
+ * period is (n + 1) / i blocks. The largest are all kept; the rest are
+ * thinned to ranks spaced evenly on the log scale of the plot.
+ */
+static void empirical_maxima(struct compare_side_result *r)
+{
+	unsigned int n = r->sample.nr_blocks, i, rank, last = 0, all = COMPARE_MAXIMA_POINTS / 2;
+	double block_s = (double)r->sample.block_ns / 1e9, step;
+	uint64_t *sorted;
+
+	if (!n)
+		return;
+	sorted = malloc(n * sizeof(*sorted));
+	if (!sorted) {
+		r->error = -ENOMEM;
+		return;
+	}
+	memcpy(sorted, r->sample.block_max_ns, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), descending);
+	step = n > all ? log((double)n / all) / (COMPARE_MAXIMA_POINTS - all) : 0;
+	for (i = 0; i < COMPARE_MAXIMA_POINTS; i++) {
+		rank = i < all ? i + 1 : (unsigned int)lround(all * exp(step * (i - all + 1)));
+		if (rank > n || rank <= last)
+			continue;
+		last = rank;
+		r->maxima[r->nr_maxima].period_s = block_s * (n + 1.0) / rank;
+		r->maxima[r->nr_maxima].value_ns = sorted[rank - 1];
+		r->nr_maxima++;
+	}
+	free(sorted);
+}
+
+static void compute_side(struct compare_side_result *r, const struct compare_settings *s)
+{
+	struct tail_options o;
+	int err;
+
+	if (r->sample.has_hist) {
+		if (s->has_budget) {
+			err = miss_rate_estimate(&r->sample.hist, s->budget_ns, s->stats.confidence,
+						 r->sample.samples_per_s, &r->misses);
+			r->has_misses = !err;
+		}
+		exceedance_curve(r, s->stats.confidence);
+	}
+	if (!r->sample.nr_blocks) {
+		memset(&r->tail, 0, sizeof(r->tail));
+		snprintf(r->tail.error, sizeof(r->tail.error), "no tail estimate: %s",
+			 r->sample.blocks_note);
+		return;
+	}
+	tail_options_default(&o);
+	o.confidence = s->stats.confidence;
+	o.block_ns = r->sample.block_ns;
+	o.has_budget = s->has_budget;
+	o.budget_ns = s->budget_ns;
+	err = tail_estimate(r->sample.block_max_ns, r->sample.nr_blocks, &o, &r->tail);
+	if (err)
+		r->error = err;
+	empirical_maxima(r);
+}
+
+struct side_work {
+	struct compare_side_result *sides;
+	unsigned int nr_sides;
+	unsigned int next; /* the next side to take, atomically */
+	const struct compare_settings *settings;
+};
+
+static void *side_worker(void *data)
+{
+	struct side_work *w = data;
+	unsigned int i;
+
+	while ((i = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED)) < w->nr_sides)
+		compute_side(&w->sides[i], w->settings);
+	return NULL;
+}
+
+/* the sides on @threads threads, this one among them */
+static unsigned int compute_sides(struct side_work *w, unsigned int threads)
+{
+	pthread_t *ids = NULL;
+	unsigned int started = 0, i;
+
+	if (threads > w->nr_sides)
+		threads = w->nr_sides;
+	if (threads > 1)
+		ids = calloc(threads - 1, sizeof(*ids));
+	/* a thread that does not start leaves its share to the others */
+	for (i = 0; ids && i + 1 < threads; i++, started++)
+		if (pthread_create(&ids[i], NULL, side_worker, w))
+			break;
+	side_worker(w);
+	for (i = 0; i < started; i++)
+		pthread_join(ids[i], NULL);
+	free(ids);
+	return started + 1;
+}
+
+static void side_missing(struct compare_stat *row, const char *side,
+			 const struct compare_sample *sample)
+{
+	row->verdict = COMPARE_NOT_AVAILABLE;
+	snprintf(row->reason, sizeof(row->reason), "%s: no histogram: %.170s", side,
+		 sample->no_hist);
+}
+
+static int compute_pair(struct compare_pair_result *p, const struct compare_settings *s)
+{
+	const struct compare_sample *a = &p->a->sample, *b = &p->b->sample;
+	unsigned int i;
+	int err = 0;
+
+	for (i = 0; i <= s->nr_percentiles; i++) {
+		struct compare_stat *row = &p->stats[i];
+		bool max = i == s->nr_percentiles;
+
+		memset(row, 0, sizeof(*row));
+		row->percent = max ? 100 : s->percentiles[i];
+		if (max)
+			snprintf(row->name, sizeof(row->name), "max");
+		else
+			compare_percentile_name(row->percent, row->name, sizeof(row->name));
+		if (!a->has_hist || !b->has_hist) {
+			side_missing(row, a->has_hist ? "B" : "A", a->has_hist ? b : a);
+			continue;
+		}
+		err = max ? compare_stat_max(&a->hist, &b->hist, &s->stats, row) :
+			    compare_stat_percentile(&a->hist, &b->hist, row->percent, &s->stats,
+						    row);
+		if (err)
+			return err;
+	}
+	p->nr_stats = s->nr_percentiles + 1;
+	for (i = 0; i < p->nr_stats; i++) {
+		switch (p->stats[i].verdict) {
+		case COMPARE_WORSE:
+			p->worse++;
+			break;
+		case COMPARE_BETTER:
+			p->better++;
+			break;
+		case COMPARE_SAME:
+			p->same++;
+			break;
+		default:
+			p->not_available++;
+		}
+	}
+	return 0;
+}
+
+/* the CPUs this process may run on (taskset, cgroups), else the online ones */
+static unsigned int usable_cpus(void)
+{
+	cpu_set_t allowed;
+	long online;
+
+	if (!sched_getaffinity(0, sizeof(allowed), &allowed) && CPU_COUNT(&allowed) > 0)
+		return (unsigned int)CPU_COUNT(&allowed);
+	online = sysconf(_SC_NPROCESSORS_ONLN);
+	return online > 0 ? (unsigned int)online : 1;
+}
+
+int compare_result_compute(const struct run *const *runs, const struct compare_plan *plan,
+			   const struct compare_settings *s, struct compare_result *out)
+{
+	const struct compare_side **sides = NULL;
+	struct side_work work = { .settings = s };
+	unsigned int *index = NULL, i, threads;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (!settings_valid(s))
+		return -EINVAL;
+	numerics_init();
+	err = find_sides(plan, &sides, &out->nr_sides, &index);
+	if (err)
+		return err;
+	out->sides = calloc(out->nr_sides + 1, sizeof(*out->sides));
+	out->pairs = calloc(plan->nr_pairs + 1, sizeof(*out->pairs));
+	if (!out->sides || !out->pairs) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < out->nr_sides; i++) {
+		out->sides[i].input = sides[i]->input;
+		err = compare_sample_load(runs[sides[i]->input], sides[i]->series,
+					  sides[i]->nr_series, &out->sides[i].sample);
+		if (err)
+			goto out;
+	}
+	threads = s->threads ? s->threads : usable_cpus();
+	work.sides = out->sides;
+	work.nr_sides = out->nr_sides;
+	out->threads = compute_sides(&work, threads);
+	for (i = 0; i < out->nr_sides; i++)
+		if (out->sides[i].error) {
+			err = out->sides[i].error;
+			goto out;
+		}
+	out->nr_pairs = plan->nr_pairs;
+	for (i = 0; i < plan->nr_pairs; i++) {
+		struct compare_pair_result *p = &out->pairs[i];
+
+		p->pair = &plan->pairs[i];
+		p->a = &out->sides[index[2 * i]];
+		p->b = &out->sides[index[2 * i + 1]];
+		err = compute_pair(p, s);
+		if (err)
+			goto out;
+	}
+out:
+	free(sides);
+	free(index);
+	return err;
+}
+
+bool compare_result_worse(const struct compare_result *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nr_pairs; i++)
+		if (r->pairs[i].worse)
+			return true;
+	return false;
+}
+
+const char *compare_result_verdict(const struct compare_result *r)
+{
+	unsigned int i, worse = 0, better = 0, same = 0;
+
+	for (i = 0; i < r->nr_pairs; i++) {
+		worse += r->pairs[i].worse;
+		better += r->pairs[i].better;
+		same += r->pairs[i].same;
+	}
+	if (worse && better)
+		return "mixed";
+	if (worse)
+		return "worse";
+	if (better)
+		return "better";
+	return same ? "same" : "n/a";
+}

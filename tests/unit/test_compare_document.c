@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* compare's computation (compare_result.h) and its JSON (compare_document.h). */
+#include <errno.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <string.h>
+
+#include "compare_inputs.h"
+#include "latscope/compare_document.h"
+
+static const char *const names[] = { "a.json", "b.json" };
+
+/* Gumbel block maxima around @loc_ns: what a run with an exponential tail gives */
+static uint64_t *gumbel_maxima(unsigned int n, double loc_ns, double scale_ns, unsigned long seed)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	uint64_t *x = malloc(n * sizeof(*x));
+	unsigned int i;
+
+	gsl_rng_set(rng, seed);
+	for (i = 0; i < n; i++)
+		x[i] = (uint64_t)llround(loc_ns - scale_ns * log(-log(gsl_rng_uniform_pos(rng))));
+	gsl_rng_free(rng);
+	return x;
+}
+
+static const json_t *get(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+
+	ck_assert_msg(v != NULL, "no \"%s\"", key);
+	return v;
+}
+
+static void check_ns_pair(const json_t *pair)
+{
+	ck_assert(json_is_array(pair));
+	ck_assert_uint_eq(json_array_size(pair), 2);
+	ck_assert(json_is_integer(json_array_get(pair, 0)));
+	ck_assert(json_is_integer(json_array_get(pair, 1)));
+	ck_assert_int_le(json_integer_value(json_array_get(pair, 0)),
+			 json_integer_value(json_array_get(pair, 1)));
+}
+
+static void check_gev(const json_t *gev)
+{
+	static const char *const checks[] = { "shape", "independence", "stationarity", "fit" };
+	static const double periods[] = { 3600, 86400, 31536000 };
+	const json_t *levels = get(gev, "return_levels"), *se = get(gev, "se");
+	unsigned int i;
+
+	ck_assert_int_eq(json_integer_value(get(gev, "blocks")), 200);
+	ck_assert_int_eq(json_integer_value(get(gev, "block_ns")), 1000000000);
+	ck_assert(json_is_integer(get(gev, "loc_ns")));
+	ck_assert(json_is_integer(get(gev, "scale_ns")));
+	ck_assert(json_is_real(get(gev, "shape")));
+	ck_assert(json_is_number(get(se, "loc_ns")));
+	ck_assert(json_is_number(get(se, "scale_ns")));
+	ck_assert(json_is_number(get(se, "shape")));
+	ck_assert_uint_eq(json_array_size(levels), 3);
+	for (i = 0; i < 3; i++) {
+		const json_t *l = json_array_get(levels, i);
+
+		ck_assert_double_eq(json_number_value(get(l, "period_s")), periods[i]);
+		ck_assert(json_is_integer(get(l, "value_ns")));
+		ck_assert(json_is_array(get(l, "ci_ns")));
+	}
+	for (i = 0; i < 4; i++) {
+		const json_t *c = get(get(gev, "checks"), checks[i]);
+
+		ck_assert(json_is_boolean(get(c, "pass")));
+		ck_assert(json_is_string(get(c, "says")));
+	}
+	ck_assert(json_is_boolean(get(gev, "reliable")));
+	ck_assert(json_is_string(get(get(gev, "long_enough"), "says")));
+	ck_assert(json_is_object(get(gev, "exceedance")));
+}
+
+static void check_side(const json_t *side, unsigned int input, const char *file)
+{
+	const json_t *curve = get(side, "exceedance"), *blocks = get(side, "block_maxima");
+	double last = 0, period = INFINITY;
+	size_t i;
+
+	ck_assert_int_eq(json_integer_value(get(side, "input")), input);
+	ck_assert_str_eq(json_string_value(get(side, "file")), file);
+	ck_assert_str_eq(json_string_value(json_array_get(get(side, "series"), 0)),
+			 "thread 0 (cpu 1)");
+	ck_assert_int_eq(json_integer_value(get(side, "samples")), 200000);
+	ck_assert_double_eq_tol(json_number_value(get(side, "samples_per_s")), 1000, 1e-6);
+	/* p50 to p99.995: 200,000 samples leave 10 beyond it, the least an interval needs */
+	ck_assert_uint_eq(json_array_size(curve), 10);
+	for (i = 0; i < json_array_size(curve); i++) {
+		const json_t *p = json_array_get(curve, i);
+		double percent = json_number_value(get(p, "percent"));
+
+		ck_assert(percent > last);
+		last = percent;
+		check_ns_pair(get(p, "ci_ns"));
+	}
+	ck_assert_int_eq(json_integer_value(get(blocks, "blocks")), 200);
+	ck_assert_uint_gt(json_array_size(get(blocks, "largest")), 30);
+	for (i = 0; i < json_array_size(get(blocks, "largest")); i++) {
+		const json_t *row = json_array_get(get(blocks, "largest"), i);
+
+		ck_assert(json_number_value(json_array_get(row, 0)) < period);
+		period = json_number_value(json_array_get(row, 0));
+	}
+	/* the largest of 200 blocks of 1 s comes back every 201 s */
+	ck_assert_double_eq_tol(
+		json_number_value(json_array_get(json_array_get(get(blocks, "largest"), 0), 0)),
+		201, 1e-9);
+}
+
+START_TEST(document_has_the_issues_shape)
+{
+	uint64_t *ma = gumbel_maxima(200, 30000, 2000, 1), *mb = gumbel_maxima(200, 60000, 4000, 2);
+	const struct test_series a[] = {
+		{ 1, 0, 200000, 10000, 20000, 200, ma },
+		{ 2, 1, 1000, 10000, 20000, 0, NULL },
+	};
+	const struct test_series b[] = { { 1, 0, 200000, 10000, 40000, 200, mb } };
+	struct run *runs[2] = { test_run("a.json", "timer", a, 2),
+				test_run("b.json", "timer", b, 1) };
+	static const char *const stat_names[] = { "p50", "p90", "p99", "p99.9", "p99.99", "max" };
+	struct compare_settings s;
+	struct compare_plan plan;
+	struct compare_result r;
+	json_t *pairs, *unpaired, *params, *inputs;
+	const json_t *pair, *stats, *misses;
+	unsigned int i;
+	char *text;
+
+	compare_settings_default(&s);
+	s.has_budget = true;
+	s.budget_ns = 25000;
+	s.threads = 2;
+	ck_assert_int_eq(
+		compare_plan_make((const struct run *const *)runs, names, 2, COMPARE_BY_CPU, &plan),
+		0);
+	ck_assert_int_eq(compare_result_compute((const struct run *const *)runs, &plan, &s, &r), 0);
+	ck_assert_str_eq(compare_result_verdict(&r), "worse");
+	ck_assert(compare_result_worse(&r));
+
+	pairs = compare_document_pairs((const struct run *const *)runs, names, &r);
+	unpaired = compare_document_unpaired(&plan, names);
+	params = compare_document_params(&s, plan.by);
+	inputs = compare_document_inputs((const struct run *const *)runs, names, 2);
+	ck_assert_uint_eq(json_array_size(pairs), 1);
+	pair = json_array_get(pairs, 0);
+	ck_assert_str_eq(json_string_value(get(pair, "a")), "a.json cpu 1");
+	ck_assert_str_eq(json_string_value(get(pair, "b")), "b.json cpu 1");
+	ck_assert_str_eq(json_string_value(get(pair, "what")), "cpu 1");
+	ck_assert_int_eq(json_integer_value(get(pair, "cpu")), 1);
+	ck_assert(json_is_null(get(pair, "thread")));
+
+	stats = get(pair, "stats");
+	ck_assert_uint_eq(json_array_size(stats), 6);
+	for (i = 0; i < 6; i++) {
+		const json_t *row = json_array_get(stats, i);
+
+		ck_assert_str_eq(json_string_value(get(row, "name")), stat_names[i]);
+		ck_assert(json_is_integer(get(row, "a_ns")));
+		ck_assert(json_is_integer(get(row, "b_ns")));
+		ck_assert_int_eq(json_integer_value(get(row, "diff_ns")),
+				 json_integer_value(get(row, "b_ns")) -
+					 json_integer_value(get(row, "a_ns")));
+		ck_assert(json_is_string(get(row, "reason")));
+		if (i < 5) {
+			/* A spans 10-20 us, B 10-40 us: B is worse from its median on */
+			check_ns_pair(get(row, "ci_ns"));
+			ck_assert_str_eq(json_string_value(get(row, "verdict")), "worse");
+		}
+	}
+	/* the max is exact but has no interval and no verdict */
+	ck_assert(json_is_null(get(json_array_get(stats, 5), "ci_ns")));
+	ck_assert_str_eq(json_string_value(get(json_array_get(stats, 5), "verdict")), "n/a");
+	ck_assert_int_eq(json_integer_value(get(get(pair, "verdicts"), "worse")), 5);
+	ck_assert_int_eq(json_integer_value(get(get(pair, "verdicts"), "n/a")), 1);
+
+	misses = get(pair, "misses");
+	/* A never reaches 25 us */
+	ck_assert_int_eq(json_integer_value(json_array_get(get(get(misses, "a"), "misses"), 1)), 0);
+	ck_assert_double_eq_tol(json_number_value(get(get(misses, "b"), "fraction")), 0.5, 0.01);
+	ck_assert_double_eq_tol(json_number_value(get(get(misses, "b"), "per_hour")),
+				0.5 * 1000 * 3600, 0.01 * 1000 * 3600);
+
+	check_gev(get(get(pair, "gev"), "a"));
+	check_gev(get(get(pair, "gev"), "b"));
+	/* B's maxima lie twice as high: so does its 1-hour level */
+	ck_assert_int_gt(
+		json_integer_value(
+			get(json_array_get(get(get(get(pair, "gev"), "b"), "return_levels"), 0),
+			    "value_ns")),
+		json_integer_value(
+			get(json_array_get(get(get(get(pair, "gev"), "a"), "return_levels"), 0),
+			    "value_ns")));
+	check_side(get(get(pair, "sides"), "a"), 0, "a.json");
+	check_side(get(get(pair, "sides"), "b"), 1, "b.json");
+
+	ck_assert_uint_eq(json_array_size(unpaired), 1);
+	ck_assert_str_eq(json_string_value(get(json_array_get(unpaired, 0), "file")), "a.json");
+	ck_assert_str_eq(json_string_value(get(json_array_get(unpaired, 0), "what")), "cpu 2");
+
+	ck_assert_str_eq(json_string_value(get(params, "by")), "cpu");
+	ck_assert_uint_eq(json_array_size(get(params, "percentiles")), 5);
+	ck_assert_double_eq(json_number_value(get(params, "confidence")), 0.95);
+	ck_assert_double_eq(json_number_value(get(get(params, "practical"), "fraction")), 0.05);
+	ck_assert_int_eq(json_integer_value(get(get(params, "practical"), "ns")), 1000);
+	ck_assert_int_eq(json_integer_value(get(params, "budget_ns")), 25000);
+	ck_assert_str_eq(json_string_value(get(json_array_get(inputs, 1), "role")), "B");
+	ck_assert_str_eq(json_string_value(get(json_array_get(inputs, 1), "command")), "timer");
+
+	/* JSON has no NaN: every figure the data lack is null, so the text dumps */
+	text = json_dumps(pairs, JSON_COMPACT);
+	ck_assert_ptr_nonnull(text);
+	free(text);
+	json_decref(pairs);
+	json_decref(unpaired);
+	json_decref(params);
+	json_decref(inputs);
+	compare_result_release(&r);
+	compare_result_release(&r);
+	compare_plan_release(&plan);
+	run_free(runs[0]);
+	run_free(runs[1]);
+	free(ma);
+	free(mb);
+}
+END_TEST
+
+/* A against itself: same wherever a statistic exists; too few blocks said, not fitted */
+START_TEST(a_against_itself_is_same)
+{
+	const struct test_series a[] = { { 1, 0, 5000, 10000, 20000, 12, NULL } };
+	struct run *runs[2] = { test_run("a.json", "timer", a, 1),
+				test_run("b.json", "timer", a, 1) };
+	struct compare_settings s;
+	struct compare_plan plan;
+	struct compare_result r;
+	const json_t *pair, *gev;
+	json_t *pairs;
+	unsigned int i;
+
+	compare_settings_default(&s);
+	ck_assert_int_eq(
+		compare_plan_make((const struct run *const *)runs, names, 2, COMPARE_BY_ALL, &plan),
+		0);
+	ck_assert_int_eq(compare_result_compute((const struct run *const *)runs, &plan, &s, &r), 0);
+	ck_assert_str_eq(compare_result_verdict(&r), "same");
+	ck_assert(!compare_result_worse(&r));
+	/* p50, p90 and p99 exist with 5,000 samples; p99.9, p99.99 and max do not */
+	ck_assert_uint_eq(r.pairs[0].same, 3);
+	ck_assert_uint_eq(r.pairs[0].not_available, 3);
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(r.pairs[0].stats[i].diff_ns, 0);
+	ck_assert_ptr_nonnull(strstr(r.pairs[0].stats[3].reason, "at least 10000 samples"));
+	pairs = compare_document_pairs((const struct run *const *)runs, names, &r);
+	pair = json_array_get(pairs, 0);
+	ck_assert_str_eq(json_string_value(get(pair, "a")), "a.json");
+	ck_assert(json_is_null(get(pair, "cpu")));
+	ck_assert(json_object_get(pair, "misses") == NULL);
+	gev = get(get(pair, "gev"), "a");
+	ck_assert_int_eq(json_integer_value(get(gev, "blocks")), 12);
+	ck_assert(json_is_false(get(gev, "reliable")));
+	ck_assert_str_eq(json_string_value(get(gev, "error")),
+			 "only 12 block maxima: at least 30 are needed for any tail estimate");
+	ck_assert(json_object_get(gev, "return_levels") == NULL);
+	json_decref(pairs);
+	compare_result_release(&r);
+	compare_plan_release(&plan);
+	run_free(runs[0]);
+	run_free(runs[1]);
+}
+END_TEST
+
+START_TEST(bad_settings_are_refused)
+{
+	const struct test_series a[] = { { 1, 0, 100, 10000, 20000, 0, NULL } };
+	struct run *runs[2] = { test_run("a.json", "timer", a, 1),
+				test_run("b.json", "timer", a, 1) };
+	struct compare_settings s;
+	struct compare_plan plan;
+	struct compare_result r;
+
+	compare_settings_default(&s);
+	ck_assert_int_eq(
+		compare_plan_make((const struct run *const *)runs, names, 2, COMPARE_BY_CPU, &plan),
+		0);
+	s.percentiles[0] = 100;
+	ck_assert_int_eq(compare_result_compute((const struct run *const *)runs, &plan, &s, &r),
+			 -EINVAL);
+	compare_result_release(&r);
+	compare_settings_default(&s);
+	s.stats.confidence = 1;
+	ck_assert_int_eq(compare_result_compute((const struct run *const *)runs, &plan, &s, &r),
+			 -EINVAL);
+	compare_result_release(&r);
+	compare_plan_release(&plan);
+	run_free(runs[0]);
+	run_free(runs[1]);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *suite = suite_create("compare_document");
+	TCase *tc = tcase_create("document");
+
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, document_has_the_issues_shape);
+	tcase_add_test(tc, a_against_itself_is_same);
+	tcase_add_test(tc, bad_settings_are_refused);
+	suite_add_tcase(suite, tc);
+	return unit_run(suite);
+}

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* latscope compare's text (compare_render.c) on results computed from built inputs. */
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare_inputs.h"
+#include "compare_render.h"
+
+static const char *const names[] = { "a.json", "b.json", "c.json" };
+
+/* Gumbel block maxima around @loc_ns, in time order as a run would give them */
+static uint64_t *gumbel_maxima(unsigned int n, double loc_ns, double scale_ns, unsigned long seed)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	uint64_t *x = malloc(n * sizeof(*x));
+	unsigned int i;
+
+	gsl_rng_set(rng, seed);
+	for (i = 0; i < n; i++)
+		x[i] = (uint64_t)llround(loc_ns - scale_ns * log(-log(gsl_rng_uniform_pos(rng))));
+	gsl_rng_free(rng);
+	return x;
+}
+
+static int ascending(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* What the command prints for @runs compared @by, with @s. */
+struct rendered {
+	struct compare_plan plan;
+	struct compare_result result;
+	char *text;
+	size_t size;
+};
+
+static void render(struct rendered *r, struct run **runs, unsigned int n, enum compare_by by,
+		   const struct compare_settings *s)
+{
+	FILE *f;
+
+	ck_assert_int_eq(compare_plan_make((const struct run *const *)runs, names, n, by, &r->plan),
+			 0);
+	ck_assert_int_eq(
+		compare_result_compute((const struct run *const *)runs, &r->plan, s, &r->result),
+		0);
+	f = open_memstream(&r->text, &r->size);
+	ck_assert_ptr_nonnull(f);
+	compare_render(f, (const struct run *const *)runs, names, n, &r->plan, &r->result, s);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+static void rendered_release(struct rendered *r)
+{
+	compare_result_release(&r->result);
+	compare_plan_release(&r->plan);
+	free(r->text);
+}
+
+/* the line of @text that starts with @prefix, as a new string */
+static char *line_of(const char *text, const char *prefix)
+{
+	const char *at = text;
+
+	while (at && *at) {
+		const char *end = strchr(at, '\n');
+		size_t len = end ? (size_t)(end - at) : strlen(at);
+
+		if (!strncmp(at, prefix, strlen(prefix)))
+			return strndup(at, len);
+		at = end ? end + 1 : NULL;
+	}
+	ck_abort_msg("no line starting with '%s' in:\n%s", prefix, text);
+	return NULL;
+}
+
+/* The table per pair: every statistic with A, B, the difference, its interval and verdict. */
+START_TEST(stats_table_and_reasons)
+{
+	const struct test_series a[] = { { 1, 0, 50000, 10000, 20000, 0, NULL },
+					 { 2, 1, 50000, 10000, 20000, 0, NULL } };
+	const struct test_series b[] = { { 1, 0, 50000, 10000, 30000, 0, NULL },
+					 { 3, 1, 50000, 10000, 20000, 0, NULL } };
+	struct run *runs[2] = { test_run("a.json", "timer", a, 2),
+				test_run("b.json", "timer", b, 2) };
+	struct compare_settings s;
+	struct rendered r;
+	char *line;
+
+	compare_settings_default(&s);
+	render(&r, runs, 2, COMPARE_BY_CPU, &s);
+	ck_assert_ptr_nonnull(strstr(r.text,
+				     "compare: A = a.json (timer, 2 series)\n"
+				     "         B = b.json (timer, 2 series)\n"
+				     "paired by cpu; 95% intervals; a change counts when it "
+				     "exceeds 5% of A and 1.0 us\n"));
+	ck_assert_ptr_nonnull(
+		strstr(r.text, "\ncpu 1: A a.json, B b.json (thread 0 (cpu 1))\n"
+			       "                    A (us)        B (us)    B - A (us)        95% "
+			       "interval (us)  verdict\n"));
+	/* B spreads the same samples over twice the range: its p50 lies 5 us higher */
+	line = line_of(strstr(r.text, "\ncpu 1:"), "  p50 ");
+	ck_assert_msg(strstr(line, "+5.0") && strstr(line, "  worse"), "%s", line);
+	free(line);
+	line = line_of(strstr(r.text, "\ncpu 1:"), "  max ");
+	ck_assert_msg(strstr(line, "20.000") && strstr(line, "30.000") && strstr(line, "+10.000") &&
+			      strstr(line, " -  n/a"),
+		      "%s", line);
+	free(line);
+	line = line_of(strstr(r.text, "\ncpu 1:"), "  samples ");
+	ck_assert_msg(strstr(line, "50000") && strstr(line + 20, "50000"), "%s", line);
+	free(line);
+	/* 50,000 samples are too few for p99.99's interval: said with the reason */
+	ck_assert_ptr_nonnull(strstr(r.text, "  p99.99: A: p99.99 needs at least 100000 samples"));
+	ck_assert_ptr_nonnull(
+		strstr(r.text, "  max: exact, but a run's max grows with its length"));
+	/* no block maxima: no tail estimate, and why */
+	ck_assert_ptr_nonnull(strstr(r.text,
+				     "    A: no tail estimate: thread 0 (cpu 1) has no block "
+				     "maxima"));
+	/* cpu 2 of A and cpu 3 of B are listed, not paired with each other */
+	ck_assert_ptr_nonnull(strstr(r.text,
+				     "\nnot paired:\n"
+				     "  a.json cpu 2: b.json has no cpu 2: not compared\n"
+				     "  b.json cpu 3: a.json has no cpu 3: not compared\n"));
+	line = line_of(r.text, "verdict: ");
+	ck_assert_msg(
+		!strncmp(line, "verdict: worse: b.json is worse than a.json on cpu 1 p50 (+", 59),
+		"%s", line);
+	ck_assert_msg(strstr(line, "; 4 compared, 2 n/a"), "%s", line);
+	free(line);
+	rendered_release(&r);
+	run_free(runs[0]);
+	run_free(runs[1]);
+}
+END_TEST
+
+/* A budget: each side's misses with their interval and rate per hour. */
+START_TEST(misses_of_a_budget)
+{
+	const struct test_series a[] = { { 1, 0, 100000, 10000, 20000, 0, NULL } };
+	struct run *runs[2] = { test_run("a.json", "timer", a, 1),
+				test_run("b.json", "timer", a, 1) };
+	struct compare_settings s;
+	struct rendered r;
+	char *line;
+
+	compare_settings_default(&s);
+	s.has_budget = true;
+	s.budget_ns = 19000;
+	render(&r, runs, 2, COMPARE_BY_CPU, &s);
+	ck_assert_ptr_nonnull(strstr(r.text, "  misses above 19.0 us (exact 95% intervals)\n"));
+	line = line_of(strstr(r.text, "  misses above"), "    A  ");
+	/* a tenth of the samples lie above 19 us: 100 a second at 1 kHz, 360000 an hour */
+	ck_assert_msg(strstr(line, " of 100000 (") && strstr(line, " per hour ("), "%s", line);
+	free(line);
+	line = line_of(r.text, "verdict: ");
+	ck_assert_str_eq(line, "verdict: same: no statistic differs beyond the practical threshold "
+			       "(5 compared, 1 n/a)");
+	free(line);
+	rendered_release(&r);
+	run_free(runs[0]);
+	run_free(runs[1]);
+}
+END_TEST
+
+/* The tail estimates side by side: B's column starts at the same place on every row. */
+START_TEST(tail_columns_line_up)
+{
+	uint64_t *ma = gumbel_maxima(300, 50000, 3000, 3);
+	uint64_t *mb = gumbel_maxima(300, 50000, 3000, 4);
+	const struct test_series a[] = { { 1, 0, 10000, 10000, 20000, 300, ma } };
+	const struct test_series b[] = { { 1, 0, 10000, 10000, 20000, 300, mb } };
+	struct run *runs[2];
+	struct compare_settings s;
+	struct rendered r;
+	const char *at, *table, *header;
+	int column, rows = 0;
+
+	/* A's maxima in ascending order: a run that grew worse, which two checks
+	 * catch, and a long cell in A's column */
+	qsort(ma, 300, sizeof(*ma), ascending);
+	runs[0] = test_run("a.json", "timer", a, 1);
+	runs[1] = test_run("b.json", "timer", b, 1);
+	compare_settings_default(&s);
+	s.has_budget = true;
+	s.budget_ns = 100000;
+	render(&r, runs, 2, COMPARE_BY_CPU, &s);
+	table = strstr(r.text, "  extremes (GEV fit to the block maxima)\n");
+	ck_assert_ptr_nonnull(table);
+	/* the header names A and B over their columns */
+	header = strchr(table, '\n') + 1;
+	column = (int)(strchr(header, 'B') - header);
+	ck_assert_int_eq(header[4 + 26 + 1], 'A');
+	for (at = strchr(header, '\n') + 1; !strncmp(at, "    ", 4) && at[4] != 'A' && at[4] != 'B';
+	     at = strchr(at, '\n') + 1) {
+		/* A's cell ends before B's column, and B's cell begins there */
+		ck_assert_msg(at[column - 1] == ' ' && at[column] != ' ' && at[column] != '\n',
+			      "B's column is not at %d:\n%s", column, table);
+		rows++;
+	}
+	/* 3 return levels, blocks, P(above the budget in a day), shape, reliable */
+	ck_assert_int_eq(rows, 7);
+	ck_assert_ptr_nonnull(strstr(table, "    blocks                     300 x 1.00 s"));
+	ck_assert_ptr_nonnull(strstr(table, "    P(above 100.0 us in a day) "));
+	ck_assert_ptr_nonnull(strstr(table, "NO: failed independence stationarity"));
+	ck_assert_ptr_nonnull(strstr(table, "    A: lag-1 autocorrelation of the maxima's ranks"));
+	ck_assert_ptr_nonnull(strstr(table, "    A: long enough? "));
+	ck_assert_ptr_nonnull(strstr(table, "    B: long enough? "));
+	rendered_release(&r);
+	run_free(runs[0]);
+	run_free(runs[1]);
+	free(ma);
+	free(mb);
+}
+END_TEST
+
+/* MORE inputs each face A; the summary names a few statistics and counts the rest. */
+START_TEST(summary_names_six_and_counts_the_rest)
+{
+	const struct test_series a[] = { { 1, 0, 200000, 10000, 20000, 0, NULL },
+					 { 2, 1, 200000, 10000, 20000, 0, NULL } };
+	const struct test_series worse[] = { { 1, 0, 200000, 20000, 40000, 0, NULL },
+					     { 2, 1, 200000, 20000, 40000, 0, NULL } };
+	const struct test_series better[] = { { 1, 0, 200000, 5000, 10000, 0, NULL },
+					      { 2, 1, 200000, 5000, 10000, 0, NULL } };
+	struct run *runs[3] = { test_run("a.json", "timer", a, 2),
+				test_run("b.json", "timer", worse, 2),
+				test_run("c.json", "timer", better, 2) };
+	struct compare_settings s;
+	struct rendered r;
+	char *line;
+
+	compare_settings_default(&s);
+	render(&r, runs, 3, COMPARE_BY_CPU, &s);
+	ck_assert_ptr_nonnull(strstr(r.text, "         C = c.json (timer, 2 series)\n"
+					     "paired by cpu, each input against A;"));
+	ck_assert_ptr_nonnull(strstr(r.text, "\ncpu 1: A a.json, C c.json"));
+	line = line_of(r.text, "verdict: ");
+	/* b.json is worse on 5 statistics of 2 cpus: 6 named, 4 counted */
+	ck_assert_msg(
+		!strncmp(line, "verdict: mixed: b.json is worse than a.json on cpu 1 p50 (", 58),
+		"%s", line);
+	ck_assert_msg(strstr(line, " and 4 more; c.json is better than a.json on cpu 1 p50 (-"),
+		      "%s", line);
+	ck_assert_msg(strstr(line, " and 4 more; 20 compared, 4 n/a"), "%s", line);
+	free(line);
+	rendered_release(&r);
+	run_free(runs[0]);
+	run_free(runs[1]);
+	run_free(runs[2]);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *suite = suite_create("compare_render");
+	TCase *tc = tcase_create("render");
+
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, stats_table_and_reasons);
+	tcase_add_test(tc, misses_of_a_budget);
+	tcase_add_test(tc, tail_columns_line_up);
+	tcase_add_test(tc, summary_names_six_and_counts_the_rest);
+	suite_add_tcase(suite, tc);
+	return unit_run(suite);
+}

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* A compare result on the report page: its tables and its two plots per pair. */
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <string.h>
+
+#include "compare_inputs.h"
+#include "latscope/compare_document.h"
+#include "latscope/report.h"
+#include "latscope/textbuf.h"
+#include "xml_check.h"
+
+static const char *const names[] = { "before.json", "after.json" };
+
+static uint64_t *gumbel_maxima(unsigned int n, double loc_ns, double scale_ns, unsigned long seed)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	uint64_t *x = malloc(n * sizeof(*x));
+	unsigned int i;
+
+	gsl_rng_set(rng, seed);
+	for (i = 0; i < n; i++)
+		x[i] = (uint64_t)llround(loc_ns - scale_ns * log(-log(gsl_rng_uniform_pos(rng))));
+	gsl_rng_free(rng);
+	return x;
+}
+
+/* the compare document of two generated runs, read back as a file would be */
+static struct run *compare_run(bool with_blocks)
+{
+	uint64_t *ma = gumbel_maxima(300, 30000, 2000, 3), *mb = gumbel_maxima(300, 45000, 3000, 4);
+	const struct test_series a[] = {
+		{ 1, 0, 100000, 10000, 20000, with_blocks ? 300 : 0, ma },
+		{ 2, 1, 100000, 10000, 20000, with_blocks ? 300 : 0, ma },
+	};
+	const struct test_series b[] = {
+		{ 1, 0, 100000, 10000, 30000, with_blocks ? 300 : 0, mb },
+		{ 2, 1, 100000, 10000, 20000, with_blocks ? 300 : 0, ma },
+	};
+	struct run *runs[2] = { test_run("before.json", "timer", a, 2),
+				test_run("after.json", "timer", b, 2) };
+	struct compare_settings s;
+	struct compare_plan plan;
+	struct compare_result r;
+	json_t *doc;
+
+	compare_settings_default(&s);
+	s.has_budget = true;
+	s.budget_ns = 25000;
+	ck_assert_int_eq(
+		compare_plan_make((const struct run *const *)runs, names, 2, COMPARE_BY_CPU, &plan),
+		0);
+	ck_assert_int_eq(compare_result_compute((const struct run *const *)runs, &plan, &s, &r), 0);
+	doc = json_pack("{sssssosososssss[]}", "schema", "latscope/1", "command", "compare",
+			"params", compare_document_params(&s, plan.by), "inputs",
+			compare_document_inputs((const struct run *const *)runs, names, 2), "pairs",
+			compare_document_pairs((const struct run *const *)runs, names, &r),
+			"verdict", compare_result_verdict(&r), "summary",
+			"worse: after.json is worse than before.json", "unpaired");
+	ck_assert_ptr_nonnull(doc);
+	compare_result_release(&r);
+	compare_plan_release(&plan);
+	run_free(runs[0]);
+	run_free(runs[1]);
+	free(ma);
+	free(mb);
+	return test_import("cmp.json", doc);
+}
+
+static unsigned int occurrences(const char *text, const char *what)
+{
+	unsigned int n = 0;
+
+	for (text = strstr(text, what); text; text = strstr(text + 1, what))
+		n++;
+	return n;
+}
+
+static unsigned int check_svgs(const char *page)
+{
+	const char *at = page;
+	unsigned int n = 0;
+
+	while ((at = strstr(at, "<svg"))) {
+		const char *end = strstr(at, "</svg>");
+		char *svg;
+
+		ck_assert_ptr_nonnull(end);
+		svg = strndup(at, (size_t)(end + 6 - at));
+		ck_assert_msg(!xml_check(svg, true), "svg %u is not well-formed", n);
+		free(svg);
+		at = end;
+		n++;
+	}
+	return n;
+}
+
+START_TEST(compare_page_has_tables_and_plots)
+{
+	struct run *run = compare_run(true);
+	struct report *report = report_new(&run, NULL, 1, NULL);
+	struct textbuf page;
+	const char *html;
+
+	ck_assert_ptr_nonnull(report);
+	/* two pairs, each with its exceedance curves and its return levels */
+	ck_assert_uint_eq(report_nr_plots(report), 4);
+	textbuf_init(&page);
+	ck_assert_int_eq(report_html(report, &page), 0);
+	html = textbuf_text(&page);
+	ck_assert_uint_eq(check_svgs(html), 4);
+	ck_assert_uint_eq(occurrences(html, "nothing to draw"), 0);
+	ck_assert_ptr_nonnull(strstr(html, "id=\"fig-cmp-pair1-exceedance\""));
+	ck_assert_ptr_nonnull(strstr(html, "id=\"fig-cmp-pair2-return-levels\""));
+	ck_assert_ptr_nonnull(strstr(html, "The comparison “cmp”: worse."));
+	ck_assert_ptr_nonnull(strstr(html, "<b>Verdict:</b> worse: after.json is worse"));
+	ck_assert_ptr_nonnull(strstr(
+		html, "cpu 1: <code>before.json cpu 1</code> → <code>after.json cpu 1</code>"));
+	/* the intervals, packed as integer arrays in the file, are read */
+	ck_assert_uint_eq(occurrences(html, ">worse</span>"), 5);
+	ck_assert_ptr_nonnull(strstr(html, "1-day return level"));
+	ck_assert_ptr_nonnull(strstr(html, "Deadline misses above 25 us"));
+	ck_assert_ptr_nonnull(strstr(html, "95% interval of each point"));
+	ck_assert_ptr_nonnull(strstr(html, "dots: block maxima"));
+	ck_assert_uint_eq(occurrences(html, "budget 25 us"), 4);
+	textbuf_release(&page);
+	report_free(report);
+	run_free(run);
+}
+END_TEST
+
+/* without block maxima there is no fit: its reason instead of a plot */
+START_TEST(compare_page_without_block_maxima)
+{
+	struct run *run = compare_run(false);
+	struct report *report = report_new(&run, NULL, 1, NULL);
+	struct textbuf page;
+	const char *html;
+
+	ck_assert_ptr_nonnull(report);
+	ck_assert_uint_eq(report_nr_plots(report), 2);
+	textbuf_init(&page);
+	ck_assert_int_eq(report_html(report, &page), 0);
+	html = textbuf_text(&page);
+	ck_assert_uint_eq(check_svgs(html), 2);
+	ck_assert_ptr_nonnull(strstr(html, "has no block maxima"));
+	textbuf_release(&page);
+	report_free(report);
+	run_free(run);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *suite = suite_create("report_compare");
+	TCase *tc = tcase_create("page");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, compare_page_has_tables_and_plots);
+	tcase_add_test(tc, compare_page_without_block_maxima);
+	suite_add_tcase(suite, tc);
+	return unit_run(suite);
+}
