@@ -94,7 +94,7 @@ static bool stopped(struct doctor_run *d, enum doctor_step step)
 {
 	if (!stop_requested)
 		return false;
-	missing(d, step, "the run was stopped by SIG%s first", sigabbrev_np(stop_requested));
+	missing(d, step, "the run was stopped by SIG%s", sigabbrev_np(stop_requested));
 	return true;
 }
 

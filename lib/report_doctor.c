@@ -12,6 +12,9 @@
 #include "latscope/doctor.h"
 #include "report_internal.h"
 
+/* causes listed under a fix, the largest; a busy machine has hundreds */
+#define CAUSES_SHOWN 12
+
 static const char *str(const json_t *o, const char *key)
 {
 	return json_string_value(json_object_get(o, key));
@@ -153,7 +156,7 @@ static void causes_table(const json_t *causes, struct textbuf *out)
 			  "<th class=\"n\">spikes or gaps</th><th class=\"n\">share</th>"
 			  "<th class=\"n\">up to</th><th class=\"n\">every</th><th>why</th>"
 			  "</tr></thead><tbody>\n");
-	for (i = 0; i < json_array_size(causes); i++) {
+	for (i = 0; i < json_array_size(causes) && i < CAUSES_SHOWN; i++) {
 		const json_t *c = json_array_get(causes, i);
 
 		textbuf_puts(out, "<tr>");
@@ -173,6 +176,11 @@ static void causes_table(const json_t *causes, struct textbuf *out)
 		textbuf_puts(out, "</tr>\n");
 	}
 	textbuf_puts(out, "</tbody></table></div>\n");
+	if (json_array_size(causes) > CAUSES_SHOWN)
+		textbuf_printf(out,
+			       "<p class=\"muted\">and %zu more, the smaller ones (the JSON "
+			       "lists them all)</p>\n",
+			       json_array_size(causes) - CAUSES_SHOWN);
 }
 
 static void fix_item(const json_t *fix, bool known, struct textbuf *out)
