@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Shared helpers of the system tests: run latscope, start a known
 disturbance and stop it by its pid, skip (exit 77) without root."""
+import atexit
 import contextlib
 import json
 import os
@@ -20,6 +21,22 @@ RESULT_SCHEMAS = ("latscope/2", "latscope/1")
 def fail(message):
     print(f"FAIL: {message}", file=sys.stderr)
     sys.exit(1)
+
+
+def stop_at_exit(proc):
+    """End @proc (a latscope the test started) when the test exits, by
+    SIGTERM and then SIGKILL, if it still runs: a failed check must not
+    leave a measuring thread behind to disturb the tests after it."""
+    def stop():
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+    atexit.register(stop)
+    return proc
 
 
 def check(condition, message):
