@@ -20,7 +20,8 @@ static int read_optional_list(struct sysroot *root, struct cpuset *set, const ch
 	}
 	if (ret)
 		log_error("cannot read %s" CPU_DIR "/%s: %s",
-			  sysroot_is_live(root) ? "" : sysroot_dir(root), name, sysroot_strerror(ret));
+			  sysroot_is_live(root) ? "" : sysroot_dir(root), name,
+			  sysroot_strerror(ret));
 	return ret;
 }
 
