@@ -754,14 +754,44 @@ static size_t absorb_satellites(struct detector *d, const struct train *train, u
 #define FOLD_OTHERS 0.25
 
 /*
+ * Of the events the sub-harmonic @best took outside the folded train, how
+ * many lie on the folded train's own line at the sub-harmonic's spacing,
+ * within the folded train's tolerance. d->slot holds the folded train's
+ * events, d->best_slot the sub-harmonic's.
+ */
+static uint64_t others_on_folded_line(const struct detector *d, const struct train *folded,
+				      int64_t m)
+{
+	double step = folded->b / (double)m;
+	uint64_t on = 0;
+	size_t p;
+
+	for (p = 0; p < d->nr_unused; p++) {
+		double t = event_t(d, p);
+
+		if (d->best_slot[p] == -1 || d->slot[p] != -1)
+			continue;
+		if (fabs(t - (folded->a + step * (double)nearest_slot(t, folded->a, step))) <=
+		    folded->tolerance)
+			on++;
+	}
+	return on;
+}
+
+/*
  * A grid at a fraction of the true period can gather more events than the
  * true train: every m-th slot holds the source, the others pick up events of
- * other trains that happen to line up. Such a train's occurrences crowd into
- * one residue of its slots modulo m; refit at m times the period then.
+ * other trains near its slots (a 10 ms train drifting past the slots of a
+ * 5 ms one makes a 2.5 ms grid look full). Such a train's occurrences crowd
+ * into one residue of its slots modulo m; refit at m times the period then.
+ * A source that merely loses every n-th occurrence (to another train landing
+ * on it) also leaves one residue fuller than the others, but its other
+ * residues lie on the folded train's own line, to its jitter: then it stays.
+ * Counting residues cannot tell the two apart; the line can.
  */
 static void fold_subharmonic(struct detector *d, struct train *best)
 {
-	uint64_t residues[MAX_FOLD], top, second;
+	uint64_t residues[MAX_FOLD], top;
 	struct line_fit line;
 	struct train folded;
 	int64_t m, r, top_residue = 0;
@@ -774,20 +804,13 @@ static void fold_subharmonic(struct detector *d, struct train *best)
 		for (p = 0; p < d->nr_unused; p++)
 			if (d->best_slot[p] != -1)
 				residues[((d->best_slot[p] % m) + m) % m]++;
-		for (r = 0, top = 0, second = 0; r < m; r++) {
+		for (r = 0, top = 0; r < m; r++) {
 			if (residues[r] > top) {
-				second = top;
 				top = residues[r];
 				top_residue = r;
-			} else if (residues[r] > second) {
-				second = residues[r];
 			}
 		}
-		/* one residue holds the source, the others only stragglers; a
-		 * source that merely loses every n-th occurrence (to another
-		 * train landing on it) keeps several full residues */
-		if ((double)top < FOLD_SHARE * (double)best->seen ||
-		    (double)second > FOLD_OTHERS * (double)top)
+		if ((double)top < FOLD_SHARE * (double)best->seen)
 			continue;
 		/* the line through the dominant residue's occurrences */
 		fit_reset(&line, (double)m * best->b);
@@ -798,7 +821,9 @@ static void fold_subharmonic(struct detector *d, struct train *best)
 		if (!settle_train(d, &line, (double)m * best->b,
 				  fmax(best->tolerance, initial_tolerance((double)m * best->b) / 4),
 				  &folded) ||
-		    !train_significant(&folded))
+		    !train_significant(&folded) ||
+		    (double)others_on_folded_line(d, &folded, m) >
+			    FOLD_OTHERS * (double)folded.seen)
 			continue;
 		*best = folded;
 		memcpy(d->best_slot, d->slot, d->nr_unused * sizeof(*d->slot));
