@@ -22,6 +22,9 @@
 
 static const char *const side_keys[2] = { "a", "b" };
 
+/* the budget on a compare plot: thinner than the other figures' */
+static const struct plot_style budget_style = { "#000000", 1.25, "6 2 1 2", 0 };
+
 /* verdict badges: the page's red for worse and failed checks */
 #define BAD "#B3261E"
 #define GOOD "#1B7F3B"
@@ -220,18 +223,9 @@ static int draw_exceedance(const struct report *r, const struct figure *f, struc
 	spec.y_title = "P(value > x)";
 	spec.width = 460;
 	spec.height = 320;
-	spec.x_type = PLOT_LOG;
-	spec.x_quantity = PLOT_DURATION;
-	spec.x_min = fmax(low, 1);
-	spec.x_max = high * 1.05;
-	spec.y_type = PLOT_LOG;
-	spec.y_quantity = PLOT_PROBABILITY;
-	spec.y_min = tail / 2;
-	spec.y_max = 1;
+	report_exceedance_axes(&spec, fmax(low, 1), high * 1.05, tail);
 	spec.standalone = standalone;
-	spec.legend_outside = true;
-	spec.legend_rows = 3;
-	spec.height += 18.0 * spec.legend_rows;
+	report_legend_below(&spec, true, 3);
 	spec.description = "exceedance curves of A and B: the probability that a value exceeds "
 			   "x, each point with its bootstrap interval";
 	ret = plot_begin(&p, out, &spec);
@@ -297,14 +291,8 @@ static int draw_exceedance(const struct report *r, const struct figure *f, struc
 				       "confidence")));
 		plot_legend(&p, text, &bound, false);
 	}
-	if (isfinite(budget)) {
-		static const struct plot_style budget_style = { "#000000", 1.25, "6 2 1 2", 0 };
-		char v[32];
-
-		snprintf(label, sizeof(label), "budget %s",
-			 plot_format_duration(budget, v, sizeof(v)));
-		plot_vmarker(&p, budget, label, &budget_style);
-	}
+	if (isfinite(budget))
+		report_budget_marker(&p, budget, &budget_style, true);
 	plot_end(&p);
 	return 0;
 }
@@ -383,9 +371,7 @@ static int draw_return_levels(const struct report *r, const struct figure *f, st
 	spec.y_min = fmax(low * 0.8, 1);
 	spec.y_max = high * 1.25;
 	spec.standalone = standalone;
-	spec.legend_outside = true;
-	spec.legend_rows = 3;
-	spec.height += 18.0 * spec.legend_rows;
+	report_legend_below(&spec, true, 3);
 	spec.description = "return levels: the latency a block maximum exceeds on average once "
 			   "per return period, from the GEV fit, with profile-likelihood "
 			   "intervals, and the block maxima at their empirical return periods";
@@ -464,14 +450,8 @@ static int draw_return_levels(const struct report *r, const struct figure *f, st
 		plot_legend(&p, "dots: block maxima; bars: intervals of the 1 h, 1 d, 1 y levels",
 			    &note, false);
 	}
-	if (isfinite(budget)) {
-		static const struct plot_style budget_style = { "#000000", 1.25, "6 2 1 2", 0 };
-		char v[32];
-
-		snprintf(label, sizeof(label), "budget %s",
-			 plot_format_duration(budget, v, sizeof(v)));
-		plot_hmarker(&p, budget, label, &budget_style);
-	}
+	if (isfinite(budget))
+		report_budget_marker(&p, budget, &budget_style, false);
 	plot_end(&p);
 	return 0;
 }
