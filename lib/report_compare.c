@@ -101,11 +101,15 @@ static bool pair_changed(const json_t *pair)
 	       json_integer_value(json_object_get(v, "better"));
 }
 
+/* side @side (0: A, 1: B) of a pair's "sides" */
+static const json_t *side_of(const json_t *pair, unsigned int side)
+{
+	return json_object_get(json_object_get(pair, "sides"), side_keys[side]);
+}
+
 static bool side_has_curve(const json_t *pair, unsigned int side)
 {
-	return json_array_size(json_object_get(
-		       json_object_get(json_object_get(pair, "sides"), side_keys[side]),
-		       "exceedance")) > 0;
+	return json_array_size(json_object_get(side_of(pair, side), "exceedance")) > 0;
 }
 
 static bool side_fitted(const json_t *pair, unsigned int side)
@@ -114,33 +118,38 @@ static bool side_fitted(const json_t *pair, unsigned int side)
 		json_object_get(json_object_get(pair, "gev"), side_keys[side]), "loc_ns"));
 }
 
-static int add_pair_figures(struct report *r, unsigned int input, unsigned int k)
+/* one plot of pair @k: its id "<input>-pair<k + 1>-<suffix>", its title "<what>: <about>" */
+static int add_pair_figure(struct report *r, unsigned int input, unsigned int k,
+			   enum figure_kind kind, const char *suffix, const char *about)
 {
-	const json_t *pair = pair_at(r, input, k);
-	const char *what = json_string_value(json_object_get(pair, "what"));
+	const char *what = json_string_value(json_object_get(pair_at(r, input, k), "what"));
 	struct figure *f;
 	char id[96];
 
+	snprintf(id, sizeof(id), "%s-pair%u-%s", r->inputs[input].slug, k + 1, suffix);
+	f = report_add_figure(r, kind, input, id);
+	if (!f)
+		return -ENOMEM;
+	f->first = k;
+	f->compact = true;
+	snprintf(f->title, sizeof(f->title), "%s: %s", what ? what : "pair", about);
+	return 0;
+}
+
+static int add_pair_figures(struct report *r, unsigned int input, unsigned int k)
+{
+	const json_t *pair = pair_at(r, input, k);
+	int ret;
+
 	if (side_has_curve(pair, 0) || side_has_curve(pair, 1)) {
-		snprintf(id, sizeof(id), "%s-pair%u-exceedance", r->inputs[input].slug, k + 1);
-		f = report_add_figure(r, FIGURE_COMPARE_EXCEEDANCE, input, id);
-		if (!f)
-			return -ENOMEM;
-		f->first = k;
-		f->compact = true;
-		snprintf(f->title, sizeof(f->title), "%s: P(value > x), A and B with intervals",
-			 what ? what : "pair");
+		ret = add_pair_figure(r, input, k, FIGURE_COMPARE_EXCEEDANCE, "exceedance",
+				      "P(value > x), A and B with intervals");
+		if (ret)
+			return ret;
 	}
-	if (side_fitted(pair, 0) || side_fitted(pair, 1)) {
-		snprintf(id, sizeof(id), "%s-pair%u-return-levels", r->inputs[input].slug, k + 1);
-		f = report_add_figure(r, FIGURE_COMPARE_RETURN_LEVELS, input, id);
-		if (!f)
-			return -ENOMEM;
-		f->first = k;
-		f->compact = true;
-		snprintf(f->title, sizeof(f->title), "%s: return levels of the block maxima",
-			 what ? what : "pair");
-	}
+	if (side_fitted(pair, 0) || side_fitted(pair, 1))
+		return add_pair_figure(r, input, k, FIGURE_COMPARE_RETURN_LEVELS, "return-levels",
+				       "return levels of the block maxima");
 	return 0;
 }
 
@@ -193,7 +202,7 @@ static int draw_exceedance(const struct report *r, const struct figure *f, struc
 	int ret;
 
 	for (s = 0; s < 2; s++) {
-		const json_t *side = json_object_get(json_object_get(pair, "sides"), side_keys[s]);
+		const json_t *side = side_of(pair, s);
 		const json_t *curve = json_object_get(side, "exceedance");
 		double samples = ns_of(json_object_get(side, "samples"));
 
@@ -232,7 +241,7 @@ static int draw_exceedance(const struct report *r, const struct figure *f, struc
 	if (ret)
 		return ret;
 	for (s = 0; s < 2; s++) {
-		const json_t *side = json_object_get(json_object_get(pair, "sides"), side_keys[s]);
+		const json_t *side = side_of(pair, s);
 		const json_t *curve = json_object_get(side, "exceedance");
 		size_t n = json_array_size(curve);
 		double x[48], y[48], lo[48], hi[48], bars_x[3 * 48], bars_y[3 * 48];
@@ -328,7 +337,7 @@ static int draw_return_levels(const struct report *r, const struct figure *f, st
 
 	for (s = 0; s < 2; s++) {
 		const json_t *g = json_object_get(gev, side_keys[s]);
-		const json_t *side = json_object_get(json_object_get(pair, "sides"), side_keys[s]);
+		const json_t *side = side_of(pair, s);
 		const json_t *largest =
 			json_object_get(json_object_get(side, "block_maxima"), "largest");
 		const json_t *levels = json_object_get(g, "return_levels");
@@ -385,7 +394,7 @@ static int draw_return_levels(const struct report *r, const struct figure *f, st
 	}
 	for (s = 0; s < 2; s++) {
 		const json_t *g = json_object_get(gev, side_keys[s]);
-		const json_t *side = json_object_get(json_object_get(pair, "sides"), side_keys[s]);
+		const json_t *side = side_of(pair, s);
 		const json_t *largest =
 			json_object_get(json_object_get(side, "block_maxima"), "largest");
 		const json_t *levels = json_object_get(g, "return_levels");
