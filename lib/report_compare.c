@@ -306,14 +306,29 @@ static int draw_exceedance(const struct report *r, const struct figure *f, struc
 	return 0;
 }
 
-/* the fitted parameters of one side, false when it has no fit */
-static bool side_fit(const json_t *gev, struct gev_params *g, double *block_s)
+/* what the return-level plot reads of one side of a pair */
+struct side_tail {
+	const json_t *gev; /* the side's object in the pair's "gev" */
+	const json_t *largest; /* its block maxima: rows of [return period s, ns] */
+	const json_t *levels; /* its return levels */
+	struct gev_params fit;
+	double block_s;
+};
+
+/* the tail of side @side (0: A, 1: B) of @pair, false when it has no fit */
+static bool side_tail(const json_t *pair, unsigned int side, struct side_tail *t)
 {
-	g->loc = ns_of(json_object_get(gev, "loc_ns"));
-	g->scale = ns_of(json_object_get(gev, "scale_ns"));
-	g->shape = ns_of(json_object_get(gev, "shape"));
-	*block_s = ns_of(json_object_get(gev, "block_ns")) / 1e9;
-	return isfinite(g->loc) && g->scale > 0 && isfinite(g->shape) && *block_s > 0;
+	const json_t *gev = json_object_get(json_object_get(pair, "gev"), side_keys[side]);
+
+	t->gev = gev;
+	t->largest =
+		json_object_get(json_object_get(side_of(pair, side), "block_maxima"), "largest");
+	t->levels = json_object_get(gev, "return_levels");
+	t->fit.loc = ns_of(json_object_get(gev, "loc_ns"));
+	t->fit.scale = ns_of(json_object_get(gev, "scale_ns"));
+	t->fit.shape = ns_of(json_object_get(gev, "shape"));
+	t->block_s = ns_of(json_object_get(gev, "block_ns")) / 1e9;
+	return isfinite(t->fit.loc) && t->fit.scale > 0 && isfinite(t->fit.shape) && t->block_s > 0;
 }
 
 static int draw_return_levels(const struct report *r, const struct figure *f, struct textbuf *out,
@@ -324,7 +339,6 @@ static int draw_return_levels(const struct report *r, const struct figure *f, st
 		const char *name;
 	} marks[] = { { 3600, "1 h" }, { 86400, "1 d" }, { 365 * 86400.0, "1 y" } };
 	const json_t *pair = pair_at(r, f->input, f->first);
-	const json_t *gev = json_object_get(pair, "gev");
 	struct jsondoc *doc = r->inputs[f->input].run->doc;
 	struct plot_spec spec = { 0 };
 	double low = INFINITY, high = 0, shortest = INFINITY, longest = 365 * 86400.0 * 2;
@@ -336,32 +350,26 @@ static int draw_return_levels(const struct report *r, const struct figure *f, st
 	int ret;
 
 	for (s = 0; s < 2; s++) {
-		const json_t *g = json_object_get(gev, side_keys[s]);
-		const json_t *side = side_of(pair, s);
-		const json_t *largest =
-			json_object_get(json_object_get(side, "block_maxima"), "largest");
-		const json_t *levels = json_object_get(g, "return_levels");
-		struct gev_params fit;
-		double block_s;
+		struct side_tail tail;
 
-		if (!side_fit(g, &fit, &block_s))
+		if (!side_tail(pair, s, &tail))
 			continue;
-		shortest = fmin(shortest, block_s);
-		for (i = 0; i < rows_of(doc, largest); i++) {
-			low = fmin(low, cell_at(doc, largest, i, 1));
-			high = fmax(high, cell_at(doc, largest, i, 1));
-			longest = fmax(longest, cell_at(doc, largest, i, 0) * 1.5);
+		shortest = fmin(shortest, tail.block_s);
+		for (i = 0; i < rows_of(doc, tail.largest); i++) {
+			low = fmin(low, cell_at(doc, tail.largest, i, 1));
+			high = fmax(high, cell_at(doc, tail.largest, i, 1));
+			longest = fmax(longest, cell_at(doc, tail.largest, i, 0) * 1.5);
 		}
-		for (i = 0; i < json_array_size(levels); i++) {
-			const json_t *ci = json_object_get(json_array_get(levels, i), "ci_ns");
+		for (i = 0; i < json_array_size(tail.levels); i++) {
+			const json_t *ci = json_object_get(json_array_get(tail.levels, i), "ci_ns");
 
-			high = fmax(high,
-				    ns_of(json_object_get(json_array_get(levels, i), "value_ns")));
+			high = fmax(high, ns_of(json_object_get(json_array_get(tail.levels, i),
+								"value_ns")));
 			if (isfinite(num_at(doc, ci, 1)))
 				high = fmax(high, num_at(doc, ci, 1));
 		}
 		/* where the fitted curve starts */
-		low = fmin(low, gev_return_level(&fit, 1 / 1.5));
+		low = fmin(low, gev_return_level(&tail.fit, 1 / 1.5));
 	}
 	if (!isfinite(shortest) || !(high > 0) || !isfinite(low))
 		return 0;
@@ -393,41 +401,37 @@ static int draw_return_levels(const struct report *r, const struct figure *f, st
 		plot_vmarker(&p, marks[i].s * 1e9, marks[i].name, &mark);
 	}
 	for (s = 0; s < 2; s++) {
-		const json_t *g = json_object_get(gev, side_keys[s]);
-		const json_t *side = side_of(pair, s);
-		const json_t *largest =
-			json_object_get(json_object_get(side, "block_maxima"), "largest");
-		const json_t *levels = json_object_get(g, "return_levels");
 		double x[64], y[64], bx[3 * 8], by[3 * 8], px[64], py[64];
-		bool reliable = json_is_true(json_object_get(g, "reliable"));
 		struct plot_style line, dots;
-		struct gev_params fit;
-		double block_s, t;
+		struct side_tail tail;
+		bool reliable;
+		double t;
 		size_t n = 0, m = 0, b = 0;
 
-		if (!side_fit(g, &fit, &block_s))
+		if (!side_tail(pair, s, &tail))
 			continue;
+		reliable = json_is_true(json_object_get(tail.gev, "reliable"));
 		plot_series_style(s, 2, &line);
 		/* an unreliable fit is drawn dashed: the checks failed */
 		if (!reliable)
 			line.dash = "6 3";
-		for (t = block_s * 1.5; t <= longest && n < 64;
-		     t *= pow(longest / block_s, 1.0 / 60))
-			if (block_s / t < 1) {
+		for (t = tail.block_s * 1.5; t <= longest && n < 64;
+		     t *= pow(longest / tail.block_s, 1.0 / 60))
+			if (tail.block_s / t < 1) {
 				x[n] = t * 1e9;
-				y[n++] = gev_return_level(&fit, block_s / t);
+				y[n++] = gev_return_level(&tail.fit, tail.block_s / t);
 			}
 		plot_line(&p, x, y, n, &line);
-		for (i = 0; i < rows_of(doc, largest) && m < 64; i++, m++) {
-			px[m] = cell_at(doc, largest, i, 0) * 1e9;
-			py[m] = cell_at(doc, largest, i, 1);
+		for (i = 0; i < rows_of(doc, tail.largest) && m < 64; i++, m++) {
+			px[m] = cell_at(doc, tail.largest, i, 0) * 1e9;
+			py[m] = cell_at(doc, tail.largest, i, 1);
 		}
 		dots = line;
 		dots.dash = NULL;
 		dots.opacity = 0.7;
 		plot_dots(&p, px, py, m, 2, &dots);
-		for (i = 0; i < json_array_size(levels) && b < 8; i++, b++) {
-			const json_t *l = json_array_get(levels, i);
+		for (i = 0; i < json_array_size(tail.levels) && b < 8; i++, b++) {
+			const json_t *l = json_array_get(tail.levels, i);
 			const json_t *ci = json_object_get(l, "ci_ns");
 			double period = ns_of(json_object_get(l, "period_s")) * 1e9;
 
