@@ -729,7 +729,6 @@ static int pair_figures(const struct report *r, unsigned int input, unsigned int
 
 	for (i = 0; i < r->nr_figures; i++) {
 		const struct figure *f = &r->figures[i];
-		size_t before;
 
 		if ((f->kind != FIGURE_COMPARE_EXCEEDANCE &&
 		     f->kind != FIGURE_COMPARE_RETURN_LEVELS) ||
@@ -738,14 +737,9 @@ static int pair_figures(const struct report *r, unsigned int input, unsigned int
 		if (!any)
 			textbuf_puts(out, "<div class=\"grid\">\n");
 		any = true;
-		textbuf_printf(out, "<figure id=\"fig-%s\"><div class=\"scroll\">\n", f->id);
-		before = out->len;
-		ret = report_figure_svg(r, f, out, false);
+		ret = report_emit_figure(r, f, out, NULL);
 		if (ret)
 			return ret;
-		if (out->len == before)
-			textbuf_puts(out, "<p class=\"muted\">nothing to draw</p>");
-		textbuf_puts(out, "</div></figure>\n");
 	}
 	if (any)
 		textbuf_puts(out, "</div>\n");

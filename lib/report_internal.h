@@ -75,6 +75,10 @@ const char *report_cause_colour(enum run_cause_kind kind);
 int report_figure_svg(const struct report *r, const struct figure *f, struct textbuf *out,
 		      bool standalone);
 
+/* report.c: one figure on the page, its plot (or "nothing to draw") and its @caption if any */
+int report_emit_figure(const struct report *r, const struct figure *f, struct textbuf *out,
+		       const char *caption);
+
 /* the label (given, or from the file name) and a unique slug of input @i */
 void report_name_input(struct report *r, unsigned int i, const char *label);
 
