@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "compare_size.h"
 #include "latency_models.h"
 #include "latscope/hist.h"
 
@@ -72,37 +73,25 @@ static json_t *thread_entry(unsigned int cpu, gsl_rng *rng, const struct latency
 int main(int argc, char **argv)
 {
 	static const struct option options[] = {
-		{ "cpus", required_argument, NULL, 'c' },
-		{ "samples", required_argument, NULL, 's' },
-		{ "per-cpu", no_argument, NULL, 'p' },
-		{ "blocks", required_argument, NULL, 'b' },
+		COMPARE_SIZE_OPTIONS,
 		{ "stretch", required_argument, NULL, 't' },
 		{ "seed", required_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct latency_model m = { MODEL_BODY_TAIL, 1 };
-	unsigned int cpus = 64, blocks = 3600, cpu;
+	struct compare_size size;
+	unsigned int cpus, blocks, cpu;
 	unsigned long seed = 1;
-	double samples = 1e9, per_cpu, *probabilities;
+	double per_cpu, *probabilities;
 	json_t *doc, *threads;
-	bool each = false;
 	gsl_rng *rng;
 	int opt;
 
+	compare_size_default(&size);
 	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+		if (compare_size_option(&size, opt, optarg))
+			continue;
 		switch (opt) {
-		case 'c':
-			cpus = (unsigned int)strtoul(optarg, NULL, 10);
-			break;
-		case 's':
-			samples = strtod(optarg, NULL);
-			break;
-		case 'p':
-			each = true;
-			break;
-		case 'b':
-			blocks = (unsigned int)strtoul(optarg, NULL, 10);
-			break;
 		case 't':
 			m.stretch = strtod(optarg, NULL);
 			break;
@@ -113,9 +102,11 @@ int main(int argc, char **argv)
 			usage();
 		}
 	}
+	cpus = size.cpus;
+	blocks = size.blocks;
 	if (optind + 1 != argc || !cpus || !blocks || !(m.stretch >= 1))
 		usage();
-	per_cpu = each ? samples : samples / cpus;
+	per_cpu = compare_size_per_cpu(&size);
 	if (!(per_cpu >= blocks) || per_cpu > 4e9)
 		usage();
 	rng = gsl_rng_alloc(gsl_rng_mt19937);

@@ -26,6 +26,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "compare_size.h"
 #include "latency_models.h"
 #include "latscope/compare_stats.h"
 #include "latscope/miss_rate.h"
@@ -57,44 +58,29 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	static const struct option options[] = {
-		{ "cpus", required_argument, NULL, 'c' },
-		{ "samples", required_argument, NULL, 's' },
-		{ "per-cpu", no_argument, NULL, 'p' },
-		{ "blocks", required_argument, NULL, 'b' },
+		COMPARE_SIZE_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct latency_model ma = { MODEL_BODY_TAIL, 1 }, mb = { MODEL_BODY_TAIL, 1.05 };
-	unsigned int cpus = 64, blocks = 3600, cpu, i, statistics = 0, rows_same = 0;
-	double samples = 1e9, per_cpu, *pa, *pb, t0, c0, t_stats, c_stats, t_tail, c_tail;
+	unsigned int cpus, blocks, cpu, i, statistics = 0, rows_same = 0;
+	double per_cpu, *pa, *pb, t0, c0, t_stats, c_stats, t_tail, c_tail;
 	struct bucket_hist *a, *b;
 	struct compare_options o;
+	struct compare_size size;
 	struct tail_options to;
-	bool each = false;
 	uint64_t *maxima;
 	gsl_rng *rng;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
-		switch (opt) {
-		case 'c':
-			cpus = (unsigned int)strtoul(optarg, NULL, 10);
-			break;
-		case 's':
-			samples = strtod(optarg, NULL);
-			break;
-		case 'p':
-			each = true;
-			break;
-		case 'b':
-			blocks = (unsigned int)strtoul(optarg, NULL, 10);
-			break;
-		default:
+	compare_size_default(&size);
+	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1)
+		if (!compare_size_option(&size, opt, optarg))
 			usage();
-		}
-	}
-	if (!cpus || !(samples >= 1) || samples * (each ? 1 : 1.0 / cpus) > 4e9)
+	cpus = size.cpus;
+	blocks = size.blocks;
+	if (!cpus || !(size.samples >= 1) || size.samples * (size.per_cpu ? 1 : 1.0 / cpus) > 4e9)
 		usage();
-	per_cpu = each ? samples : samples / cpus;
+	per_cpu = compare_size_per_cpu(&size);
 	rng = gsl_rng_alloc(gsl_rng_mt19937);
 	gsl_rng_set(rng, 1);
 	pa = model_bucket_probabilities(&ma);

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "compare_options.h"
@@ -187,16 +186,6 @@ static void compare_defaults(void *options)
 	o->by = COMPARE_BY_CPU;
 }
 
-/* the same file, however it is spelled */
-static bool same_file(const char *a, const char *b)
-{
-	struct stat sa, sb;
-
-	if (!strcmp(a, b))
-		return true;
-	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 static int compare_finish(void *options, void *context)
 {
 	struct compare_command_options *o = options;
@@ -211,7 +200,7 @@ static int compare_finish(void *options, void *context)
 	for (i = 0; i < o->more.count; i++)
 		o->paths[o->nr_paths++] = o->more.items[i];
 	for (i = 0; o->json.path && i < o->nr_paths; i++)
-		if (same_file(o->json.path, o->paths[i]))
+		if (path_same_file(o->json.path, o->paths[i]))
 			return usage_error("--json '%s' is one of the inputs: it would be "
 					   "overwritten",
 					   o->json.path);

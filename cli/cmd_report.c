@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -122,22 +121,12 @@ static void report_defaults(void *options)
 	o->page_path = REPORT_DEFAULT_PAGE;
 }
 
-/* the same file, however it is spelled */
-static bool same_file(const char *a, const char *b)
-{
-	struct stat sa, sb;
-
-	if (!strcmp(a, b))
-		return true;
-	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 static int find_file(const struct report_command_options *o, const char *path)
 {
 	size_t i;
 
 	for (i = 0; i < o->files.count; i++)
-		if (same_file(o->files.items[i], path))
+		if (path_same_file(o->files.items[i], path))
 			return (int)i;
 	return -1;
 }

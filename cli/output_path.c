@@ -127,3 +127,12 @@ int output_dir_create(const char *option, const char *dir)
 		return runtime_error("cannot create %s '%s': %s", option, dir, strerror(errno));
 	return 0;
 }
+
+bool path_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	if (!strcmp(a, b))
+		return true;
+	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}

@@ -3,6 +3,7 @@
 #define LATSCOPE_CLI_OUTPUT_PATH_H
 
 #include <jansson.h>
+#include <stdbool.h>
 
 #include "latscope/atomic_file.h"
 
@@ -48,5 +49,11 @@ int output_text_open(struct atomic_file *file, const char *option, const char *p
 int output_text_commit(struct atomic_file *file, const char *option, const char *path);
 /* Create a directory output_dir_check() accepted, when the command writes into it. */
 int output_dir_create(const char *option, const char *dir);
+
+/*
+ * Whether @a and @b name the same file, however each is spelled: the same
+ * text, or two paths of one existing file (device and inode).
+ */
+bool path_same_file(const char *a, const char *b);
 
 #endif

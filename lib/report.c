@@ -292,7 +292,7 @@ static const char css[] =
 	"h2{break-after:avoid}figure,table,.summary{break-inside:avoid}"
 	".scroll{overflow:visible}}";
 
-static int emit_figure(const struct report *r, const struct figure *f, struct textbuf *out,
+int report_emit_figure(const struct report *r, const struct figure *f, struct textbuf *out,
 		       const char *caption)
 {
 	size_t before;
@@ -339,10 +339,10 @@ static int emit_kind(const struct report *r, unsigned int i, enum figure_kind ki
 	for (k = 0; k < r->nr_figures; k++) {
 		if (r->figures[k].kind != kind || r->figures[k].input != i)
 			continue;
-		ret = emit_figure(r, &r->figures[k], out,
-				  r->figures[k].caption[0] ? r->figures[k].caption :
-				  n > 1			   ? NULL :
-							     caption);
+		ret = report_emit_figure(r, &r->figures[k], out,
+					 r->figures[k].caption[0] ? r->figures[k].caption :
+					 n > 1			  ? NULL :
+								    caption);
 		if (ret)
 			return ret;
 	}
@@ -1436,7 +1436,7 @@ static int comparison_section(const struct report *r, struct textbuf *out)
 		if (r->figures[k].kind != FIGURE_OVERLAY_EXCEEDANCE &&
 		    r->figures[k].kind != FIGURE_OVERLAY_HISTOGRAM)
 			continue;
-		ret = emit_figure(r, &r->figures[k], out, NULL);
+		ret = report_emit_figure(r, &r->figures[k], out, NULL);
 		if (ret)
 			return ret;
 	}

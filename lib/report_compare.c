@@ -22,6 +22,9 @@
 
 static const char *const side_keys[2] = { "a", "b" };
 
+/* the budget on a compare plot: thinner than the other figures' */
+static const struct plot_style budget_style = { "#000000", 1.25, "6 2 1 2", 0 };
+
 /* verdict badges: the page's red for worse and failed checks */
 #define BAD "#B3261E"
 #define GOOD "#1B7F3B"
@@ -98,11 +101,15 @@ static bool pair_changed(const json_t *pair)
 	       json_integer_value(json_object_get(v, "better"));
 }
 
+/* side @side (0: A, 1: B) of a pair's "sides" */
+static const json_t *side_of(const json_t *pair, unsigned int side)
+{
+	return json_object_get(json_object_get(pair, "sides"), side_keys[side]);
+}
+
 static bool side_has_curve(const json_t *pair, unsigned int side)
 {
-	return json_array_size(json_object_get(
-		       json_object_get(json_object_get(pair, "sides"), side_keys[side]),
-		       "exceedance")) > 0;
+	return json_array_size(json_object_get(side_of(pair, side), "exceedance")) > 0;
 }
 
 static bool side_fitted(const json_t *pair, unsigned int side)
@@ -111,33 +118,38 @@ static bool side_fitted(const json_t *pair, unsigned int side)
 		json_object_get(json_object_get(pair, "gev"), side_keys[side]), "loc_ns"));
 }
 
-static int add_pair_figures(struct report *r, unsigned int input, unsigned int k)
+/* one plot of pair @k: its id "<input>-pair<k + 1>-<suffix>", its title "<what>: <about>" */
+static int add_pair_figure(struct report *r, unsigned int input, unsigned int k,
+			   enum figure_kind kind, const char *suffix, const char *about)
 {
-	const json_t *pair = pair_at(r, input, k);
-	const char *what = json_string_value(json_object_get(pair, "what"));
+	const char *what = json_string_value(json_object_get(pair_at(r, input, k), "what"));
 	struct figure *f;
 	char id[96];
 
+	snprintf(id, sizeof(id), "%s-pair%u-%s", r->inputs[input].slug, k + 1, suffix);
+	f = report_add_figure(r, kind, input, id);
+	if (!f)
+		return -ENOMEM;
+	f->first = k;
+	f->compact = true;
+	snprintf(f->title, sizeof(f->title), "%s: %s", what ? what : "pair", about);
+	return 0;
+}
+
+static int add_pair_figures(struct report *r, unsigned int input, unsigned int k)
+{
+	const json_t *pair = pair_at(r, input, k);
+	int ret;
+
 	if (side_has_curve(pair, 0) || side_has_curve(pair, 1)) {
-		snprintf(id, sizeof(id), "%s-pair%u-exceedance", r->inputs[input].slug, k + 1);
-		f = report_add_figure(r, FIGURE_COMPARE_EXCEEDANCE, input, id);
-		if (!f)
-			return -ENOMEM;
-		f->first = k;
-		f->compact = true;
-		snprintf(f->title, sizeof(f->title), "%s: P(value > x), A and B with intervals",
-			 what ? what : "pair");
+		ret = add_pair_figure(r, input, k, FIGURE_COMPARE_EXCEEDANCE, "exceedance",
+				      "P(value > x), A and B with intervals");
+		if (ret)
+			return ret;
 	}
-	if (side_fitted(pair, 0) || side_fitted(pair, 1)) {
-		snprintf(id, sizeof(id), "%s-pair%u-return-levels", r->inputs[input].slug, k + 1);
-		f = report_add_figure(r, FIGURE_COMPARE_RETURN_LEVELS, input, id);
-		if (!f)
-			return -ENOMEM;
-		f->first = k;
-		f->compact = true;
-		snprintf(f->title, sizeof(f->title), "%s: return levels of the block maxima",
-			 what ? what : "pair");
-	}
+	if (side_fitted(pair, 0) || side_fitted(pair, 1))
+		return add_pair_figure(r, input, k, FIGURE_COMPARE_RETURN_LEVELS, "return-levels",
+				       "return levels of the block maxima");
 	return 0;
 }
 
@@ -190,7 +202,7 @@ static int draw_exceedance(const struct report *r, const struct figure *f, struc
 	int ret;
 
 	for (s = 0; s < 2; s++) {
-		const json_t *side = json_object_get(json_object_get(pair, "sides"), side_keys[s]);
+		const json_t *side = side_of(pair, s);
 		const json_t *curve = json_object_get(side, "exceedance");
 		double samples = ns_of(json_object_get(side, "samples"));
 
@@ -220,25 +232,16 @@ static int draw_exceedance(const struct report *r, const struct figure *f, struc
 	spec.y_title = "P(value > x)";
 	spec.width = 460;
 	spec.height = 320;
-	spec.x_type = PLOT_LOG;
-	spec.x_quantity = PLOT_DURATION;
-	spec.x_min = fmax(low, 1);
-	spec.x_max = high * 1.05;
-	spec.y_type = PLOT_LOG;
-	spec.y_quantity = PLOT_PROBABILITY;
-	spec.y_min = tail / 2;
-	spec.y_max = 1;
+	report_exceedance_axes(&spec, fmax(low, 1), high * 1.05, tail);
 	spec.standalone = standalone;
-	spec.legend_outside = true;
-	spec.legend_rows = 3;
-	spec.height += 18.0 * spec.legend_rows;
+	report_legend_below(&spec, true, 3);
 	spec.description = "exceedance curves of A and B: the probability that a value exceeds "
 			   "x, each point with its bootstrap interval";
 	ret = plot_begin(&p, out, &spec);
 	if (ret)
 		return ret;
 	for (s = 0; s < 2; s++) {
-		const json_t *side = json_object_get(json_object_get(pair, "sides"), side_keys[s]);
+		const json_t *side = side_of(pair, s);
 		const json_t *curve = json_object_get(side, "exceedance");
 		size_t n = json_array_size(curve);
 		double x[48], y[48], lo[48], hi[48], bars_x[3 * 48], bars_y[3 * 48];
@@ -297,26 +300,35 @@ static int draw_exceedance(const struct report *r, const struct figure *f, struc
 				       "confidence")));
 		plot_legend(&p, text, &bound, false);
 	}
-	if (isfinite(budget)) {
-		static const struct plot_style budget_style = { "#000000", 1.25, "6 2 1 2", 0 };
-		char v[32];
-
-		snprintf(label, sizeof(label), "budget %s",
-			 plot_format_duration(budget, v, sizeof(v)));
-		plot_vmarker(&p, budget, label, &budget_style);
-	}
+	if (isfinite(budget))
+		report_budget_marker(&p, budget, &budget_style, true);
 	plot_end(&p);
 	return 0;
 }
 
-/* the fitted parameters of one side, false when it has no fit */
-static bool side_fit(const json_t *gev, struct gev_params *g, double *block_s)
+/* what the return-level plot reads of one side of a pair */
+struct side_tail {
+	const json_t *gev; /* the side's object in the pair's "gev" */
+	const json_t *largest; /* its block maxima: rows of [return period s, ns] */
+	const json_t *levels; /* its return levels */
+	struct gev_params fit;
+	double block_s;
+};
+
+/* the tail of side @side (0: A, 1: B) of @pair, false when it has no fit */
+static bool side_tail(const json_t *pair, unsigned int side, struct side_tail *t)
 {
-	g->loc = ns_of(json_object_get(gev, "loc_ns"));
-	g->scale = ns_of(json_object_get(gev, "scale_ns"));
-	g->shape = ns_of(json_object_get(gev, "shape"));
-	*block_s = ns_of(json_object_get(gev, "block_ns")) / 1e9;
-	return isfinite(g->loc) && g->scale > 0 && isfinite(g->shape) && *block_s > 0;
+	const json_t *gev = json_object_get(json_object_get(pair, "gev"), side_keys[side]);
+
+	t->gev = gev;
+	t->largest =
+		json_object_get(json_object_get(side_of(pair, side), "block_maxima"), "largest");
+	t->levels = json_object_get(gev, "return_levels");
+	t->fit.loc = ns_of(json_object_get(gev, "loc_ns"));
+	t->fit.scale = ns_of(json_object_get(gev, "scale_ns"));
+	t->fit.shape = ns_of(json_object_get(gev, "shape"));
+	t->block_s = ns_of(json_object_get(gev, "block_ns")) / 1e9;
+	return isfinite(t->fit.loc) && t->fit.scale > 0 && isfinite(t->fit.shape) && t->block_s > 0;
 }
 
 static int draw_return_levels(const struct report *r, const struct figure *f, struct textbuf *out,
@@ -327,7 +339,6 @@ static int draw_return_levels(const struct report *r, const struct figure *f, st
 		const char *name;
 	} marks[] = { { 3600, "1 h" }, { 86400, "1 d" }, { 365 * 86400.0, "1 y" } };
 	const json_t *pair = pair_at(r, f->input, f->first);
-	const json_t *gev = json_object_get(pair, "gev");
 	struct jsondoc *doc = r->inputs[f->input].run->doc;
 	struct plot_spec spec = { 0 };
 	double low = INFINITY, high = 0, shortest = INFINITY, longest = 365 * 86400.0 * 2;
@@ -339,32 +350,26 @@ static int draw_return_levels(const struct report *r, const struct figure *f, st
 	int ret;
 
 	for (s = 0; s < 2; s++) {
-		const json_t *g = json_object_get(gev, side_keys[s]);
-		const json_t *side = json_object_get(json_object_get(pair, "sides"), side_keys[s]);
-		const json_t *largest =
-			json_object_get(json_object_get(side, "block_maxima"), "largest");
-		const json_t *levels = json_object_get(g, "return_levels");
-		struct gev_params fit;
-		double block_s;
+		struct side_tail tail;
 
-		if (!side_fit(g, &fit, &block_s))
+		if (!side_tail(pair, s, &tail))
 			continue;
-		shortest = fmin(shortest, block_s);
-		for (i = 0; i < rows_of(doc, largest); i++) {
-			low = fmin(low, cell_at(doc, largest, i, 1));
-			high = fmax(high, cell_at(doc, largest, i, 1));
-			longest = fmax(longest, cell_at(doc, largest, i, 0) * 1.5);
+		shortest = fmin(shortest, tail.block_s);
+		for (i = 0; i < rows_of(doc, tail.largest); i++) {
+			low = fmin(low, cell_at(doc, tail.largest, i, 1));
+			high = fmax(high, cell_at(doc, tail.largest, i, 1));
+			longest = fmax(longest, cell_at(doc, tail.largest, i, 0) * 1.5);
 		}
-		for (i = 0; i < json_array_size(levels); i++) {
-			const json_t *ci = json_object_get(json_array_get(levels, i), "ci_ns");
+		for (i = 0; i < json_array_size(tail.levels); i++) {
+			const json_t *ci = json_object_get(json_array_get(tail.levels, i), "ci_ns");
 
-			high = fmax(high,
-				    ns_of(json_object_get(json_array_get(levels, i), "value_ns")));
+			high = fmax(high, ns_of(json_object_get(json_array_get(tail.levels, i),
+								"value_ns")));
 			if (isfinite(num_at(doc, ci, 1)))
 				high = fmax(high, num_at(doc, ci, 1));
 		}
 		/* where the fitted curve starts */
-		low = fmin(low, gev_return_level(&fit, 1 / 1.5));
+		low = fmin(low, gev_return_level(&tail.fit, 1 / 1.5));
 	}
 	if (!isfinite(shortest) || !(high > 0) || !isfinite(low))
 		return 0;
@@ -383,9 +388,7 @@ static int draw_return_levels(const struct report *r, const struct figure *f, st
 	spec.y_min = fmax(low * 0.8, 1);
 	spec.y_max = high * 1.25;
 	spec.standalone = standalone;
-	spec.legend_outside = true;
-	spec.legend_rows = 3;
-	spec.height += 18.0 * spec.legend_rows;
+	report_legend_below(&spec, true, 3);
 	spec.description = "return levels: the latency a block maximum exceeds on average once "
 			   "per return period, from the GEV fit, with profile-likelihood "
 			   "intervals, and the block maxima at their empirical return periods";
@@ -398,41 +401,37 @@ static int draw_return_levels(const struct report *r, const struct figure *f, st
 		plot_vmarker(&p, marks[i].s * 1e9, marks[i].name, &mark);
 	}
 	for (s = 0; s < 2; s++) {
-		const json_t *g = json_object_get(gev, side_keys[s]);
-		const json_t *side = json_object_get(json_object_get(pair, "sides"), side_keys[s]);
-		const json_t *largest =
-			json_object_get(json_object_get(side, "block_maxima"), "largest");
-		const json_t *levels = json_object_get(g, "return_levels");
 		double x[64], y[64], bx[3 * 8], by[3 * 8], px[64], py[64];
-		bool reliable = json_is_true(json_object_get(g, "reliable"));
 		struct plot_style line, dots;
-		struct gev_params fit;
-		double block_s, t;
+		struct side_tail tail;
+		bool reliable;
+		double t;
 		size_t n = 0, m = 0, b = 0;
 
-		if (!side_fit(g, &fit, &block_s))
+		if (!side_tail(pair, s, &tail))
 			continue;
+		reliable = json_is_true(json_object_get(tail.gev, "reliable"));
 		plot_series_style(s, 2, &line);
 		/* an unreliable fit is drawn dashed: the checks failed */
 		if (!reliable)
 			line.dash = "6 3";
-		for (t = block_s * 1.5; t <= longest && n < 64;
-		     t *= pow(longest / block_s, 1.0 / 60))
-			if (block_s / t < 1) {
+		for (t = tail.block_s * 1.5; t <= longest && n < 64;
+		     t *= pow(longest / tail.block_s, 1.0 / 60))
+			if (tail.block_s / t < 1) {
 				x[n] = t * 1e9;
-				y[n++] = gev_return_level(&fit, block_s / t);
+				y[n++] = gev_return_level(&tail.fit, tail.block_s / t);
 			}
 		plot_line(&p, x, y, n, &line);
-		for (i = 0; i < rows_of(doc, largest) && m < 64; i++, m++) {
-			px[m] = cell_at(doc, largest, i, 0) * 1e9;
-			py[m] = cell_at(doc, largest, i, 1);
+		for (i = 0; i < rows_of(doc, tail.largest) && m < 64; i++, m++) {
+			px[m] = cell_at(doc, tail.largest, i, 0) * 1e9;
+			py[m] = cell_at(doc, tail.largest, i, 1);
 		}
 		dots = line;
 		dots.dash = NULL;
 		dots.opacity = 0.7;
 		plot_dots(&p, px, py, m, 2, &dots);
-		for (i = 0; i < json_array_size(levels) && b < 8; i++, b++) {
-			const json_t *l = json_array_get(levels, i);
+		for (i = 0; i < json_array_size(tail.levels) && b < 8; i++, b++) {
+			const json_t *l = json_array_get(tail.levels, i);
 			const json_t *ci = json_object_get(l, "ci_ns");
 			double period = ns_of(json_object_get(l, "period_s")) * 1e9;
 
@@ -464,14 +463,8 @@ static int draw_return_levels(const struct report *r, const struct figure *f, st
 		plot_legend(&p, "dots: block maxima; bars: intervals of the 1 h, 1 d, 1 y levels",
 			    &note, false);
 	}
-	if (isfinite(budget)) {
-		static const struct plot_style budget_style = { "#000000", 1.25, "6 2 1 2", 0 };
-		char v[32];
-
-		snprintf(label, sizeof(label), "budget %s",
-			 plot_format_duration(budget, v, sizeof(v)));
-		plot_hmarker(&p, budget, label, &budget_style);
-	}
+	if (isfinite(budget))
+		report_budget_marker(&p, budget, &budget_style, false);
 	plot_end(&p);
 	return 0;
 }
@@ -491,6 +484,27 @@ static void td(struct textbuf *out, const char *text, bool number)
 	textbuf_puts(out, number ? "<td class=\"n\">" : "<td>");
 	textbuf_escape(out, text);
 	textbuf_puts(out, "</td>");
+}
+
+/* one string of a JSON object on a line of the page, after its markup */
+struct field {
+	const char *before; /* markup, as is */
+	const char *key;
+	const char *missing; /* written when @key is not a string */
+};
+
+/* a line of the page: @n strings of @obj, escaped, each after its markup, then @after */
+static void fields_line(struct textbuf *out, const json_t *obj, const struct field *fields,
+			size_t n, const char *after)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		textbuf_puts(out, fields[i].before);
+		textbuf_escape(out, json_string_value(json_object_get(obj, fields[i].key)) ?:
+					    fields[i].missing);
+	}
+	textbuf_puts(out, after);
 }
 
 static void stats_table(struct jsondoc *doc, const json_t *pair, double confidence,
@@ -715,7 +729,6 @@ static int pair_figures(const struct report *r, unsigned int input, unsigned int
 
 	for (i = 0; i < r->nr_figures; i++) {
 		const struct figure *f = &r->figures[i];
-		size_t before;
 
 		if ((f->kind != FIGURE_COMPARE_EXCEEDANCE &&
 		     f->kind != FIGURE_COMPARE_RETURN_LEVELS) ||
@@ -724,14 +737,9 @@ static int pair_figures(const struct report *r, unsigned int input, unsigned int
 		if (!any)
 			textbuf_puts(out, "<div class=\"grid\">\n");
 		any = true;
-		textbuf_printf(out, "<figure id=\"fig-%s\"><div class=\"scroll\">\n", f->id);
-		before = out->len;
-		ret = report_figure_svg(r, f, out, false);
+		ret = report_emit_figure(r, f, out, NULL);
 		if (ret)
 			return ret;
-		if (out->len == before)
-			textbuf_puts(out, "<p class=\"muted\">nothing to draw</p>");
-		textbuf_puts(out, "</div></figure>\n");
 	}
 	if (any)
 		textbuf_puts(out, "</div>\n");
@@ -740,6 +748,17 @@ static int pair_figures(const struct report *r, unsigned int input, unsigned int
 
 int report_compare_body(const struct report *r, unsigned int input, struct textbuf *out)
 {
+	/* file names as code: a long path wraps instead of widening a phone's page */
+	static const struct field heading[] = {
+		{ "<h3>", "what", "pair" },
+		{ ": <code>", "a", "A" },
+		{ "</code> → <code>", "b", "B" },
+	};
+	static const struct field unpaired_item[] = {
+		{ "<li><code>", "file", "" },
+		{ "</code> ", "what", "" },
+		{ ": ", "reason", "" },
+	};
 	const json_t *json = r->inputs[input].run->json;
 	const json_t *pairs = json_object_get(json, "pairs");
 	const json_t *unpaired = json_object_get(json, "unpaired");
@@ -769,14 +788,8 @@ int report_compare_body(const struct report *r, unsigned int input, struct textb
 	for (k = 0; k < json_array_size(pairs); k++) {
 		const json_t *pair = json_array_get(pairs, k);
 
-		textbuf_puts(out, "<h3>");
-		textbuf_escape(out, json_string_value(json_object_get(pair, "what")) ?: "pair");
-		/* file names as code: a long path wraps instead of widening a phone's page */
-		textbuf_puts(out, ": <code>");
-		textbuf_escape(out, json_string_value(json_object_get(pair, "a")) ?: "A");
-		textbuf_puts(out, "</code> → <code>");
-		textbuf_escape(out, json_string_value(json_object_get(pair, "b")) ?: "B");
-		textbuf_puts(out, "</code></h3>\n");
+		fields_line(out, pair, heading, sizeof(heading) / sizeof(heading[0]),
+			    "</code></h3>\n");
 		stats_table(doc, pair, confidence, out);
 		misses_table(doc, pair, out);
 		gev_table(doc, pair, out);
@@ -786,17 +799,9 @@ int report_compare_body(const struct report *r, unsigned int input, struct textb
 	}
 	if (json_array_size(unpaired)) {
 		textbuf_puts(out, "<h3>Not paired</h3><ul>\n");
-		for (k = 0; k < json_array_size(unpaired); k++) {
-			const json_t *u = json_array_get(unpaired, k);
-
-			textbuf_puts(out, "<li><code>");
-			textbuf_escape(out, json_string_value(json_object_get(u, "file")) ?: "");
-			textbuf_puts(out, "</code> ");
-			textbuf_escape(out, json_string_value(json_object_get(u, "what")) ?: "");
-			textbuf_puts(out, ": ");
-			textbuf_escape(out, json_string_value(json_object_get(u, "reason")) ?: "");
-			textbuf_puts(out, "</li>\n");
-		}
+		for (k = 0; k < json_array_size(unpaired); k++)
+			fields_line(out, json_array_get(unpaired, k), unpaired_item,
+				    sizeof(unpaired_item) / sizeof(unpaired_item[0]), "</li>\n");
 		textbuf_puts(out, "</ul>\n");
 	}
 	return 0;

@@ -155,18 +155,43 @@ static void value_range(const struct run_series *series, unsigned int count, dou
 		*low = 1;
 }
 
-static void budget_marker(const struct report *r, struct plot *p, bool vertical)
+void report_budget_marker(struct plot *p, double budget_ns, const struct plot_style *style,
+			  bool vertical)
 {
 	char label[64], value[32];
 
-	if (!r->options.budget_ns)
-		return;
 	snprintf(label, sizeof(label), "budget %s",
-		 plot_format_duration((double)r->options.budget_ns, value, sizeof(value)));
+		 plot_format_duration(budget_ns, value, sizeof(value)));
 	if (vertical)
-		plot_vmarker(p, (double)r->options.budget_ns, label, &budget_style);
+		plot_vmarker(p, budget_ns, label, style);
 	else
-		plot_hmarker(p, (double)r->options.budget_ns, label, &budget_style);
+		plot_hmarker(p, budget_ns, label, style);
+}
+
+static void budget_marker(const struct report *r, struct plot *p, bool vertical)
+{
+	if (r->options.budget_ns)
+		report_budget_marker(p, (double)r->options.budget_ns, &budget_style, vertical);
+}
+
+void report_legend_below(struct plot_spec *spec, bool below, unsigned int rows)
+{
+	spec->legend_outside = below;
+	spec->legend_rows = rows;
+	if (below)
+		spec->height += 18.0 * rows;
+}
+
+void report_exceedance_axes(struct plot_spec *spec, double x_min, double x_max, double tail)
+{
+	spec->x_type = PLOT_LOG;
+	spec->x_quantity = PLOT_DURATION;
+	spec->x_min = x_min;
+	spec->x_max = x_max;
+	spec->y_type = PLOT_LOG;
+	spec->y_quantity = PLOT_PROBABILITY;
+	spec->y_min = tail / 2;
+	spec->y_max = 1;
 }
 
 /*
@@ -479,11 +504,8 @@ static int draw_histogram(const struct report *r, const struct figure *f, struct
 	spec.y_max = pow(10, ceil(log10(fmax(top, 1) * 1.5)));
 	spec.y_exact = true;
 	spec.standalone = standalone;
-	spec.legend_outside = f->count > 3;
-	spec.legend_rows = (f->count + 1) / 2;
 	spec.bottom_space = 15.0 * notes;
-	if (spec.legend_outside)
-		spec.height += 18.0 * spec.legend_rows;
+	report_legend_below(&spec, f->count > 3, (f->count + 1) / 2);
 	spec.description = "histogram of the measured values, log count";
 	ret = plot_begin(&p, out, &spec);
 	if (ret)
@@ -658,19 +680,9 @@ static int draw_exceedance(const struct report *r, const struct figure *f, struc
 	spec.y_title = y_title;
 	spec.width = f->compact ? 460 : 640;
 	spec.height = f->compact ? 300 : 380;
-	spec.x_type = PLOT_LOG;
-	spec.x_quantity = PLOT_DURATION;
-	spec.x_min = fmax(low, 1);
-	spec.x_max = high * 1.05;
-	spec.y_type = PLOT_LOG;
-	spec.y_quantity = PLOT_PROBABILITY;
-	spec.y_min = tail / 2;
-	spec.y_max = 1;
+	report_exceedance_axes(&spec, fmax(low, 1), high * 1.05, tail);
 	spec.standalone = standalone;
-	spec.legend_outside = f->count > 3;
-	spec.legend_rows = (f->count + 2) / 3;
-	if (spec.legend_outside)
-		spec.height += 18.0 * spec.legend_rows;
+	report_legend_below(&spec, f->count > 3, (f->count + 2) / 3);
 	spec.description = "exceedance curve: the probability that a value exceeds x";
 	ret = plot_begin(&p, out, &spec);
 	if (ret)
@@ -886,10 +898,7 @@ static int draw_windows(const struct report *r, const struct figure *f, struct t
 	spec.y_min = low / 2;
 	spec.y_max = high * 1.5;
 	spec.standalone = standalone;
-	spec.legend_outside = f->count > 4;
-	spec.legend_rows = (f->count + 1 + 2) / 3;
-	if (spec.legend_outside)
-		spec.height += 18.0 * spec.legend_rows;
+	report_legend_below(&spec, f->count > 4, (f->count + 1 + 2) / 3);
 	spec.description = "the largest latency of each monitor window over the run, and windows "
 			   "with missed periods";
 	ret = plot_begin(&p, out, &spec);
@@ -1043,7 +1052,7 @@ static int draw_anatomy(const struct report *r, const struct figure *f, struct t
 	spec.title = f->title;
 	spec.x_title = timelines ? "time from the start of the spike" : "duration, by cause";
 	spec.width = 720;
-	spec.height = 100 + 28.0 * shown + 18.0 * ((j + 3) / 4);
+	spec.height = 100 + 28.0 * shown;
 	spec.x_type = PLOT_LINEAR;
 	spec.x_quantity = PLOT_DURATION;
 	spec.x_min = 0;
@@ -1051,8 +1060,7 @@ static int draw_anatomy(const struct report *r, const struct figure *f, struct t
 	spec.y_categories = names;
 	spec.nr_y_categories = shown;
 	spec.standalone = standalone;
-	spec.legend_outside = true;
-	spec.legend_rows = (j + 3) / 4;
+	report_legend_below(&spec, true, (j + 3) / 4);
 	spec.description = "each of the worst spikes as a bar split into what delayed it";
 	ret = plot_begin(&p, out, &spec);
 	if (!ret) {
@@ -1457,18 +1465,9 @@ static int draw_overlay(const struct report *r, const struct figure *f, struct t
 	spec.x_title = f->measure == RUN_MEASURE_NOISE ? "gap x" : "latency x";
 	spec.width = f->compact ? 460 : 640;
 	spec.height = f->compact ? 300 : 380;
-	spec.x_type = PLOT_LOG;
-	spec.x_quantity = PLOT_DURATION;
-	spec.x_min = low;
-	spec.x_max = high;
-	spec.y_type = PLOT_LOG;
-	spec.y_quantity = PLOT_PROBABILITY;
-	spec.y_min = tail / 2;
-	spec.y_max = 1;
+	report_exceedance_axes(&spec, low, high, tail);
 	spec.standalone = standalone;
-	spec.legend_outside = true;
-	spec.legend_rows = (shown + 1) / 2;
-	spec.height += 18.0 * spec.legend_rows;
+	report_legend_below(&spec, true, (shown + 1) / 2);
 	if (histogram) {
 		double top = 0;
 		uint64_t fewest = UINT64_MAX;

@@ -75,6 +75,10 @@ const char *report_cause_colour(enum run_cause_kind kind);
 int report_figure_svg(const struct report *r, const struct figure *f, struct textbuf *out,
 		      bool standalone);
 
+/* report.c: one figure on the page, its plot (or "nothing to draw") and its @caption if any */
+int report_emit_figure(const struct report *r, const struct figure *f, struct textbuf *out,
+		       const char *caption);
+
 /* the label (given, or from the file name) and a unique slug of input @i */
 void report_name_input(struct report *r, unsigned int i, const char *label);
 
@@ -93,6 +97,18 @@ double report_series_max(const struct run_series *s);
 
 /* number of samples: count, else the histogram's total; 0 when unknown */
 uint64_t report_series_samples(const struct run_series *s);
+
+/* report_figures.c: pieces of a plot_spec and a plot that several figures share */
+
+/* a legend under the data area (@below) of @rows rows, the plot made taller to hold it */
+void report_legend_below(struct plot_spec *spec, bool below, unsigned int rows);
+
+/* log x of durations from @x_min to @x_max against log P(value > x) from @tail / 2 to 1 */
+void report_exceedance_axes(struct plot_spec *spec, double x_min, double x_max, double tail);
+
+/* a line across the plot at @budget_ns labelled "budget <duration>" */
+void report_budget_marker(struct plot *p, double budget_ns, const struct plot_style *style,
+			  bool vertical);
 
 /* add a figure to the plan (report_plan.c); NULL when out of memory */
 struct figure *report_add_figure(struct report *r, enum figure_kind kind, unsigned int input,

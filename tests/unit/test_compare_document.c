@@ -1,28 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* compare's computation (compare_result.h) and its JSON (compare_document.h). */
 #include <errno.h>
-#include <gsl/gsl_rng.h>
 #include <math.h>
 #include <string.h>
 
-#include "compare_inputs.h"
+#include "compare_fixture.h"
 #include "latscope/compare_document.h"
 
 static const char *const names[] = { "a.json", "b.json" };
-
-/* Gumbel block maxima around @loc_ns: what a run with an exponential tail gives */
-static uint64_t *gumbel_maxima(unsigned int n, double loc_ns, double scale_ns, unsigned long seed)
-{
-	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-	uint64_t *x = malloc(n * sizeof(*x));
-	unsigned int i;
-
-	gsl_rng_set(rng, seed);
-	for (i = 0; i < n; i++)
-		x[i] = (uint64_t)llround(loc_ns - scale_ns * log(-log(gsl_rng_uniform_pos(rng))));
-	gsl_rng_free(rng);
-	return x;
-}
 
 static const json_t *get(const json_t *o, const char *key)
 {
@@ -114,7 +99,8 @@ static void check_side(const json_t *side, unsigned int input, const char *file)
 
 START_TEST(document_has_the_issues_shape)
 {
-	uint64_t *ma = gumbel_maxima(200, 30000, 2000, 1), *mb = gumbel_maxima(200, 60000, 4000, 2);
+	uint64_t *ma = test_gumbel_maxima(200, 30000, 2000, 1);
+	uint64_t *mb = test_gumbel_maxima(200, 60000, 4000, 2);
 	const struct test_series a[] = {
 		{ 1, 0, 200000, 10000, 20000, 200, ma },
 		{ 2, 1, 1000, 10000, 20000, 0, NULL },
@@ -124,8 +110,7 @@ START_TEST(document_has_the_issues_shape)
 				test_run("b.json", "timer", b, 1) };
 	static const char *const stat_names[] = { "p50", "p90", "p99", "p99.9", "p99.99", "max" };
 	struct compare_settings s;
-	struct compare_plan plan;
-	struct compare_result r;
+	struct test_comparison c;
 	json_t *pairs, *unpaired, *params, *inputs;
 	const json_t *pair, *stats, *misses;
 	unsigned int i;
@@ -135,16 +120,13 @@ START_TEST(document_has_the_issues_shape)
 	s.has_budget = true;
 	s.budget_ns = 25000;
 	s.threads = 2;
-	ck_assert_int_eq(
-		compare_plan_make((const struct run *const *)runs, names, 2, COMPARE_BY_CPU, &plan),
-		0);
-	ck_assert_int_eq(compare_result_compute((const struct run *const *)runs, &plan, &s, &r), 0);
-	ck_assert_str_eq(compare_result_verdict(&r), "worse");
-	ck_assert(compare_result_worse(&r));
+	test_compare(&c, runs, names, 2, COMPARE_BY_CPU, &s);
+	ck_assert_str_eq(compare_result_verdict(&c.result), "worse");
+	ck_assert(compare_result_worse(&c.result));
 
-	pairs = compare_document_pairs((const struct run *const *)runs, names, &r);
-	unpaired = compare_document_unpaired(&plan, names);
-	params = compare_document_params(&s, plan.by);
+	pairs = compare_document_pairs((const struct run *const *)runs, names, &c.result);
+	unpaired = compare_document_unpaired(&c.plan, names);
+	params = compare_document_params(&s, c.plan.by);
 	inputs = compare_document_inputs((const struct run *const *)runs, names, 2);
 	ck_assert_uint_eq(json_array_size(pairs), 1);
 	pair = json_array_get(pairs, 0);
@@ -219,11 +201,9 @@ START_TEST(document_has_the_issues_shape)
 	json_decref(unpaired);
 	json_decref(params);
 	json_decref(inputs);
-	compare_result_release(&r);
-	compare_result_release(&r);
-	compare_plan_release(&plan);
-	run_free(runs[0]);
-	run_free(runs[1]);
+	/* a result released twice: the second release does nothing */
+	compare_result_release(&c.result);
+	test_comparison_release(&c);
 	free(ma);
 	free(mb);
 }
@@ -236,26 +216,22 @@ START_TEST(a_against_itself_is_same)
 	struct run *runs[2] = { test_run("a.json", "timer", a, 1),
 				test_run("b.json", "timer", a, 1) };
 	struct compare_settings s;
-	struct compare_plan plan;
-	struct compare_result r;
+	struct test_comparison c;
 	const json_t *pair, *gev;
 	json_t *pairs;
 	unsigned int i;
 
 	compare_settings_default(&s);
-	ck_assert_int_eq(
-		compare_plan_make((const struct run *const *)runs, names, 2, COMPARE_BY_ALL, &plan),
-		0);
-	ck_assert_int_eq(compare_result_compute((const struct run *const *)runs, &plan, &s, &r), 0);
-	ck_assert_str_eq(compare_result_verdict(&r), "same");
-	ck_assert(!compare_result_worse(&r));
+	test_compare(&c, runs, names, 2, COMPARE_BY_ALL, &s);
+	ck_assert_str_eq(compare_result_verdict(&c.result), "same");
+	ck_assert(!compare_result_worse(&c.result));
 	/* p50, p90 and p99 exist with 5,000 samples; p99.9, p99.99 and max do not */
-	ck_assert_uint_eq(r.pairs[0].same, 3);
-	ck_assert_uint_eq(r.pairs[0].not_available, 3);
+	ck_assert_uint_eq(c.result.pairs[0].same, 3);
+	ck_assert_uint_eq(c.result.pairs[0].not_available, 3);
 	for (i = 0; i < 3; i++)
-		ck_assert_int_eq(r.pairs[0].stats[i].diff_ns, 0);
-	ck_assert_ptr_nonnull(strstr(r.pairs[0].stats[3].reason, "at least 10000 samples"));
-	pairs = compare_document_pairs((const struct run *const *)runs, names, &r);
+		ck_assert_int_eq(c.result.pairs[0].stats[i].diff_ns, 0);
+	ck_assert_ptr_nonnull(strstr(c.result.pairs[0].stats[3].reason, "at least 10000 samples"));
+	pairs = compare_document_pairs((const struct run *const *)runs, names, &c.result);
 	pair = json_array_get(pairs, 0);
 	ck_assert_str_eq(json_string_value(get(pair, "a")), "a.json");
 	ck_assert(json_is_null(get(pair, "cpu")));
@@ -267,10 +243,7 @@ START_TEST(a_against_itself_is_same)
 			 "only 12 block maxima: at least 30 are needed for any tail estimate");
 	ck_assert(json_object_get(gev, "return_levels") == NULL);
 	json_decref(pairs);
-	compare_result_release(&r);
-	compare_plan_release(&plan);
-	run_free(runs[0]);
-	run_free(runs[1]);
+	test_comparison_release(&c);
 }
 END_TEST
 

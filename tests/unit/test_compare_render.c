@@ -1,29 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* latscope compare's text (compare_render.c) on results computed from built inputs. */
-#include <gsl/gsl_rng.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare_inputs.h"
+#include "compare_fixture.h"
 #include "compare_render.h"
 
 static const char *const names[] = { "a.json", "b.json", "c.json" };
-
-/* Gumbel block maxima around @loc_ns, in time order as a run would give them */
-static uint64_t *gumbel_maxima(unsigned int n, double loc_ns, double scale_ns, unsigned long seed)
-{
-	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-	uint64_t *x = malloc(n * sizeof(*x));
-	unsigned int i;
-
-	gsl_rng_set(rng, seed);
-	for (i = 0; i < n; i++)
-		x[i] = (uint64_t)llround(loc_ns - scale_ns * log(-log(gsl_rng_uniform_pos(rng))));
-	gsl_rng_free(rng);
-	return x;
-}
 
 static int ascending(const void *a, const void *b)
 {
@@ -34,8 +18,7 @@ static int ascending(const void *a, const void *b)
 
 /* What the command prints for @runs compared @by, with @s. */
 struct rendered {
-	struct compare_plan plan;
-	struct compare_result result;
+	struct test_comparison compared;
 	char *text;
 	size_t size;
 };
@@ -45,21 +28,18 @@ static void render(struct rendered *r, struct run **runs, unsigned int n, enum c
 {
 	FILE *f;
 
-	ck_assert_int_eq(compare_plan_make((const struct run *const *)runs, names, n, by, &r->plan),
-			 0);
-	ck_assert_int_eq(
-		compare_result_compute((const struct run *const *)runs, &r->plan, s, &r->result),
-		0);
+	test_compare(&r->compared, runs, names, n, by, s);
 	f = open_memstream(&r->text, &r->size);
 	ck_assert_ptr_nonnull(f);
-	compare_render(f, (const struct run *const *)runs, names, n, &r->plan, &r->result, s);
+	compare_render(f, (const struct run *const *)runs, names, n, &r->compared.plan,
+		       &r->compared.result, s);
 	ck_assert_int_eq(fclose(f), 0);
 }
 
+/* the comparison released and its runs freed, with the text */
 static void rendered_release(struct rendered *r)
 {
-	compare_result_release(&r->result);
-	compare_plan_release(&r->plan);
+	test_comparison_release(&r->compared);
 	free(r->text);
 }
 
@@ -136,8 +116,6 @@ START_TEST(stats_table_and_reasons)
 	ck_assert_msg(strstr(line, "; 4 compared, 2 n/a"), "%s", line);
 	free(line);
 	rendered_release(&r);
-	run_free(runs[0]);
-	run_free(runs[1]);
 }
 END_TEST
 
@@ -165,16 +143,14 @@ START_TEST(misses_of_a_budget)
 			       "(5 compared, 1 n/a)");
 	free(line);
 	rendered_release(&r);
-	run_free(runs[0]);
-	run_free(runs[1]);
 }
 END_TEST
 
 /* The tail estimates side by side: B's column starts at the same place on every row. */
 START_TEST(tail_columns_line_up)
 {
-	uint64_t *ma = gumbel_maxima(300, 50000, 3000, 3);
-	uint64_t *mb = gumbel_maxima(300, 50000, 3000, 4);
+	uint64_t *ma = test_gumbel_maxima(300, 50000, 3000, 3);
+	uint64_t *mb = test_gumbel_maxima(300, 50000, 3000, 4);
 	const struct test_series a[] = { { 1, 0, 10000, 10000, 20000, 300, ma } };
 	const struct test_series b[] = { { 1, 0, 10000, 10000, 20000, 300, mb } };
 	struct run *runs[2];
@@ -214,8 +190,6 @@ START_TEST(tail_columns_line_up)
 	ck_assert_ptr_nonnull(strstr(table, "    A: long enough? "));
 	ck_assert_ptr_nonnull(strstr(table, "    B: long enough? "));
 	rendered_release(&r);
-	run_free(runs[0]);
-	run_free(runs[1]);
 	free(ma);
 	free(mb);
 }
@@ -252,9 +226,6 @@ START_TEST(summary_names_six_and_counts_the_rest)
 	ck_assert_msg(strstr(line, " and 4 more; 20 compared, 4 n/a"), "%s", line);
 	free(line);
 	rendered_release(&r);
-	run_free(runs[0]);
-	run_free(runs[1]);
-	run_free(runs[2]);
 }
 END_TEST
 

@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* A compare result on the report page: its tables and its two plots per pair. */
-#include <gsl/gsl_rng.h>
-#include <math.h>
 #include <string.h>
 
-#include "compare_inputs.h"
+#include "compare_fixture.h"
 #include "latscope/compare_document.h"
 #include "latscope/report.h"
 #include "latscope/textbuf.h"
@@ -12,23 +10,11 @@
 
 static const char *const names[] = { "before.json", "after.json" };
 
-static uint64_t *gumbel_maxima(unsigned int n, double loc_ns, double scale_ns, unsigned long seed)
-{
-	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-	uint64_t *x = malloc(n * sizeof(*x));
-	unsigned int i;
-
-	gsl_rng_set(rng, seed);
-	for (i = 0; i < n; i++)
-		x[i] = (uint64_t)llround(loc_ns - scale_ns * log(-log(gsl_rng_uniform_pos(rng))));
-	gsl_rng_free(rng);
-	return x;
-}
-
 /* the compare document of two generated runs, read back as a file would be */
 static struct run *compare_run(bool with_blocks)
 {
-	uint64_t *ma = gumbel_maxima(300, 30000, 2000, 3), *mb = gumbel_maxima(300, 45000, 3000, 4);
+	uint64_t *ma = test_gumbel_maxima(300, 30000, 2000, 3);
+	uint64_t *mb = test_gumbel_maxima(300, 45000, 3000, 4);
 	const struct test_series a[] = {
 		{ 1, 0, 100000, 10000, 20000, with_blocks ? 300 : 0, ma },
 		{ 2, 1, 100000, 10000, 20000, with_blocks ? 300 : 0, ma },
@@ -40,28 +26,21 @@ static struct run *compare_run(bool with_blocks)
 	struct run *runs[2] = { test_run("before.json", "timer", a, 2),
 				test_run("after.json", "timer", b, 2) };
 	struct compare_settings s;
-	struct compare_plan plan;
-	struct compare_result r;
+	struct test_comparison c;
 	json_t *doc;
 
 	compare_settings_default(&s);
 	s.has_budget = true;
 	s.budget_ns = 25000;
-	ck_assert_int_eq(
-		compare_plan_make((const struct run *const *)runs, names, 2, COMPARE_BY_CPU, &plan),
-		0);
-	ck_assert_int_eq(compare_result_compute((const struct run *const *)runs, &plan, &s, &r), 0);
+	test_compare(&c, runs, names, 2, COMPARE_BY_CPU, &s);
 	doc = json_pack("{sssssosososssss[]}", "schema", "latscope/1", "command", "compare",
-			"params", compare_document_params(&s, plan.by), "inputs",
+			"params", compare_document_params(&s, c.plan.by), "inputs",
 			compare_document_inputs((const struct run *const *)runs, names, 2), "pairs",
-			compare_document_pairs((const struct run *const *)runs, names, &r),
-			"verdict", compare_result_verdict(&r), "summary",
+			compare_document_pairs((const struct run *const *)runs, names, &c.result),
+			"verdict", compare_result_verdict(&c.result), "summary",
 			"worse: after.json is worse than before.json", "unpaired");
 	ck_assert_ptr_nonnull(doc);
-	compare_result_release(&r);
-	compare_plan_release(&plan);
-	run_free(runs[0]);
-	run_free(runs[1]);
+	test_comparison_release(&c);
 	free(ma);
 	free(mb);
 	return test_import("cmp.json", doc);
