@@ -260,9 +260,10 @@ static int write_json(struct monitor_run *r)
 	if (!extra)
 		return runtime_error("out of memory");
 	result_set_end_time(extra);
-	ret = monitor_write_result(r->m, r->o.json_path, extra);
+	/* streamed by the library (the state is too large to build), laid out as every --json */
+	ret = monitor_write_result(r->m, r->o.json.path, extra, json_output_layout(&r->o.json));
 	json_decref(extra);
-	return ret ? EXIT_ERROR : EXIT_OK;
+	return ret ? output_json_failed(&r->o.json, ret) : EXIT_OK;
 }
 
 /* In order: systemd told, threads stopped and the last checkpoint, no more scrapes, the machine back. */
@@ -279,7 +280,7 @@ static int finish(struct monitor_run *r)
 	monitor_render_summary(stdout, r->m, r->end, r->signo, r->elapsed_ns);
 	if (r->end == MONITOR_END_FAILED)
 		status = EXIT_ERROR;
-	if (r->o.json_path && write_json(r))
+	if (r->o.json.path && write_json(r))
 		status = EXIT_ERROR;
 	if (status == EXIT_OK)
 		status = check_budget(r);

@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 
 #include "cli.h"
+#include "common_options.h"
 #include "latscope/exporter_http.h"
 #include "latscope/log.h"
 #include "latscope/parse.h"
@@ -142,11 +143,8 @@ static const struct option_spec monitor_option_specs[] = {
 	  .where = MONITOR(budget_ns),
 	  .duration = { NS_PER_US, 1, 1000 * NS_PER_SEC },
 	  .help = "exit 2 when a latency of this run exceeded DUR" },
-	{ .long_name = "json",
-	  .short_name = 'j',
-	  .kind = OPTION_OUTPUT_FILE,
-	  .where = MONITOR(json_path),
-	  .help = "at the end, write the state's document there with how the run ended" },
+	/* at the end: the state's document with how the run ended */
+	OPTION_INCLUDE_AT(json_output_options, MONITOR(json)),
 	{ .long_name = "no-dma-latency",
 	  .kind = OPTION_FLAG,
 	  .where = MONITOR(no_dma_latency),
@@ -192,7 +190,7 @@ static int monitor_finish(void *options, void *context)
 				   p->window_ns / p->interval_ns,
 				   format_duration(p->interval_ns, b, sizeof(b)),
 				   MONITOR_MAX_INTERVALS_PER_WINDOW);
-	return 0;
+	return json_output_finish(&o->json);
 }
 
 const struct option_command monitor_command = {

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common_options.h"
 #include "latscope/monitor.h"
 
 /* Everything `latscope monitor` was asked to do, checked (monitor_command's struct). */
@@ -19,7 +20,7 @@ struct monitor_options {
 	const char *web_config_path;
 	uint64_t duration_ns; /* 0: until a signal */
 	uint64_t budget_ns; /* 0: none */
-	const char *json_path;
+	struct json_output json; /* --json FILE, --json-compact */
 	bool no_dma_latency;
 	bool quiet;
 	int verbose;

@@ -93,14 +93,21 @@ int input_dir_check(const char *option, const char *dir)
 	return 0;
 }
 
+enum result_layout json_output_layout(const struct json_output *json)
+{
+	return json->compact ? RESULT_LAYOUT_COMPACT : RESULT_LAYOUT_AUTO;
+}
+
+int output_json_failed(const struct json_output *json, int err)
+{
+	return runtime_error("cannot write --json '%s': %s", json->path, strerror(-err));
+}
+
 int output_json_write(const struct json_output *json, json_t *doc)
 {
-	int ret = result_write_as(doc, json->path,
-				  json->compact ? RESULT_LAYOUT_COMPACT : RESULT_LAYOUT_AUTO);
+	int ret = result_write_as(doc, json->path, json_output_layout(json));
 
-	if (ret)
-		return runtime_error("cannot write --json '%s': %s", json->path, strerror(-ret));
-	return 0;
+	return ret ? output_json_failed(json, ret) : 0;
 }
 
 int output_text_open(struct atomic_file *file, const char *option, const char *path)

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "latscope/atomic_file.h"
+#include "latscope/result.h"
 
 /*
  * The one rule for the paths a command writes and the trees it reads,
@@ -43,6 +44,13 @@ int input_dir_check(const char *option, const char *dir);
  */
 struct json_output;
 int output_json_write(const struct json_output *json, json_t *doc);
+/*
+ * For a command whose library streams its document itself (monitor's
+ * state, too large to build in memory): the layout to ask for, and the
+ * line and EXIT_ERROR when the write failed with @err (negative errno).
+ */
+enum result_layout json_output_layout(const struct json_output *json);
+int output_json_failed(const struct json_output *json, int err);
 /* Start a text output; EXIT_ERROR when it cannot be opened. */
 int output_text_open(struct atomic_file *file, const char *option, const char *path);
 /* Put it in place; EXIT_ERROR, with nothing left behind, when it fails. */

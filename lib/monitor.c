@@ -424,12 +424,13 @@ static json_t *state_header(struct monitor *m)
 	return doc;
 }
 
-/* The state document to @path, with @extra's members after the header's. */
-static int write_document(struct monitor *m, const char *path, json_t *extra)
+/* The state document to @path, with @extra's members after the header's; not logged. */
+static int write_document(struct monitor *m, const char *path, json_t *extra,
+			  enum result_layout layout)
 {
 	struct monitor_cpu_reading reading;
-	struct state_writer *writer;
-	struct monitor_explained *kept = NULL;
+	struct state_writer *writer = NULL;
+	struct monitor_explained *kept;
 	json_t *header;
 	unsigned int lane;
 	int ret = 0;
@@ -441,12 +442,13 @@ static int write_document(struct monitor *m, const char *path, json_t *extra)
 	}
 	reading.counts = malloc(NATIVE_SLOTS * sizeof(uint64_t));
 	kept = malloc(sizeof(*kept));
-	writer = header && reading.counts && kept ? state_writer_open(path, header) : NULL;
+	ret = header && reading.counts && kept ? state_writer_open(&writer, path, header, layout) :
+						 -ENOMEM;
 	json_decref(header);
-	if (!writer) {
+	if (ret) {
 		free(reading.counts);
 		free(kept);
-		return -EIO;
+		return ret;
 	}
 	for (lane = 0; lane < m->nr_lanes && !ret; lane++) {
 		struct lane *l = &m->lanes[lane];
@@ -478,17 +480,20 @@ int monitor_checkpoint(struct monitor *m)
 		return 0;
 	/* one writer of the file at a time, and the rings hold still meanwhile */
 	pthread_mutex_lock(&m->state_lock);
-	ret = write_document(m, m->state_path, NULL);
+	ret = write_document(m, m->state_path, NULL, RESULT_LAYOUT_COMPACT);
 	pthread_mutex_unlock(&m->state_lock);
+	if (ret)
+		log_error("cannot write the state %s: %s", m->state_path, strerror(-ret));
 	return ret;
 }
 
-int monitor_write_result(struct monitor *m, const char *path, json_t *extra)
+int monitor_write_result(struct monitor *m, const char *path, json_t *extra,
+			 enum result_layout layout)
 {
 	int ret;
 
 	pthread_mutex_lock(&m->state_lock);
-	ret = write_document(m, path, extra);
+	ret = write_document(m, path, extra, layout);
 	pthread_mutex_unlock(&m->state_lock);
 	return ret;
 }

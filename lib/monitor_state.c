@@ -17,9 +17,10 @@
 
 struct state_writer {
 	struct atomic_file file;
-	FILE *f; /* file.stream */
+	FILE *f; /* where the put functions write: file.stream, or one CPU's buffer */
 	int error;
 	bool any_cpu;
+	bool pretty; /* indented by two, as result_write_as() lays out a document */
 };
 
 static void put(struct state_writer *w, const char *text)
@@ -58,6 +59,30 @@ static void put_string(struct state_writer *w, const char *text)
 	json_decref(s);
 }
 
+/*
+ * @value laid out by jansson with an indent of two, each of its lines
+ * after the first moved right by @depth spaces: a member of the document
+ * at that depth, the same bytes json_dumpf() writes for the whole.
+ */
+static void put_indented(struct state_writer *w, json_t *value, unsigned int depth)
+{
+	char *text =
+		value ? json_dumps(value, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY) :
+			NULL;
+	const char *p;
+
+	if (!text) {
+		w->error = w->error ? w->error : -ENOMEM;
+		return;
+	}
+	for (p = text; *p; p++) {
+		putc_unlocked(*p, w->f);
+		if (*p == '\n')
+			fprintf(w->f, "%*s", (int)depth, "");
+	}
+	free(text);
+}
+
 static int flush_error(struct state_writer *w)
 {
 	if (!w->error && (ferror(w->f) || fflush(w->f)))
@@ -65,7 +90,14 @@ static int flush_error(struct state_writer *w)
 	return w->error;
 }
 
-struct state_writer *state_writer_open(const char *path, json_t *header)
+static bool wants_pretty(FILE *stream, enum result_layout layout)
+{
+	return layout == RESULT_LAYOUT_PRETTY ||
+	       (layout == RESULT_LAYOUT_AUTO && isatty(fileno(stream)));
+}
+
+int state_writer_open(struct state_writer **writer, const char *path, json_t *header,
+		      enum result_layout layout)
 {
 	struct state_writer *w = calloc(1, sizeof(*w));
 	const char *key;
@@ -73,27 +105,35 @@ struct state_writer *state_writer_open(const char *path, json_t *header)
 	bool first = true;
 	int ret;
 
+	*writer = NULL;
 	if (!w)
-		return NULL;
+		return -ENOMEM;
 	ret = atomic_file_open(&w->file, path);
 	if (ret) {
-		log_error("cannot write the state %s: %s", path, strerror(-ret));
 		free(w);
-		return NULL;
+		return ret;
 	}
 	w->f = w->file.stream;
+	w->pretty = wants_pretty(w->f, layout);
 	put(w, "{");
 	json_object_foreach(header, key, value)
 	{
-		fprintf(w->f, "%s", first ? "" : ",");
+		put(w, first ? "" : ",");
+		put(w, w->pretty ? "\n  " : "");
 		put_string(w, key);
-		put(w, ":");
-		put_json(w, value);
+		if (w->pretty) {
+			put(w, ": ");
+			put_indented(w, value, 2);
+		} else {
+			put(w, ":");
+			put_json(w, value);
+		}
 		first = false;
 	}
-	put_key(w, "cpus", first);
-	put(w, "[");
-	return w;
+	put(w, first ? "" : ",");
+	put(w, w->pretty ? "\n  \"cpus\": [" : "\"cpus\":[");
+	*writer = w;
+	return 0;
 }
 
 static void put_percentiles(struct state_writer *w, const struct monitor_cpu_reading *r)
@@ -294,16 +334,13 @@ static void put_explained(struct state_writer *w, const struct monitor_explained
 	put(w, "]}");
 }
 
-int state_writer_cpu(struct state_writer *w, const struct state_cpu *cpu)
+/* One CPU's object, compact, as the state keeps it. */
+static void put_cpu(struct state_writer *w, const struct state_cpu *cpu)
 {
 	const struct monitor_cpu_reading *r = cpu->reading;
 
-	if (w->error)
-		return w->error;
-	put(w, w->any_cpu ? ",{" : "{");
-	w->any_cpu = true;
 	fprintf(w->f,
-		"\"cpu\":%u,\"count\":%" PRIu64 ",\"sum_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64
+		"{\"cpu\":%u,\"count\":%" PRIu64 ",\"sum_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64
 		",\"missed\":%" PRIu64,
 		cpu->cpu, r->count, r->sum_ns, r->max_ns, r->missed);
 	put_key(w, "percentiles", false);
@@ -313,23 +350,64 @@ int state_writer_cpu(struct state_writer *w, const struct state_cpu *cpu)
 	if (cpu->explained)
 		put_explained(w, cpu->explained);
 	put(w, "}");
+}
+
+/*
+ * Laid out for a reader: the CPU's compact object, one CPU at a time in
+ * memory (never the whole state), read back and indented by jansson.
+ */
+static void put_cpu_pretty(struct state_writer *w, const struct state_cpu *cpu)
+{
+	FILE *document = w->f;
+	char *text = NULL;
+	size_t size = 0;
+	json_t *object;
+
+	w->f = open_memstream(&text, &size);
+	if (!w->f) {
+		w->f = document;
+		w->error = w->error ? w->error : -ENOMEM;
+		return;
+	}
+	put_cpu(w, cpu);
+	if (fclose(w->f))
+		w->error = w->error ? w->error : -ENOMEM;
+	w->f = document;
+	object = w->error ? NULL : json_loadb(text, size, 0, NULL);
+	free(text);
+	if (!object) {
+		w->error = w->error ? w->error : -ENOMEM;
+		return;
+	}
+	put(w, "\n    ");
+	put_indented(w, object, 4);
+	json_decref(object);
+}
+
+int state_writer_cpu(struct state_writer *w, const struct state_cpu *cpu)
+{
+	if (w->error)
+		return w->error;
+	put(w, w->any_cpu ? "," : "");
+	if (w->pretty)
+		put_cpu_pretty(w, cpu);
+	else
+		put_cpu(w, cpu);
+	w->any_cpu = true;
 	return flush_error(w);
 }
 
 int state_writer_close(struct state_writer *w)
 {
-	char path[4096];
 	int ret;
 
-	snprintf(path, sizeof(path), "%s", w->file.path);
-	put(w, "]}\n");
+	put(w, w->pretty && w->any_cpu ? "\n  ]" : "]");
+	put(w, w->pretty ? "\n}\n" : "}\n");
 	ret = flush_error(w);
 	if (ret)
 		atomic_file_abandon(&w->file);
 	else
 		ret = atomic_file_commit(&w->file);
-	if (ret)
-		log_error("cannot write the state %s: %s", path, strerror(-ret));
 	free(w);
 	return ret;
 }

@@ -157,9 +157,12 @@ int monitor_stop(struct monitor *m);
  * @path: the file
  * @extra: an object whose members are added after the header's ("end",
  *	   "end_time", ...), not taken; or NULL
- * Returns 0 or a negative errno code (logged).
+ * @layout: as result_write_as()'s (indented on a terminal unless compact)
+ * Returns 0 or a negative errno code (not logged: the caller names the
+ * option that asked for the file).
  */
-int monitor_write_result(struct monitor *m, const char *path, json_t *extra);
+int monitor_write_result(struct monitor *m, const char *path, json_t *extra,
+			 enum result_layout layout);
 
 /* The largest latency this run measured, for --budget. */
 uint64_t monitor_max_ns(const struct monitor *m);

@@ -9,6 +9,7 @@
 
 #include "latscope/monitor_cpu.h"
 #include "latscope/monitor_explain.h"
+#include "latscope/result.h"
 #include "latscope/window_ring.h"
 
 /*
@@ -38,22 +39,27 @@ struct state_cpu {
 struct state_writer;
 
 /**
- * state_writer_open - begin writing a state
- * @path: the state file (written at close, atomically)
+ * state_writer_open - begin writing a state, or a document with the same
+ * members (monitor --json)
+ * @writer: receives the writer, for state_writer_cpu() and
+ *	    state_writer_close(), which frees it; NULL on failure
+ * @path: the file (written at close, atomically)
  * @header: the members before "cpus", in order (not taken)
+ * @layout: RESULT_LAYOUT_COMPACT for a state; a --json's layout, laid out
+ *	    as result_write_as() would (indented on a terminal)
  *
- * Returns a writer for state_writer_cpu() and state_writer_close(), or
- * NULL (logged).
+ * Returns 0 or a negative errno code (not logged: the caller names the file).
  */
-struct state_writer *state_writer_open(const char *path, json_t *header);
+int state_writer_open(struct state_writer **writer, const char *path, json_t *header,
+		      enum result_layout layout);
 
 /* Append one CPU. Returns 0 or a negative errno code (the writer keeps it). */
 int state_writer_cpu(struct state_writer *writer, const struct state_cpu *cpu);
 
 /**
- * state_writer_close - finish, fsync and rename over the state; on any
- * earlier or present error the old state stays and the temporary goes
- * Returns 0 or a negative errno code (logged). Frees the writer.
+ * state_writer_close - finish, fsync and rename over the file; on any
+ * earlier or present error the old file stays and the temporary goes
+ * Returns 0 or a negative errno code (not logged). Frees the writer.
  */
 int state_writer_close(struct state_writer *writer);
 

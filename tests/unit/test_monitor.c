@@ -16,6 +16,7 @@
 #include "latscope/monitor_cpu.h"
 #include "latscope/monitor_explain.h"
 #include "latscope/monitor_state.h"
+#include "latscope/result.h"
 #include "latscope/window_ring.h"
 #include "unit.h"
 
@@ -417,13 +418,14 @@ static json_t *fixture_header(const char *cpus)
 			 "cpus", cpus, "interval_ns", (json_int_t)MS, "window_ns", (json_int_t)SEC);
 }
 
-static void write_fixture(const char *path, struct cpu_fixture *f, unsigned int n, const char *cpus)
+static void write_fixture_as(const char *path, struct cpu_fixture *f, unsigned int n,
+			     const char *cpus, enum result_layout layout)
 {
 	json_t *header = fixture_header(cpus);
-	struct state_writer *w = state_writer_open(path, header);
+	struct state_writer *w;
 	unsigned int i;
 
-	ck_assert_ptr_nonnull(w);
+	ck_assert_int_eq(state_writer_open(&w, path, header, layout), 0);
 	for (i = 0; i < n; i++) {
 		struct state_cpu cpu = { .cpu = 2 + i,
 					 .reading = &f[i].reading,
@@ -436,6 +438,76 @@ static void write_fixture(const char *path, struct cpu_fixture *f, unsigned int 
 	ck_assert_int_eq(state_writer_close(w), 0);
 	json_decref(header);
 }
+
+static void write_fixture(const char *path, struct cpu_fixture *f, unsigned int n, const char *cpus)
+{
+	write_fixture_as(path, f, n, cpus, RESULT_LAYOUT_COMPACT);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *file = fopen(path, "r");
+	char *text = calloc(1, 1 << 22);
+	size_t n;
+
+	ck_assert_ptr_nonnull(file);
+	ck_assert_ptr_nonnull(text);
+	n = fread(text, 1, (1 << 22) - 1, file);
+	ck_assert_uint_lt(n, (1 << 22) - 1);
+	fclose(file);
+	return text;
+}
+
+/*
+ * The streamed document has the bytes result_write_as() gives the same
+ * document, compact and indented: --json-compact and a terminal mean the
+ * same for monitor as for every command. With no CPU too.
+ */
+static void assert_laid_out_as_result_write(struct cpu_fixture *f, unsigned int n)
+{
+	static const enum result_layout layouts[] = { RESULT_LAYOUT_COMPACT, RESULT_LAYOUT_PRETTY };
+	char streamed[128], written[128];
+	char *a, *b;
+	unsigned int i;
+	json_t *doc;
+
+	state_path(streamed, sizeof(streamed), "streamed.json");
+	state_path(written, sizeof(written), "written.json");
+	for (i = 0; i < 2; i++) {
+		write_fixture_as(streamed, f, n, "2-3", layouts[i]);
+		doc = json_load_file(streamed, 0, NULL);
+		ck_assert_ptr_nonnull(doc);
+		ck_assert_uint_eq(json_array_size(json_object_get(doc, "cpus")), n);
+		ck_assert_int_eq(result_write_as(doc, written, layouts[i]), 0);
+		json_decref(doc);
+		a = slurp(streamed);
+		b = slurp(written);
+		ck_assert_str_eq(a, b);
+		/* one line, or the CPUs indented at their depth */
+		if (layouts[i] == RESULT_LAYOUT_COMPACT)
+			ck_assert_ptr_eq(strchr(a, '\n'), a + strlen(a) - 1);
+		else
+			ck_assert_ptr_nonnull(
+				strstr(a, n ? "\n    {\n      \"cpu\": " : "\"cpus\": []"));
+		free(a);
+		free(b);
+	}
+}
+
+START_TEST(state_layouts_are_result_write_layouts)
+{
+	struct cpu_fixture f[2];
+
+	make_tmpdir();
+	make_cpu(&f[0], 0);
+	make_cpu(&f[1], 1);
+	assert_laid_out_as_result_write(f, 2);
+	assert_laid_out_as_result_write(f, 0);
+	free_cpu(&f[0]);
+	free_cpu(&f[1]);
+	remove_tmpdir();
+}
+END_TEST
 
 struct read_back {
 	unsigned int nr;
@@ -695,7 +767,7 @@ START_TEST(monitor_writes_its_result_elsewhere)
 	/* nothing measured in this run before it starts */
 	ck_assert(!monitor_read_run(m, 0, &cpu, &live));
 	extra = json_pack("{ss}", "end", "stopped");
-	ck_assert_int_eq(monitor_write_result(m, result, extra), 0);
+	ck_assert_int_eq(monitor_write_result(m, result, extra, RESULT_LAYOUT_COMPACT), 0);
 	json_decref(extra);
 	doc = json_load_file(result, JSON_DECODE_ANY, NULL);
 	ck_assert_ptr_nonnull(doc);
@@ -878,6 +950,7 @@ int main(void)
 
 	tcase_set_timeout(state, 60);
 	tcase_add_test(state, state_round_trip);
+	tcase_add_test(state, state_layouts_are_result_write_layouts);
 	tcase_add_test(state, truncated_state_is_corrupt);
 	tcase_add_test(state, monitor_continues_a_matching_state);
 	tcase_add_test(state, monitor_keeps_other_states_aside);

@@ -9,6 +9,7 @@
 static const struct exercise_hint hints[] = {
 	{ .long_name = "listen", .valid = "127.0.0.1:0", .invalid = "127.0.0.1:65536" },
 	{ .long_name = "explain-above", .companion = "--explain" },
+	EXERCISE_JSON_COMPACT,
 	{ NULL },
 };
 
@@ -82,6 +83,12 @@ START_TEST(values_land_where_the_engine_reads_them)
 	ck_assert_uint_eq(o.budget_ns, NS_PER_MS);
 	ck_assert_str_eq(o.params.textfile_dir, "/tmp");
 	ck_assert(o.quiet);
+	ck_assert_ptr_null(o.json.path);
+	option_release(&monitor_command, &o);
+	/* the --json every command takes */
+	ck_assert(parse("-j /tmp/latscope-m-result.json --json-compact", &o));
+	ck_assert_str_eq(o.json.path, "/tmp/latscope-m-result.json");
+	ck_assert(o.json.compact);
 	option_release(&monitor_command, &o);
 }
 END_TEST
@@ -92,6 +99,7 @@ START_TEST(rules_between_options)
 	struct exercise x = { .command = &monitor_command, .hints = hints };
 
 	exercise_refuses(&x, "--explain-above 1ms", "--explain-above needs --explain");
+	exercise_refuses(&x, "--json-compact", "--json-compact needs --json");
 	exercise_refuses(&x, "--audit-every 500ms", "--audit-every");
 	exercise_refuses(&x, "--window 1d --interval 10us", "at most 4294967295");
 	exercise_refuses(&x, "--policy other", "--policy");
