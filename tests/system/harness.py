@@ -5,8 +5,8 @@ disturbance and stop it by its pid, skip (exit 77) without root.
 Every process a test starts is ended on every exit path: a background one
 is registered with stop_at_exit() right where it is started (and ended
 early, where the test needs it gone, with end_process()); a foreground
-command that may change the machine goes through run(). Both end with
-SIGTERM first, SIGKILL only if that did not end it."""
+command that may change the machine goes through run_process(). Both end
+with SIGTERM first, SIGKILL only if that did not end it."""
 import atexit
 import contextlib
 import json
@@ -134,11 +134,11 @@ def measured_cpu():
     return 1 if 1 in allowed else allowed[-1]
 
 
-def run(args, timeout=60, **kwargs):
+def run_process(args, timeout=60, **kwargs):
     """subprocess.run(args, capture_output=True, text=True) for a command
     that may change the machine: past @timeout it is ended as end_process
-    does (SIGTERM first, so that it puts back what it changed; run() would
-    SIGKILL it) before TimeoutExpired is raised."""
+    does (SIGTERM first, so that it puts back what it changed; subprocess.run
+    would SIGKILL it) before TimeoutExpired is raised."""
     proc = stop_at_exit(subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                          text=True, **kwargs))
     try:
@@ -150,12 +150,12 @@ def run(args, timeout=60, **kwargs):
 
 
 def latscope(*args, timeout=60):
-    return run([LATSCOPE, *args], timeout=timeout)
+    return run_process([LATSCOPE, *args], timeout=timeout)
 
 
 def timer(*args, timeout=60):
     """Run latscope timer; returns (exit status, stdout, stderr)."""
-    done = run([LATSCOPE, "timer", *args], timeout=timeout)
+    done = run_process([LATSCOPE, "timer", *args], timeout=timeout)
     return done.returncode, done.stdout, done.stderr
 
 
