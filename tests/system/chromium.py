@@ -16,6 +16,8 @@ import tempfile
 import time
 import zlib
 
+from harness import stop_at_exit
+
 CHROMIUM_FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -47,10 +49,12 @@ class Browser:
             os.dup2(high_r, 3)
             os.dup2(high_w, 4)
 
-        self.proc = subprocess.Popen(
+        # a session of its own: ended with its group at the test's exit if
+        # close() is never reached
+        self.proc = stop_at_exit(subprocess.Popen(
             [binary, *CHROMIUM_FLAGS, f"--user-data-dir={self.profile}", "about:blank"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-            pass_fds=(3, 4), preexec_fn=child_fds, start_new_session=True)
+            pass_fds=(3, 4), preexec_fn=child_fds, start_new_session=True))
         os.close(high_r)
         os.close(high_w)
         self.timeout = timeout

@@ -1,6 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Shared helpers of the system tests: run latscope, start a known
-disturbance and stop it by its pid, skip (exit 77) without root."""
+disturbance and stop it by its pid, skip (exit 77) without root.
+
+Every process a test starts is ended on every exit path: a background one
+is registered with stop_at_exit() right where it is started (and ended
+early, where the test needs it gone, with end_process()); a foreground
+command that may change the machine goes through run_process(). Both end
+with SIGTERM first, SIGKILL only if that did not end it."""
 import atexit
 import contextlib
 import json
@@ -23,20 +29,87 @@ def fail(message):
     sys.exit(1)
 
 
+# the processes this test started, ended at its exit if they still run
+_started = []
+# how long a process has to end on SIGTERM before it is killed
+END_TIMEOUT = 30
+
+
+def _send(proc, signo):
+    """@signo to @proc, or to its process group when it leads one (started
+    with start_new_session: a shell's children go with it)."""
+    try:
+        if os.getpgid(proc.pid) == proc.pid:
+            os.killpg(proc.pid, signo)
+        else:
+            os.kill(proc.pid, signo)
+    except ProcessLookupError:
+        pass
+
+
+def _drain(proc, timeout):
+    """Wait for @proc, reading what is left in its pipes so that a full pipe
+    cannot hold it; TimeoutExpired past @timeout."""
+    try:
+        proc.communicate(timeout=timeout)
+    except (ValueError, OSError):  # a pipe the test closed or reads in a thread
+        proc.wait(timeout=timeout)
+
+
+def end_process(proc, timeout=END_TIMEOUT):
+    """End @proc, a process this test started, if it still runs: SIGTERM
+    first, so that a latscope puts back what it changed (its tracing
+    instance, the PM QoS request, IRQ affinities, a journal), SIGKILL if it
+    has not ended @timeout seconds later. Returns its exit status."""
+    if proc.poll() is None:
+        _send(proc, signal.SIGTERM)
+        try:
+            _drain(proc, timeout)
+        except subprocess.TimeoutExpired:
+            _send(proc, signal.SIGKILL)
+            proc.wait()
+    return proc.returncode
+
+
 def stop_at_exit(proc):
-    """End @proc (a latscope the test started) when the test exits, by
-    SIGTERM and then SIGKILL, if it still runs: a failed check must not
-    leave a measuring thread behind to disturb the tests after it."""
-    def stop():
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-    atexit.register(stop)
+    """End @proc (a process the test started) when the test exits, however
+    it exits (a failed check, an exception, a timeout), as end_process does
+    if it still runs: a failed check must not leave a measuring thread
+    behind to disturb the tests after it. Returns @proc."""
+    _started.append(proc)
     return proc
+
+
+def _end_started():
+    live = [proc for proc in _started if proc.poll() is None]
+    # all at once: each has END_TIMEOUT to put back what it changed
+    for proc in live:
+        _send(proc, signal.SIGTERM)
+    deadline = time.monotonic() + END_TIMEOUT
+    for proc in live:
+        try:
+            _drain(proc, max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            _send(proc, signal.SIGKILL)
+            proc.wait()
+
+
+def _terminated(signo, frame):
+    """meson ends a test past its timeout with SIGTERM to the test's process
+    group, and SIGKILLs the group unless the test is gone half a second
+    later: pass SIGTERM on to the processes started here (one in a session
+    of its own did not get it) and die of it at once, so that none is
+    SIGKILLed while it puts back what it changed. Not waited for here: a
+    signal handler must not block; returncode, not poll(): nothing reaped."""
+    for proc in _started:
+        if proc.returncode is None:
+            _send(proc, signo)
+    signal.signal(signo, signal.SIG_DFL)
+    os.kill(os.getpid(), signo)
+
+
+atexit.register(_end_started)
+signal.signal(signal.SIGTERM, _terminated)
 
 
 def check(condition, message):
@@ -61,21 +134,36 @@ def measured_cpu():
     return 1 if 1 in allowed else allowed[-1]
 
 
+def run_process(args, timeout=60, **kwargs):
+    """subprocess.run(args, capture_output=True, text=True) for a command
+    that may change the machine: past @timeout it is ended as end_process
+    does (SIGTERM first, so that it puts back what it changed; subprocess.run
+    would SIGKILL it) before TimeoutExpired is raised."""
+    proc = stop_at_exit(subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                         text=True, **kwargs))
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        end_process(proc)
+        raise
+    return subprocess.CompletedProcess(args, proc.returncode, out, err)
+
+
 def latscope(*args, timeout=60):
-    return subprocess.run([LATSCOPE, *args], capture_output=True, text=True, timeout=timeout)
+    return run_process([LATSCOPE, *args], timeout=timeout)
 
 
 def timer(*args, timeout=60):
     """Run latscope timer; returns (exit status, stdout, stderr)."""
-    done = subprocess.run([LATSCOPE, "timer", *args], capture_output=True, text=True,
-                          timeout=timeout)
+    done = run_process([LATSCOPE, "timer", *args], timeout=timeout)
     return done.returncode, done.stdout, done.stderr
 
 
 def start_timer(*args):
-    """Start latscope timer in the background; the caller ends it by pid."""
-    return subprocess.Popen([LATSCOPE, "timer", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    """Start latscope timer in the background, ended at the test's exit
+    (stop_at_exit) if the caller has not ended it."""
+    return stop_at_exit(subprocess.Popen([LATSCOPE, "timer", *args], stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, text=True))
 
 
 def cpu_set(value):
@@ -118,17 +206,15 @@ def load_timer_json(path):
 @contextlib.contextmanager
 def disturbance(cpu, period_us, spin_us, priority, duration_ms, name="latscope-disturb"):
     """A FIFO thread on `cpu` spinning `spin_us` every `period_us`."""
-    proc = subprocess.Popen([DISTURB, str(cpu), str(period_us), str(spin_us), str(priority),
-                             str(duration_ms), name])
+    proc = stop_at_exit(subprocess.Popen([DISTURB, str(cpu), str(period_us), str(spin_us),
+                                          str(priority), str(duration_ms), name]))
     time.sleep(0.2)
     if proc.poll() is not None:
         fail(f"disturb exited {proc.returncode}")
     try:
         yield proc
     finally:
-        if proc.poll() is None:
-            os.kill(proc.pid, signal.SIGTERM)
-        proc.wait()
+        end_process(proc)
 
 
 def read_dma_latency():

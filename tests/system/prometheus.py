@@ -7,12 +7,13 @@ import json
 import os
 import random
 import shutil
-import signal
 import socket
 import subprocess
 import time
 import urllib.parse
 import urllib.request
+
+from harness import end_process, stop_at_exit
 
 PROMETHEUS = shutil.which("prometheus")
 PROMTOOL = shutil.which("promtool")
@@ -64,7 +65,9 @@ class Server:
         if native:
             args.append("--enable-feature=native-histograms")
         self.log = open(os.path.join(self.dir, "prometheus.log"), "w")
-        self.proc = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT)
+        # ended at the test's exit if a check fails before stop()
+        self.proc = stop_at_exit(subprocess.Popen(args, stdout=self.log,
+                                                  stderr=subprocess.STDOUT))
 
     def query(self, expr, at=None):
         """The result of an instant query, now or at Unix time `at`."""
@@ -101,11 +104,5 @@ class Server:
         return result
 
     def stop(self):
-        if self.proc.poll() is None:
-            os.kill(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.kill(self.proc.pid, signal.SIGKILL)
-                self.proc.wait()
+        end_process(self.proc, timeout=20)
         self.log.close()
