@@ -486,27 +486,6 @@ static void td(struct textbuf *out, const char *text, bool number)
 	textbuf_puts(out, "</td>");
 }
 
-/* one string of a JSON object on a line of the page, after its markup */
-struct field {
-	const char *before; /* markup, as is */
-	const char *key;
-	const char *missing; /* written when @key is not a string */
-};
-
-/* a line of the page: @n strings of @obj, escaped, each after its markup, then @after */
-static void fields_line(struct textbuf *out, const json_t *obj, const struct field *fields,
-			size_t n, const char *after)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		textbuf_puts(out, fields[i].before);
-		textbuf_escape(out, json_string_value(json_object_get(obj, fields[i].key)) ?:
-					    fields[i].missing);
-	}
-	textbuf_puts(out, after);
-}
-
 static void stats_table(struct jsondoc *doc, const json_t *pair, double confidence,
 			struct textbuf *out)
 {
@@ -748,17 +727,6 @@ static int pair_figures(const struct report *r, unsigned int input, unsigned int
 
 int report_compare_body(const struct report *r, unsigned int input, struct textbuf *out)
 {
-	/* file names as code: a long path wraps instead of widening a phone's page */
-	static const struct field heading[] = {
-		{ "<h3>", "what", "pair" },
-		{ ": <code>", "a", "A" },
-		{ "</code> → <code>", "b", "B" },
-	};
-	static const struct field unpaired_item[] = {
-		{ "<li><code>", "file", "" },
-		{ "</code> ", "what", "" },
-		{ ": ", "reason", "" },
-	};
 	const json_t *json = r->inputs[input].run->json;
 	const json_t *pairs = json_object_get(json, "pairs");
 	const json_t *unpaired = json_object_get(json, "unpaired");
@@ -788,8 +756,14 @@ int report_compare_body(const struct report *r, unsigned int input, struct textb
 	for (k = 0; k < json_array_size(pairs); k++) {
 		const json_t *pair = json_array_get(pairs, k);
 
-		fields_line(out, pair, heading, sizeof(heading) / sizeof(heading[0]),
-			    "</code></h3>\n");
+		textbuf_puts(out, "<h3>");
+		textbuf_escape(out, json_string_value(json_object_get(pair, "what")) ?: "pair");
+		/* file names as code: a long path wraps instead of widening a phone's page */
+		textbuf_puts(out, ": <code>");
+		textbuf_escape(out, json_string_value(json_object_get(pair, "a")) ?: "A");
+		textbuf_puts(out, "</code> → <code>");
+		textbuf_escape(out, json_string_value(json_object_get(pair, "b")) ?: "B");
+		textbuf_puts(out, "</code></h3>\n");
 		stats_table(doc, pair, confidence, out);
 		misses_table(doc, pair, out);
 		gev_table(doc, pair, out);
@@ -799,9 +773,17 @@ int report_compare_body(const struct report *r, unsigned int input, struct textb
 	}
 	if (json_array_size(unpaired)) {
 		textbuf_puts(out, "<h3>Not paired</h3><ul>\n");
-		for (k = 0; k < json_array_size(unpaired); k++)
-			fields_line(out, json_array_get(unpaired, k), unpaired_item,
-				    sizeof(unpaired_item) / sizeof(unpaired_item[0]), "</li>\n");
+		for (k = 0; k < json_array_size(unpaired); k++) {
+			const json_t *u = json_array_get(unpaired, k);
+
+			textbuf_puts(out, "<li><code>");
+			textbuf_escape(out, json_string_value(json_object_get(u, "file")) ?: "");
+			textbuf_puts(out, "</code> ");
+			textbuf_escape(out, json_string_value(json_object_get(u, "what")) ?: "");
+			textbuf_puts(out, ": ");
+			textbuf_escape(out, json_string_value(json_object_get(u, "reason")) ?: "");
+			textbuf_puts(out, "</li>\n");
+		}
 		textbuf_puts(out, "</ul>\n");
 	}
 	return 0;
