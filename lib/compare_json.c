@@ -84,7 +84,6 @@ static json_t *levels_json(const struct tail_estimate *t)
 	for (i = 0; i < t->nr_levels; i++) {
 		const struct tail_level *l = &t->levels[i];
 		json_t *o = json_object();
-
 		json_t *value = l->available ? ns_or_null(l->value_ns) : json_null();
 
 		json_object_set_new(o, "period_s", count_or_real(l->period_s));
