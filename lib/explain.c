@@ -526,25 +526,32 @@ static void make_current(struct explain_cpu *e, int32_t pid)
 	e->pid = pid;
 	e->comm = t->comm;
 	e->prio = t->prio;
-	e->nr_woken = 0;
 }
 
 /*
  * Every event names the task current when it fired (common_pid; in an
  * interrupt, the task interrupted). Some kernels emit no sched_switch when
  * a CPU leaves idle: a task seen running that we did not see switched in
- * is taken as current from here on.
+ * is taken as current from here on, and the tasks woken while idle are
+ * then settled. An event that still finds the CPU idle proves only that
+ * the guess of leave_idle_for_woken() came early (a second interrupt
+ * before the switch): the tasks woken still wait, and are kept.
  */
 static void notice_current(struct explain_cpu *e, const struct trace_record *r)
 {
-	if (r->pid >= 0 && r->pid != e->pid && r->kind != TRACE_LOST)
-		make_current(e, r->pid);
+	if (r->pid < 0 || r->pid == e->pid || r->kind == TRACE_LOST)
+		return;
+	make_current(e, r->pid);
+	if (r->pid != 0)
+		e->nr_woken = 0;
 }
 
 /*
  * Back in task context on an idle CPU after interrupts woke tasks here:
  * the CPU leaves idle for the most urgent of them (the switch out of idle
- * may not be traced).
+ * may not be traced). They are kept until a task is seen running: the
+ * CPU may still turn out idle, and then the choice is made again among
+ * them and the tasks woken since.
  */
 static void leave_idle_for_woken(struct explain_cpu *e)
 {
@@ -626,6 +633,7 @@ void explain_cpu_feed(struct explain_cpu *e, const struct trace_record *r)
 		learn_task(e, r->sched_switch.next_pid, r->sched_switch.next_comm,
 			   r->sched_switch.next_prio);
 		make_current(e, r->sched_switch.next_pid);
+		e->nr_woken = 0;
 		/* a switch happens in thread context: nothing can be nested */
 		e->depth = 0;
 		break;

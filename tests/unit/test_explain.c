@@ -440,6 +440,43 @@ START_TEST(idle_exit_without_a_switch_event)
 }
 END_TEST
 
+/*
+ * The same with the blocker's timer a little earlier (tests/system/
+ * explain-break, once in about 30 runs): the blocker is woken in one local_timer, and
+ * ours in a second that comes before the CPU has left idle (its common_pid
+ * is still the idle task's). Both woken wait; the blocker runs first.
+ */
+START_TEST(second_interrupt_before_idle_exit)
+{
+	struct trace_record exit = { .ts = 1020, .kind = TRACE_VECTOR_EXIT };
+	struct trace_record entry = { .ts = 1030, .kind = TRACE_VECTOR_ENTRY };
+	struct trace_record done = { .ts = 1300, .kind = TRACE_SWITCH };
+
+	sw(900, 0, "swapper/1", 120);
+	window(1000, 1330);
+	vector(1000, true, VECTOR_LOCAL_TIMER);
+	waking_on(1005, 777, 4, "blocker", 0);
+	exit.vector.vector = entry.vector.vector = VECTOR_LOCAL_TIMER;
+	feed_as(exit, 0);
+	feed_as(entry, 0);
+	waking_on(1032, OWN, 9, "cyclic", 0);
+	exit.ts = 1040;
+	feed_as(exit, 0);
+	done.sched_switch.prev_pid = 777;
+	done.sched_switch.prev_comm = name("blocker");
+	done.sched_switch.next_pid = OWN;
+	done.sched_switch.next_comm = name("cyclic");
+	done.sched_switch.next_prio = 9;
+	feed_as(done, 777);
+	ck_assert_int_eq(explain_cpu_finish(engine, 1400, 1400), 0);
+	ck_assert_uint_eq(total(CAUSE_VECTOR, VECTOR_LOCAL_TIMER), 30);
+	ck_assert_uint_eq(total(CAUSE_TIMER_DELAY, 0), 10);
+	ck_assert_uint_eq(total(CAUSE_THREAD, 777), 260);
+	ck_assert_uint_eq(total(CAUSE_SCHEDULING, 0), 30);
+	ck_assert_uint_eq(all_charged(), 330);
+}
+END_TEST
+
 /* common_pid tells what runs even when its switch-in was not seen. */
 START_TEST(common_pid_names_the_current_task)
 {
@@ -524,6 +561,7 @@ int main(void)
 	tcase_add_test(timer, window_hook_and_forgotten_causes);
 	tcase_add_test(timer, forgetting_causes_between_windows);
 	tcase_add_test(timer, idle_exit_without_a_switch_event);
+	tcase_add_test(timer, second_interrupt_before_idle_exit);
 	suite_add_tcase(s, noise);
 	suite_add_tcase(s, timer);
 	return unit_run(s);
