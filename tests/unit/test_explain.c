@@ -409,6 +409,19 @@ START_TEST(forgetting_causes_between_windows)
 }
 END_TEST
 
+/* The blocker of the two tests below, pid 777 at FIFO 95, switches to ours. */
+static void blocker_yields_to_own(uint64_t ts)
+{
+	struct trace_record r = { .ts = ts, .kind = TRACE_SWITCH };
+
+	r.sched_switch.prev_pid = 777;
+	r.sched_switch.prev_comm = name("blocker");
+	r.sched_switch.next_pid = OWN;
+	r.sched_switch.next_comm = name("cyclic");
+	r.sched_switch.next_prio = 9;
+	feed_as(r, 777);
+}
+
 /*
  * This VM traces no sched_switch when a CPU leaves idle. The timer and a
  * higher-priority thread wake together on an idle CPU: the CPU goes to the
@@ -417,7 +430,6 @@ END_TEST
 START_TEST(idle_exit_without_a_switch_event)
 {
 	struct trace_record exit = { .ts = 1020, .kind = TRACE_VECTOR_EXIT };
-	struct trace_record done = { .ts = 1300, .kind = TRACE_SWITCH };
 
 	sw(900, 0, "swapper/1", 120);
 	window(1000, 1330);
@@ -427,12 +439,7 @@ START_TEST(idle_exit_without_a_switch_event)
 	exit.vector.vector = VECTOR_LOCAL_TIMER;
 	feed_as(exit, 0);
 	/* no switch out of idle: the blocker's own switch away is the next event */
-	done.sched_switch.prev_pid = 777;
-	done.sched_switch.prev_comm = name("blocker");
-	done.sched_switch.next_pid = OWN;
-	done.sched_switch.next_comm = name("cyclic");
-	done.sched_switch.next_prio = 9;
-	feed_as(done, 777);
+	blocker_yields_to_own(1300);
 	ck_assert_int_eq(explain_cpu_finish(engine, 1400, 1400), 0);
 	ck_assert_uint_eq(total(CAUSE_THREAD, 777), 280);
 	ck_assert_uint_eq(total(CAUSE_SCHEDULING, 0), 30);
@@ -450,7 +457,6 @@ START_TEST(second_interrupt_before_idle_exit)
 {
 	struct trace_record exit = { .ts = 1020, .kind = TRACE_VECTOR_EXIT };
 	struct trace_record entry = { .ts = 1030, .kind = TRACE_VECTOR_ENTRY };
-	struct trace_record done = { .ts = 1300, .kind = TRACE_SWITCH };
 
 	sw(900, 0, "swapper/1", 120);
 	window(1000, 1330);
@@ -462,12 +468,7 @@ START_TEST(second_interrupt_before_idle_exit)
 	waking_on(1032, OWN, 9, "cyclic", 0);
 	exit.ts = 1040;
 	feed_as(exit, 0);
-	done.sched_switch.prev_pid = 777;
-	done.sched_switch.prev_comm = name("blocker");
-	done.sched_switch.next_pid = OWN;
-	done.sched_switch.next_comm = name("cyclic");
-	done.sched_switch.next_prio = 9;
-	feed_as(done, 777);
+	blocker_yields_to_own(1300);
 	ck_assert_int_eq(explain_cpu_finish(engine, 1400, 1400), 0);
 	ck_assert_uint_eq(total(CAUSE_VECTOR, VECTOR_LOCAL_TIMER), 30);
 	ck_assert_uint_eq(total(CAUSE_TIMER_DELAY, 0), 10);
