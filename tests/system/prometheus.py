@@ -19,16 +19,25 @@ PROMETHEUS = shutil.which("prometheus")
 PROMTOOL = shutil.which("promtool")
 
 
+_handed_out = set()
+
+
 def free_port():
-    """A loopback port in 19000-19999 that nothing listens on now."""
+    """A loopback port in 19000-19999 that nothing listens on now and that no
+    earlier call handed out: a test takes several before it starts anything
+    on them (a monitor's and two Prometheus servers' ports), and two alike
+    would have one answer for the other."""
     for _ in range(200):
         port = random.randint(19000, 19999)
+        if port in _handed_out:
+            continue
         with socket.socket() as s:
             try:
                 s.bind(("127.0.0.1", port))
             except OSError:
                 continue
-            return port
+        _handed_out.add(port)
+        return port
     raise RuntimeError("no free port in 19000-19999")
 
 
