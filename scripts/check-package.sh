@@ -127,8 +127,11 @@ deb=$(ls "$scratch"/latscope_"$version"_*.deb)
 lap
 say "built $(basename "$deb") in $took${offline:+, without network}"
 
-# 2. lintian: errors and warnings fail, the rest is shown.
-lintian --fail-on error,warning --display-info --pedantic \
+# 2. lintian: errors and warnings fail, the rest is shown. Its temporary
+# files go to the scratch directory: lintian leaves two mldbm-elf-* files
+# (Berkeley DB, 8 KB each) in TMPDIR per run.
+mkdir "$scratch/tmp"
+TMPDIR="$scratch/tmp" lintian --fail-on error,warning --display-info --pedantic \
 	"$scratch"/latscope_"$version"_*.changes "$scratch/latscope_$version.dsc" \
 	>"$scratch/lintian.log" 2>&1 || { cat "$scratch/lintian.log" >&2; fail "lintian"; }
 lap
