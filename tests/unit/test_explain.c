@@ -449,9 +449,10 @@ END_TEST
 
 /*
  * The same with the blocker's timer a little earlier (tests/system/
- * explain-break, once in about 30 runs): the blocker is woken in one local_timer, and
- * ours in a second that comes before the CPU has left idle (its common_pid
- * is still the idle task's). Both woken wait; the blocker runs first.
+ * explain-break, once in about 30 runs): the blocker is woken in one
+ * local_timer, and ours in a second that comes before the CPU has left idle
+ * (its common_pid is still the idle task's). Both woken wait; the blocker
+ * runs first.
  */
 START_TEST(second_interrupt_before_idle_exit)
 {
