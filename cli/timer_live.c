@@ -99,7 +99,7 @@ void timer_live_follow(struct timer_session *s, const sigset_t *wait_mask)
 			break;
 		if (stop_requested)
 			break;
-		timer_collect_block_maxima(s->run);
+		timer_collect_blocks(s->run);
 		timer_explain_pump(&s->explain, s->run);
 		since_draw += step;
 		if (since_draw < 1000)

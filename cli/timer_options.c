@@ -469,6 +469,7 @@ static void fill_params(const struct timer_words *given, struct timer_options *o
 	params->sample_ring = opts->verbose ? TIMER_SAMPLE_RING : 0;
 	/* compare's extreme-value fit reads them from the JSON */
 	params->block_maxima = true;
+	params->time_blocks = true;
 	if (opts->explain == EXPLAIN_WITH_TRACE) {
 		/* the explanation follows the spikes: keep many, from the start
 		 * when a threshold is given, else once the p99 is known */

@@ -269,7 +269,7 @@ void import_finish_series(struct run_series *s)
 }
 
 static const char expected_formats[] =
-	"expected latscope JSON (\"schema\": \"latscope/1\" or \"latscope/2\"), cyclictest or "
+	"expected latscope JSON (\"schema\": \"latscope/1\" to \"latscope/3\"), cyclictest or "
 	"oslat --json (rt-tests 2.x, \"file_version\": 1), or the text of cyclictest -h N";
 
 static int detect_json(struct import_ctx *ctx, struct jsondoc *doc)

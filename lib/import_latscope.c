@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * latscope's own JSON into the result model: every command, schema
- * latscope/1 (CPU sets as arrays) and latscope/2 (cpu-list strings).
+ * latscope/1 (CPU sets as arrays), latscope/2 (cpu-list strings) and
+ * latscope/3 (time blocks).
  */
 #include <errno.h>
 #include <math.h>
@@ -12,7 +13,7 @@
 #include "import_internal.h"
 
 /* the newest schema this reader knows; later ones are refused */
-#define SCHEMA_NEWEST 2
+#define SCHEMA_NEWEST 3
 
 /* what reading one document needs at hand */
 struct reader {
@@ -558,6 +559,51 @@ static int read_block_maxima(struct reader *r, const json_t *value, struct run_s
 	return 0;
 }
 
+/*
+ * A series' time blocks. Malformed ones fail the import; blocks that do not
+ * add up to the series' histogram (some were lost in the run) are left out
+ * with a note: a statistic that resampled them would see a different run.
+ */
+static int read_time_blocks(struct reader *r, const json_t *value, struct run_series *s,
+			    const char *who)
+{
+	uint64_t total = 0;
+	unsigned int i;
+	char why[200];
+	int ret;
+
+	if (!value)
+		return 0;
+	s->time_blocks = calloc(1, sizeof(*s->time_blocks));
+	if (!s->time_blocks)
+		return -ENOMEM;
+	ret = time_blocks_from_json(r->doc, value, s->time_blocks, why, sizeof(why));
+	if (ret == -EINVAL)
+		return import_fail(r->ctx, ret, "%s: %s", who, why);
+	if (ret)
+		return ret;
+	for (i = 0; i < s->time_blocks->nr; i++)
+		total += s->time_blocks->blocks[i].count;
+	if (s->histogram.present && total == s->histogram.total && !s->time_blocks->lost)
+		return 0;
+	if (s->time_blocks->lost)
+		ret = import_note(r->ctx,
+				  "%s: %llu time blocks were lost in the run: its blocks are "
+				  "left out",
+				  who, (unsigned long long)s->time_blocks->lost);
+	else
+		ret = import_note(
+			r->ctx,
+			"%s: its time blocks hold %llu values, its histogram %llu: its "
+			"blocks are left out",
+			who, (unsigned long long)total,
+			(unsigned long long)(s->histogram.present ? s->histogram.total : 0));
+	time_blocks_release(s->time_blocks);
+	free(s->time_blocks);
+	s->time_blocks = NULL;
+	return ret;
+}
+
 static int64_t window_end(const json_t *w)
 {
 	const json_t *v = json_object_get(w, "end_ns");
@@ -766,6 +812,8 @@ static int read_series(struct reader *r, const json_t *entry, enum run_measure m
 			  &s->softirqs, &s->nr_softirqs))
 		return -ENOMEM;
 	ret = read_block_maxima(r, json_object_get(entry, "block_maxima"), s, who);
+	if (!ret)
+		ret = read_time_blocks(r, json_object_get(entry, "time_blocks"), s, who);
 	if (ret)
 		return ret;
 	s->window_ns = get_u64(entry, "window_ns");
@@ -979,17 +1027,16 @@ int import_latscope(struct import_ctx *ctx, struct jsondoc *doc)
 
 	if (!schema || strncmp(schema, "latscope/", 9) || schema[9] < '1' || schema[9] > '9')
 		return import_fail(ctx, -EINVAL,
-				   "unknown schema '%s': expected latscope/1 or latscope/2",
+				   "unknown schema '%s': expected latscope/1, /2 or /3",
 				   schema ? schema : "(not a string)");
 	version = strtoul(schema + 9, &end, 10);
 	if (*end)
 		return import_fail(ctx, -EINVAL,
-				   "unknown schema '%s': expected latscope/1 or latscope/2",
-				   schema);
+				   "unknown schema '%s': expected latscope/1, /2 or /3", schema);
 	if (version > SCHEMA_NEWEST)
 		return import_fail(ctx, -EINVAL,
 				   "written by a newer latscope (schema %s); this version reads "
-				   "latscope/1 and latscope/2",
+				   "latscope/1, /2 and /3",
 				   schema);
 	/* on failure ctx->run is the top run (parts belong to it): the caller frees it */
 	ret = read_document(ctx, doc, root, (unsigned int)version, NULL, NULL);

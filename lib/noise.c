@@ -28,9 +28,9 @@ static void publish(struct noise_cpu *c, uint64_t count, uint64_t max, uint64_t 
 
 /*
  * Fold the loop's counts into the histogram at the end: the short deltas
- * it counted by clock tick, converted once per tick value here (the same
- * rounding as converting each read), and min/max from the ticks where the
- * loop only tracked the long ones.
+ * it counted by clock tick (all of them in short_closed by then), converted
+ * once per tick value here (the same rounding as converting each read), and
+ * min/max from the ticks where the loop only tracked the long ones.
  */
 static void sync_hist(struct noise_cpu *c, uint64_t count, uint64_t long_min, uint64_t long_max,
 		      uint64_t overflow, uint64_t last)
@@ -44,17 +44,56 @@ static void sync_hist(struct noise_cpu *c, uint64_t count, uint64_t long_min, ui
 	h->min = long_min;
 	h->max = long_max;
 	for (ticks = 0; ticks < c->short_limit; ticks++) {
-		if (!c->short_counts[ticks])
+		if (!c->short_closed[ticks])
 			continue;
 		ns = tsc_delta_ns(clock, ticks);
-		h->buckets[hist_bucket_of(ns)] += c->short_counts[ticks];
+		h->buckets[hist_bucket_of(ns)] += c->short_closed[ticks];
 		if (ns < h->min)
 			h->min = ns;
 		if (ns > h->max)
 			h->max = ns;
 	}
-	/* every delta adds up to the span: exact, with no per-read rounding */
-	h->sum = tsc_delta_ns(clock, last - c->first_stamp);
+	/* every delta adds up to the span but the bookkeeping: exact, with no per-read rounding */
+	h->sum = tsc_delta_ns(clock, last - c->first_stamp - c->unmeasured);
+}
+
+/*
+ * The short deltas counted since the last time block closed go into the
+ * open block's buckets (and the run's short counts): the same conversion
+ * as sync_hist's.
+ */
+static void fold_short_counts(struct noise_cpu *c)
+{
+	const struct tsc_clock *clock = &c->run->clock;
+	uint64_t ticks, n;
+
+	for (ticks = 0; ticks < c->short_limit; ticks++) {
+		n = c->short_counts[ticks];
+		if (!n)
+			continue;
+		c->short_counts[ticks] = 0;
+		c->short_closed[ticks] += n;
+		time_block_builder_count(&c->time_builder,
+					 hist_bucket_of(tsc_delta_ns(clock, ticks)), (uint32_t)n);
+	}
+}
+
+/*
+ * The open time block ended before @stamp: its short counts into its
+ * buckets, the block to the main thread, and the block that holds @stamp
+ * opened. Returns a fresh clock read: the loop measures on from there, so
+ * that this bookkeeping shows as no delta (it is counted as unmeasured).
+ */
+static __attribute__((noinline)) uint64_t close_time_block(struct noise_cpu *c, uint64_t stamp,
+							   uint64_t now)
+{
+	uint64_t fresh;
+
+	fold_short_counts(c);
+	time_block_builder_close(&c->time_builder, &c->time_ring, stamp);
+	fresh = c->run->clock.use_tsc ? tsc_read_raw() : tsc_monotonic_raw_ns();
+	c->unmeasured += fresh > now ? fresh - now : 0;
+	return fresh;
 }
 
 /*
@@ -95,6 +134,7 @@ static inline __attribute__((always_inline)) void spin(struct noise_cpu *c, bool
 	prev = use_tsc ? tsc_read_raw() : tsc_monotonic_raw_ns();
 	c->first_stamp = prev;
 	c->block_end = prev + c->run->block_ticks;
+	time_block_builder_start(&c->time_builder, prev);
 	/* unless stopped already: each thread measures the full duration */
 	__atomic_compare_exchange_n(deadline, &(uint64_t){ UINT64_MAX },
 				    prev + c->run->duration_ticks, false, __ATOMIC_RELAXED,
@@ -119,6 +159,11 @@ static inline __attribute__((always_inline)) void spin(struct noise_cpu *c, bool
 			/* the delta began at prev: in the open block, or a later one */
 			if (__builtin_expect(prev >= c->block_end, 0))
 				close_block(c, prev);
+			if (__builtin_expect(prev >= c->time_builder.end, 0))
+				now = close_time_block(c, prev, now);
+			time_block_builder_count(
+				&c->time_builder,
+				ns <= HIST_MAX_NS ? hist_bucket_of(ns) : TIME_BLOCK_OVERFLOW, 1);
 			if (ns > c->block_max_ns)
 				c->block_max_ns = ns;
 			if (ns >= threshold) {
@@ -133,17 +178,24 @@ static inline __attribute__((always_inline)) void spin(struct noise_cpu *c, bool
 				c->block_below_ns = ns;
 			}
 		}
-		if (__builtin_expect(!(count % PUBLISH_EVERY), 0)) {
-			publish(c, count, long_max, now);
+		if (__builtin_expect(!(count % NOISE_BLOCK_CHECK_EVERY), 0)) {
 			/* a block without a slow delta ends too */
-			if (now >= c->block_end)
-				close_block(c, now);
+			if (now >= c->time_builder.end)
+				now = close_time_block(c, now, now);
+			if (!(count % PUBLISH_EVERY)) {
+				publish(c, count, long_max, now);
+				if (now >= c->block_end)
+					close_block(c, now);
+			}
 		}
 		if (__builtin_expect(now >= __atomic_load_n(deadline, __ATOMIC_RELAXED), 0))
 			break;
 		prev = now;
 	}
 	c->last_stamp = now;
+	/* the last time block is partial: it ends with the run */
+	fold_short_counts(c);
+	time_block_builder_flush(&c->time_builder, &c->time_ring);
 	sync_hist(c, count, long_min, long_max, overflow, now);
 	/* nothing more will come from this thread */
 	publish(c, count, c->hist->max, UINT64_MAX);
@@ -176,6 +228,8 @@ static uint64_t short_limit_for(const struct noise_run *run)
 
 #define RING_BYTES (NOISE_RING_RECORDS * sizeof(struct noise_gap))
 #define BLOCK_RING_BYTES (NOISE_BLOCK_RING * sizeof(struct noise_block))
+#define TIME_RING_BYTES (NOISE_TIME_RING * sizeof(struct time_block_chunk))
+#define SHORT_BYTES (SHORT_TICKS * sizeof(uint64_t))
 
 uint64_t noise_memory_estimate(const struct noise_params *params)
 {
@@ -185,8 +239,9 @@ uint64_t noise_memory_estimate(const struct noise_params *params)
 	 * measuring thread. The stored gaps grow as they come; a growth that
 	 * fails is counted as not stored, not refused up front.
 	 */
-	uint64_t per_cpu = RING_BYTES + BLOCK_RING_BYTES + sizeof(struct hist) +
-			   SHORT_TICKS * sizeof(uint64_t) + WORKER_STACK_BYTES;
+	uint64_t per_cpu = RING_BYTES + BLOCK_RING_BYTES + TIME_RING_BYTES +
+			   time_block_builder_bytes() + sizeof(struct hist) + 2 * SHORT_BYTES +
+			   WORKER_STACK_BYTES;
 
 	return per_cpu * cpuset_count(&params->cpus);
 }
@@ -196,16 +251,24 @@ static int noise_thread_setup(struct worker *worker)
 {
 	struct noise_cpu *c = worker->data;
 	void *records = rt_alloc_local(RING_BYTES), *blocks = rt_alloc_local(BLOCK_RING_BYTES);
+	void *chunks = rt_alloc_local(TIME_RING_BYTES);
+	void *counts = rt_alloc_local(time_block_builder_bytes());
 
 	c->hist = rt_alloc_local(sizeof(*c->hist));
-	c->short_counts = rt_alloc_local(SHORT_TICKS * sizeof(*c->short_counts));
-	if (!c->hist || !records || !blocks || !c->short_counts) {
+	c->short_counts = rt_alloc_local(SHORT_BYTES);
+	c->short_closed = rt_alloc_local(SHORT_BYTES);
+	if (!c->hist || !records || !blocks || !chunks || !counts || !c->short_counts ||
+	    !c->short_closed) {
 		rt_free_local(records, RING_BYTES);
 		rt_free_local(blocks, BLOCK_RING_BYTES);
+		rt_free_local(chunks, TIME_RING_BYTES);
+		rt_free_local(counts, time_block_builder_bytes());
 		return -ENOMEM;
 	}
 	record_ring_init(&c->ring, records, NOISE_RING_RECORDS, sizeof(struct noise_gap));
 	record_ring_init(&c->block_ring, blocks, NOISE_BLOCK_RING, sizeof(struct noise_block));
+	record_ring_init(&c->time_ring, chunks, NOISE_TIME_RING, sizeof(struct time_block_chunk));
+	time_block_builder_init(&c->time_builder, counts, c->run->time_block_ticks);
 	hist_init(c->hist);
 	c->short_limit = short_limit_for(c->run);
 	return 0;
@@ -219,8 +282,15 @@ static void free_cpu_buffers(struct noise_run *run)
 		struct noise_cpu *c = &run->cpus[i];
 
 		rt_free_local(c->hist, sizeof(*c->hist));
-		rt_free_local(c->short_counts, SHORT_TICKS * sizeof(*c->short_counts));
+		rt_free_local(c->short_counts, SHORT_BYTES);
 		c->short_counts = NULL;
+		rt_free_local(c->short_closed, SHORT_BYTES);
+		c->short_closed = NULL;
+		rt_free_local(c->time_ring.slots, TIME_RING_BYTES);
+		c->time_ring.slots = NULL;
+		rt_free_local(c->time_builder.counts, time_block_builder_bytes());
+		c->time_builder.counts = NULL;
+		time_blocks_release(&c->time_blocks);
 		rt_free_local(c->ring.slots, RING_BYTES);
 		c->ring.slots = NULL;
 		rt_free_local(c->block_ring.slots, BLOCK_RING_BYTES);
@@ -298,8 +368,11 @@ int noise_prepare(struct noise_run *run, struct sysroot *root, const struct nois
 	/* each thread's clock starts at its first read, not while it sets up */
 	run->duration_ticks = (uint64_t)((double)params->duration_ns * run->clock.cycles_per_ns);
 	run->block_ticks = (uint64_t)((double)NOISE_BLOCK_NS * run->clock.cycles_per_ns);
-	for (i = 0; i < run->nr_cpus; i++)
+	run->time_block_ticks = (uint64_t)((double)TIME_BLOCK_NS * run->clock.cycles_per_ns);
+	for (i = 0; i < run->nr_cpus; i++) {
 		run->cpus[i].deadline = UINT64_MAX;
+		time_blocks_init(&run->cpus[i].time_blocks, TIME_BLOCK_NS);
+	}
 	return 0;
 }
 
@@ -432,6 +505,10 @@ uint64_t noise_drain(struct noise_run *run)
 
 	for (i = 0; i < run->nr_cpus; i++) {
 		drain_blocks(&run->cpus[i]);
+		if (run->cpus[i].time_ring.slots &&
+		    time_blocks_take(&run->cpus[i].time_blocks, &run->cpus[i].time_ring))
+			log_warning("cpu %u: out of memory keeping its time blocks",
+				    run->cpus[i].cpu);
 		taken = drain_cpu(run, &run->cpus[i]);
 		wait = record_ring_drain_interval(&run->cpus[i].ring, taken, elapsed,
 						  NOISE_DRAIN_EVERY_NS);
@@ -618,6 +695,11 @@ void noise_classify_throttling(struct noise_run *run, const struct rt_throttling
 			c->lost_ns -= d;
 			c->gap_count--;
 			hist_remove(c->hist, d);
+			if (run->time_block_ticks)
+				time_blocks_remove(&c->time_blocks,
+						   (c->gaps[g].stamp - c->first_stamp) /
+							   run->time_block_ticks,
+						   d);
 			max_removed |= d == c->hist->max;
 		}
 		if (max_removed)

@@ -60,6 +60,9 @@ static json_t *cpu_result(const struct noise_run *run, const struct noise_cpu *c
 		result_percentiles(h), "gaps", gaps, "steal_ns", (json_int_t)c->steal_ns,
 		"periodic", periodic_result(c), "histogram", result_histogram(h));
 	json_object_set_new(cpu, "block_maxima", block_maxima_result(c));
+	json_object_set_new(cpu, "time_blocks",
+			    time_blocks_json(&c->time_blocks, __atomic_load_n(&c->time_builder.lost,
+									      __ATOMIC_RELAXED)));
 	if (rt_policy_is_realtime(run->params.policy))
 		json_object_set_new(cpu, "throttling",
 				    json_pack("{s:I, s:I}", "count", (json_int_t)c->throttled_count,

@@ -102,7 +102,8 @@ bool result_schema_readable(const json_t *doc)
 {
 	const char *schema = json_string_value(json_object_get(doc, "schema"));
 
-	return schema && (!strcmp(schema, RESULT_SCHEMA) || !strcmp(schema, RESULT_SCHEMA_V1));
+	return schema && (!strcmp(schema, RESULT_SCHEMA) || !strcmp(schema, RESULT_SCHEMA_V2) ||
+			  !strcmp(schema, RESULT_SCHEMA_V1));
 }
 
 static json_t *file_string(struct sysroot *root, const char *path)

@@ -48,6 +48,9 @@ static void free_series(struct run_series *s)
 	free_counters(s->interrupts, s->nr_interrupts);
 	free_counters(s->softirqs, s->nr_softirqs);
 	free(s->block_max_ns);
+	if (s->time_blocks)
+		time_blocks_release(s->time_blocks);
+	free(s->time_blocks);
 	free(s->windows);
 }
 

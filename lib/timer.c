@@ -31,6 +31,7 @@ struct timer_run {
 	struct worker_group group;
 	struct timer_stats **stats; /* each allocated by its own thread */
 	struct block_store *blocks; /* per thread, with params.block_maxima */
+	struct time_blocks *time_blocks; /* per thread, with params.time_blocks */
 	int event_fd; /* a thread that ends adds 1: the caller's poll wakes */
 	/* written by the measuring threads, read with atomics */
 	int stop;
@@ -69,12 +70,22 @@ static size_t block_ring_size(const struct timer_params *params)
 	return params->block_maxima ? TIMER_BLOCK_RING * sizeof(struct timer_block) : 0;
 }
 
+/* The open time block's counts and the ring of closed ones, with params.time_blocks. */
+static size_t time_block_size(const struct timer_params *params)
+{
+	return params->time_blocks ?
+		       time_block_builder_bytes() +
+			       record_ring_bytes(TIMER_TIME_RING, sizeof(struct time_block_chunk)) :
+		       0;
+}
+
 /* One thread's block: its statistics, spike records, histogram and rings. */
 static size_t stats_size(const struct timer_params *params)
 {
 	return sizeof(struct timer_stats) + spike_slots(params) * sizeof(struct timer_spike) +
 	       2 * (size_t)params->histogram_buckets * sizeof(uint64_t) +
-	       params->sample_ring * sizeof(uint64_t) + block_ring_size(params);
+	       params->sample_ring * sizeof(uint64_t) + block_ring_size(params) +
+	       time_block_size(params);
 }
 
 uint64_t timer_memory_estimate(const struct timer_params *params)
@@ -141,6 +152,15 @@ struct timer_stats *timer_stats_new(const struct timer_params *params, unsigned 
 		stats->block_ring = (struct timer_block *)tail;
 		stats->block_ns = timer_block_ns(config->interval_ns);
 	}
+	tail += blocks;
+	if (params->time_blocks) {
+		/* the ring's slots first: 8-byte aligned like everything before them */
+		record_ring_init(&stats->time_ring, tail, TIMER_TIME_RING,
+				 sizeof(struct time_block_chunk));
+		tail += record_ring_bytes(TIMER_TIME_RING, sizeof(struct time_block_chunk));
+		time_block_builder_init(&stats->time_builder, tail,
+					timer_time_block_ns(config->interval_ns));
+	}
 	return stats;
 }
 
@@ -164,6 +184,15 @@ static void keep_if_top(struct timer_stats *stats, const struct timer_spike *spi
 	memmove(&stats->top[at + 1], &stats->top[at],
 		(stats->nr_top - 1 - at) * sizeof(stats->top[0]));
 	stats->top[at] = *spike;
+}
+
+uint64_t timer_time_block_ns(uint64_t interval_ns)
+{
+	uint64_t length = TIME_BLOCK_NS;
+
+	while (length / 10 < interval_ns && length < UINT64_MAX / 2)
+		length *= 2;
+	return length;
 }
 
 uint64_t timer_block_ns(uint64_t interval_ns)
@@ -212,6 +241,10 @@ uint64_t timer_stats_add(struct timer_stats *stats, uint64_t expiry_ns, uint64_t
 	bool breaks;
 
 	hist_add(&stats->hist, latency);
+	if (stats->time_builder.counts) {
+		time_block_builder_at(&stats->time_builder, &stats->time_ring, expiry_ns);
+		time_block_builder_add(&stats->time_builder, latency);
+	}
 	if (stats->block_ns) {
 		if (expiry_ns >= stats->block_end_ns)
 			next_block(stats, expiry_ns);
@@ -470,6 +503,8 @@ static void measure(struct worker *worker)
 	stats->tid = worker->tid;
 	now = timer_clock_ns();
 	stats->start_ns = now;
+	if (stats->time_builder.counts)
+		time_block_builder_start(&stats->time_builder, now);
 	if (params->duration_ns)
 		end = now + params->duration_ns;
 	next = now + stats->interval_ns;
@@ -567,6 +602,9 @@ static void free_run(struct timer_run *run)
 	for (i = 0; run->blocks && i < run->params.nr_threads; i++)
 		free(run->blocks[i].max_ns);
 	free(run->blocks);
+	for (i = 0; run->time_blocks && i < run->params.nr_threads; i++)
+		time_blocks_release(&run->time_blocks[i]);
+	free(run->time_blocks);
 	free_stats(run);
 	close_tracemark(run);
 	if (run->event_fd >= 0)
@@ -619,9 +657,11 @@ int timer_start(struct timer_run **runp, const struct timer_params *params)
 	run->stats = calloc(n, sizeof(*run->stats));
 	if (params->block_maxima)
 		run->blocks = calloc(n, sizeof(*run->blocks));
+	if (params->time_blocks)
+		run->time_blocks = calloc(n, sizeof(*run->time_blocks));
 	run->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (!run->threads || !run->workers || !run->stats || run->event_fd < 0 ||
-	    (params->block_maxima && !run->blocks)) {
+	    (params->block_maxima && !run->blocks) || (params->time_blocks && !run->time_blocks)) {
 		ret = run->event_fd < 0 ? -errno : -ENOMEM;
 		log_error("cannot prepare %u measuring threads: %s", n, strerror(-ret));
 		free_run(run);
@@ -629,6 +669,9 @@ int timer_start(struct timer_run **runp, const struct timer_params *params)
 	}
 	memcpy(run->threads, params->threads, n * sizeof(*run->threads));
 	run->params.threads = run->threads;
+	for (i = 0; run->time_blocks && i < n; i++)
+		time_blocks_init(&run->time_blocks[i],
+				 timer_time_block_ns(run->threads[i].interval_ns));
 	if (params->tracemark && params->break_above_ns)
 		open_tracemark(run);
 	for (i = 0; i < n; i++) {
@@ -707,8 +750,11 @@ int timer_stop(struct timer_run *run)
 	worker_group_join(&run->group);
 	run->joined = true;
 	close_tracemark(run);
-	/* the blocks closed since the last collection; the open one is partial */
-	timer_collect_block_maxima(run);
+	/* the open time block is partial: it ends with the run */
+	for (i = 0; run->time_blocks && i < run->params.nr_threads; i++)
+		time_block_builder_flush(&run->stats[i]->time_builder, &run->stats[i]->time_ring);
+	/* the blocks closed since the last collection; the open maximum is partial */
+	timer_collect_blocks(run);
 	for (i = 0; i < run->params.nr_threads; i++) {
 		const struct timer_stats *stats = run->stats[i];
 
@@ -838,7 +884,7 @@ static int collect_thread(struct timer_stats *stats, struct block_store *store)
 	return 0;
 }
 
-int timer_collect_block_maxima(struct timer_run *run)
+int timer_collect_blocks(struct timer_run *run)
 {
 	unsigned int i;
 	int ret = 0;
@@ -846,9 +892,24 @@ int timer_collect_block_maxima(struct timer_run *run)
 	for (i = 0; run->blocks && i < run->params.nr_threads; i++)
 		if (run->stats[i] && collect_thread(run->stats[i], &run->blocks[i]))
 			ret = -ENOMEM;
+	for (i = 0; run->time_blocks && i < run->params.nr_threads; i++)
+		if (run->stats[i] &&
+		    time_blocks_take(&run->time_blocks[i], &run->stats[i]->time_ring))
+			ret = -ENOMEM;
 	if (ret)
-		log_error("out of memory keeping the block maxima");
+		log_error("out of memory keeping the blocks");
 	return ret;
+}
+
+const struct time_blocks *timer_time_blocks(const struct timer_run *run, unsigned int thread,
+					    uint64_t *builder_lost)
+{
+	if (builder_lost)
+		*builder_lost = run->time_blocks && run->stats[thread] ?
+					__atomic_load_n(&run->stats[thread]->time_builder.lost,
+							__ATOMIC_RELAXED) :
+					0;
+	return run->time_blocks ? &run->time_blocks[thread] : NULL;
 }
 
 const uint64_t *timer_block_maxima(const struct timer_run *run, unsigned int thread, size_t *nr,
@@ -995,6 +1056,12 @@ json_t *timer_result_threads(const struct timer_run *run)
 		json_object_set_new(entry, "histogram", result_histogram(h));
 		if (run->blocks)
 			json_object_set_new(entry, "block_maxima", block_maxima_json(run, i));
+		if (run->time_blocks) {
+			uint64_t lost;
+			const struct time_blocks *tb = timer_time_blocks(run, i, &lost);
+
+			json_object_set_new(entry, "time_blocks", time_blocks_json(tb, lost));
+		}
 		if (stats->nr_buckets)
 			json_object_set_new(entry, "cyclictest_histogram",
 					    cyclictest_histogram_json(stats));

@@ -13,6 +13,7 @@
 #include "latscope/record_ring.h"
 #include "latscope/rt.h"
 #include "latscope/sysroot.h"
+#include "latscope/time_blocks.h"
 #include "latscope/tsc.h"
 #include "latscope/workers.h"
 
@@ -67,6 +68,21 @@ struct noise_gap {
 #define NOISE_BLOCK_RING 256
 #define NOISE_MAX_BLOCKS (31U * 86400U)
 
+/*
+ * Time blocks (time_blocks.h): the histogram of every TIME_BLOCK_NS of a
+ * CPU's deltas, blocks counted from its first read and a delta belonging
+ * to the block it began in. The loop counts short deltas by tick as ever;
+ * a block's end is noticed at the next slow delta or within
+ * NOISE_BLOCK_CHECK_EVERY loops (about half a millisecond), and then the
+ * thread folds the short counts into the block's buckets and hands the
+ * block over through a ring of NOISE_TIME_RING chunks that noise_drain()
+ * empties. That bookkeeping, a microsecond or less ten times a second, is
+ * not measured: the loop reads the clock afresh after it, so it is no gap,
+ * and the time it took is left out of the CPU's run time (unmeasured_ns).
+ */
+#define NOISE_BLOCK_CHECK_EVERY (1U << 14)
+#define NOISE_TIME_RING 1024
+
 struct noise_block {
 	uint64_t index; /* blocks since the CPU's first read */
 	uint64_t max_ns; /* its largest delta on the slow path; 0: none */
@@ -106,6 +122,7 @@ struct noise_cpu {
 	uint64_t gap_count; /* stored or not */
 	uint64_t lost_ns; /* sum of the gaps */
 	uint64_t first_stamp, last_stamp;
+	uint64_t unmeasured; /* clock units the loop spent handing blocks over */
 	uint64_t block_end; /* raw stamp at which the open block ends */
 	uint64_t block_index, block_max_ns, block_below_ns; /* the open block */
 	uint64_t steal_ns; /* steal time during the run */
@@ -116,6 +133,11 @@ struct noise_cpu {
 	struct period_source periodic[PERIOD_MAX_SOURCES];
 	int nr_periodic;
 	uint8_t *gap_source; /* per stored gap: its periodic source, or PERIOD_UNASSIGNED */
+	/* time blocks: the short counts of the closed blocks, the open block and its ring */
+	uint64_t *short_closed; /* short deltas by tick, of every closed block */
+	struct time_block_builder time_builder;
+	struct record_ring time_ring;
+	struct time_blocks time_blocks; /* what noise_drain() took (main thread) */
 	/* the block maxima noise_drain() collected, in time order (main thread) */
 	struct noise_block *blocks;
 	size_t nr_blocks;
@@ -145,6 +167,7 @@ struct noise_run {
 	unsigned int nr_possible;
 	uint64_t duration_ticks; /* the duration in the clock's unit */
 	uint64_t block_ticks; /* NOISE_BLOCK_NS in the clock's unit */
+	uint64_t time_block_ticks; /* TIME_BLOCK_NS in the clock's unit */
 	uint64_t last_drain_ns; /* CLOCK_MONOTONIC of the last noise_drain() */
 };
 

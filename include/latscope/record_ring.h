@@ -80,6 +80,17 @@ static inline bool record_ring_push(struct record_ring *ring, const void *record
 	return true;
 }
 
+/*
+ * Producer only: how many records a push would find room for now (one
+ * acquire load of the consumer's position). For a producer that hands over
+ * several records that belong together, all or none.
+ */
+static inline size_t record_ring_room(struct record_ring *ring)
+{
+	ring->tail_seen = __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE);
+	return (size_t)(ring->mask + 1 - (ring->head - ring->tail_seen));
+}
+
 /**
  * record_ring_take - consumer only: move the oldest records out
  * @ring: the ring

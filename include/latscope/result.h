@@ -14,16 +14,19 @@
 
 /*
  * The versioned result document every command can write (--json):
- * { "schema": "latscope/2", "command", "version", "command_line",
+ * { "schema": "latscope/3", "command", "version", "command_line",
  *   "start_time", "end_time", "host", "params", ...command's own fields }
  * Durations are integers in ns; times are ISO 8601 in UTC; CPU sets are
  * the kernel's cpu-list strings ("0-3,8-11", "" for none).
  *
- * latscope/1 differs in one thing: its CPU sets are arrays of numbers.
- * A set of 1024 CPUs was 1024 numbers (and as many lines, pretty-printed);
- * as a list it is "0-1023". Readers accept both (result_read_cpuset()).
+ * latscope/3 adds the time blocks of every measured series (time_blocks.h);
+ * latscope/2 has none. latscope/1 also differs in its CPU sets: arrays of
+ * numbers. A set of 1024 CPUs was 1024 numbers (and as many lines,
+ * pretty-printed); as a list it is "0-1023". Readers accept all three
+ * (result_read_cpuset()).
  */
-#define RESULT_SCHEMA "latscope/2"
+#define RESULT_SCHEMA "latscope/3"
+#define RESULT_SCHEMA_V2 "latscope/2"
 #define RESULT_SCHEMA_V1 "latscope/1"
 
 /**
@@ -63,7 +66,7 @@ json_t *result_cpuset(const struct cpuset *set);
 
 /**
  * result_read_cpuset - a CPU set from a document of either schema
- * @value: a cpu-list string (latscope/2) or an array of CPU numbers
+ * @value: a cpu-list string (latscope/2 on) or an array of CPU numbers
  *	   (latscope/1)
  * @set: receives the set
  *
@@ -76,7 +79,7 @@ int result_read_cpuset(const json_t *value, struct cpuset *set);
  * result_schema_readable - whether a document is one this version reads
  * @doc: a parsed document
  *
- * True for "latscope/2" and "latscope/1".
+ * True for "latscope/3", "latscope/2" and "latscope/1".
  */
 bool result_schema_readable(const json_t *doc);
 

@@ -8,6 +8,7 @@
 
 #include "latscope/cpuset.h"
 #include "latscope/jsondoc.h"
+#include "latscope/time_blocks.h"
 
 /*
  * The result model: what any input of report, compare and doctor becomes
@@ -49,7 +50,7 @@ enum run_kind {
 
 /* the file format the input was read from */
 enum run_format {
-	RUN_FORMAT_LATSCOPE, /* latscope JSON, schema latscope/1 or latscope/2 */
+	RUN_FORMAT_LATSCOPE, /* latscope JSON, schema latscope/1, /2 or /3 */
 	RUN_FORMAT_CYCLICTEST_JSON, /* cyclictest --json (rt-tests 2.x, file_version 1) */
 	RUN_FORMAT_OSLAT_JSON, /* oslat --json (rt-tests 2.x, file_version 1) */
 	RUN_FORMAT_CYCLICTEST_TEXT, /* cyclictest -h N output (OSADL's "output" file) */
@@ -212,6 +213,13 @@ struct run_series {
 	uint64_t block_ns; /* RUN_NONE when the input has no block maxima */
 	uint64_t *block_max_ns;
 	size_t nr_blocks;
+
+	/*
+	 * The histogram of each time block (latscope/3), whose counts add up
+	 * to the histogram's; NULL when the input has none, or when they did
+	 * not add up (a note says so).
+	 */
+	struct time_blocks *time_blocks;
 
 	/* monitor: closed windows, oldest first */
 	uint64_t window_ns;

@@ -14,6 +14,7 @@
 #include "latscope/hist.h"
 #include "latscope/rt.h"
 #include "latscope/sysroot.h"
+#include "latscope/time_blocks.h"
 
 /*
  * Timer wake-up latency, measured the way cyclictest does: a thread asks to
@@ -50,7 +51,7 @@ enum timer_wait_mode {
  * later block, puts the block's maximum into a ring of TIMER_BLOCK_RING
  * entries, once per block: no allocation and no system call in its loop.
  * The main thread collects the ring into growing storage
- * (timer_collect_block_maxima) at least every TIMER_BLOCK_COLLECT_MS; at
+ * (timer_collect_blocks) at least every TIMER_BLOCK_COLLECT_MS; at
  * 1 s blocks the ring holds over four minutes of blocks. A run keeps at
  * most TIMER_MAX_BLOCKS per thread (31 days of 1 s blocks, 21 MB); later
  * ones are counted, not kept.
@@ -58,8 +59,20 @@ enum timer_wait_mode {
 #define TIMER_BLOCK_NS 1000000000ULL
 #define TIMER_BLOCK_MIN_WAKEUPS 100
 #define TIMER_BLOCK_RING 256
-#define TIMER_BLOCK_COLLECT_MS 10000
+#define TIMER_BLOCK_COLLECT_MS 1000
 #define TIMER_MAX_BLOCKS (31U * 86400U)
+
+/*
+ * Time blocks (params.time_blocks): the histogram of every TIME_BLOCK_NS
+ * of each thread, by expiry, for compare's block bootstrap
+ * (time_blocks.h). A block of 10 wake-ups at least: a period above
+ * TIME_BLOCK_NS / 10 gets blocks of TIME_BLOCK_NS times the next power of
+ * two. The thread hands a closed block to the main thread through a ring
+ * of TIMER_TIME_RING chunks (128 KiB), which the main thread empties with
+ * timer_collect_blocks() at least every TIMER_BLOCK_COLLECT_MS: room for a
+ * second of blocks of 290 distinct buckets each.
+ */
+#define TIMER_TIME_RING 2048
 
 struct timer_spike;
 
@@ -116,6 +129,8 @@ struct timer_params {
 	size_t stack_bytes;
 	/* record the maximum of every block (see TIMER_BLOCK_NS) */
 	bool block_maxima;
+	/* record the histogram of every time block (see TIMER_TIME_RING) */
+	bool time_blocks;
 };
 
 /* A sample kept for later: all times absolute, on TIMER_CLOCK. */
@@ -197,6 +212,9 @@ struct timer_stats {
 	bool block_sampled; /* the open block has a sample */
 	struct timer_block *block_ring; /* TIMER_BLOCK_RING entries */
 	uint64_t blocks_closed; /* published with release: ring entries written */
+	/* time blocks: the open block's histogram and the ring of closed ones */
+	struct time_block_builder time_builder; /* counts NULL: not recorded */
+	struct record_ring time_ring;
 	/* private */
 	size_t alloc_size;
 	timer_t posix_timer;
@@ -345,16 +363,34 @@ void timer_set_spike_threshold(struct timer_run *run, unsigned int thread, uint6
 uint64_t timer_block_ns(uint64_t interval_ns);
 
 /**
- * timer_collect_block_maxima - move the blocks the threads closed into the
- * run's storage
- * @run: a run started with params.block_maxima (else nothing happens)
+ * timer_collect_blocks - move the blocks the threads closed (their maxima
+ * and their time blocks) into the run's storage
+ * @run: a run started with params.block_maxima or params.time_blocks
+ *	 (else nothing happens)
  *
  * Call from one thread (the main one) at least every
  * TIMER_BLOCK_COLLECT_MS while the threads measure; timer_stop() calls it
- * a last time. Returns 0 or -ENOMEM (logged; the blocks stay in the ring
- * until the next call, or are counted as lost).
+ * a last time, after the open blocks were closed. Returns 0 or -ENOMEM
+ * (logged; the blocks stay in the ring until the next call, or are
+ * counted as lost).
  */
-int timer_collect_block_maxima(struct timer_run *run);
+int timer_collect_blocks(struct timer_run *run);
+
+/**
+ * timer_time_blocks - one thread's time blocks collected so far
+ * @run: the run
+ * @thread: the thread
+ * @builder_lost: receives the blocks the thread could not hand over (its
+ *		  ring was full), or NULL
+ *
+ * Returns the store (owned by the run, valid until the next collection),
+ * or NULL when the run does not record time blocks.
+ */
+const struct time_blocks *timer_time_blocks(const struct timer_run *run, unsigned int thread,
+					    uint64_t *builder_lost);
+
+/* The length of a time block for a wake-up period (see TIMER_TIME_RING). */
+uint64_t timer_time_block_ns(uint64_t interval_ns);
 
 /**
  * timer_block_maxima - one thread's block maxima collected so far

@@ -343,8 +343,8 @@ END_TEST
 
 START_TEST(future_and_unknown_schemas_are_refused)
 {
-	refuse("new.json", "{\"schema\": \"latscope/3\", \"command\": \"noise\", \"cpus\": []}");
-	ck_assert_ptr_nonnull(strstr(last_error, "newer latscope (schema latscope/3)"));
+	refuse("new.json", "{\"schema\": \"latscope/4\", \"command\": \"noise\", \"cpus\": []}");
+	ck_assert_ptr_nonnull(strstr(last_error, "newer latscope (schema latscope/4)"));
 	refuse("odd.json", "{\"schema\": \"other/1\", \"command\": \"noise\"}");
 	ck_assert_ptr_nonnull(strstr(last_error, "unknown schema 'other/1'"));
 	refuse("cmd.json", "{\"schema\": \"latscope/1\", \"command\": \"frobnicate\"}");
@@ -485,6 +485,68 @@ START_TEST(events_block_maxima_and_windows)
 }
 END_TEST
 
+/* a noise result of schema latscope/3 whose one CPU has time blocks @blocks */
+static int noise_with_blocks(char *text, size_t size, const char *blocks)
+{
+	return snprintf(
+		text, size,
+		"{\"schema\": \"latscope/3\", \"command\": \"noise\", \"cpus\": [{\"cpu\": 1,"
+		" \"loops\": 1000, \"min_ns\": 1000, \"max_ns\": 9000,"
+		" \"histogram\": {\"unit\": \"ns\", \"buckets\": [[1000, 1007, 900],"
+		" [9000, 9063, 100]]}, \"time_blocks\": %s}]}",
+		blocks);
+}
+
+/* Time blocks that add up to the histogram are kept; others are left out with a note. */
+START_TEST(time_blocks_are_read_and_checked)
+{
+	unsigned int low = hist_bucket_of(1000), high = hist_bucket_of(9000);
+	char blocks[256], text[1024];
+	struct run *run;
+
+	snprintf(blocks, sizeof(blocks),
+		 "{\"block_ns\": 100000000, \"buckets\": \"log-linear\", \"histograms\":"
+		 " [[%u, 600], [], [%u, 300, %u, 100]], \"lost\": 0}",
+		 low, low, high);
+	noise_with_blocks(text, sizeof(text), blocks);
+	run = accept(text);
+	ck_assert_ptr_nonnull(run->series[0].time_blocks);
+	ck_assert_uint_eq(run->series[0].time_blocks->nr, 3);
+	ck_assert_uint_eq(run->series[0].time_blocks->blocks[2].count, 400);
+	ck_assert_uint_eq(time_blocks_length(run->series[0].time_blocks), 100000000);
+	ck_assert_uint_eq(run->nr_notes, 0);
+	run_free(run);
+
+	snprintf(blocks, sizeof(blocks),
+		 "{\"block_ns\": 100000000, \"buckets\": \"log-linear\", \"histograms\":"
+		 " [[%u, 600]], \"lost\": 0}",
+		 low);
+	noise_with_blocks(text, sizeof(text), blocks);
+	run = accept(text);
+	ck_assert_ptr_null(run->series[0].time_blocks);
+	ck_assert_uint_eq(run->nr_notes, 1);
+	ck_assert_msg(strstr(run->notes[0], "hold 600 values, its histogram 1000"), "%s",
+		      run->notes[0]);
+	run_free(run);
+
+	snprintf(blocks, sizeof(blocks),
+		 "{\"block_ns\": 100000000, \"buckets\": \"log-linear\", \"histograms\":"
+		 " [[%u, 900, %u, 100]], \"lost\": 3}",
+		 low, high);
+	noise_with_blocks(text, sizeof(text), blocks);
+	run = accept(text);
+	ck_assert_ptr_null(run->series[0].time_blocks);
+	ck_assert_ptr_nonnull(strstr(run->notes[0], "3 time blocks were lost"));
+	run_free(run);
+
+	noise_with_blocks(text, sizeof(text),
+			  "{\"block_ns\": 100000000, \"buckets\": \"log-linear\","
+			  " \"histograms\": [[7, 1, 7, 1]]}");
+	refuse("b.json", text);
+	ck_assert_ptr_nonnull(strstr(last_error, "cpu 1: block 0: bucket 7 is out of order"));
+}
+END_TEST
+
 START_TEST(malformed_latscope_fields_are_refused)
 {
 	refuse("h.json",
@@ -566,6 +628,7 @@ int main(void)
 	tcase_add_test(tc, cyclictest_histogram_that_contradicts_its_thread);
 	tcase_add_test(tc, cyclictest_in_nanoseconds_and_without_histogram);
 	tcase_add_test(tc, events_block_maxima_and_windows);
+	tcase_add_test(tc, time_blocks_are_read_and_checked);
 	tcase_add_test(tc, malformed_latscope_fields_are_refused);
 	tcase_add_test(tc, doctor_parts_are_runs_of_their_own);
 	tcase_add_test(tc, histogram_quantile_and_above);

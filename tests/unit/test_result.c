@@ -17,7 +17,7 @@ START_TEST(document_envelope)
 	char *argv[] = { "noise", "--cpus", "1" };
 	json_t *doc = result_new("noise", 3, argv), *line;
 
-	ck_assert_str_eq(json_string_value(json_object_get(doc, "schema")), "latscope/2");
+	ck_assert_str_eq(json_string_value(json_object_get(doc, "schema")), "latscope/3");
 	ck_assert(result_schema_readable(doc));
 	ck_assert_str_eq(json_string_value(json_object_get(doc, "command")), "noise");
 	line = json_object_get(doc, "command_line");
@@ -131,7 +131,7 @@ START_TEST(latscope_1_documents_are_read)
 				 " \"none\": [], \"bad\": [1, \"x\"], \"neg\": [-1],"
 				 " \"big\": [8192]}",
 				 0, NULL);
-	json_t *other = json_loads("{\"schema\": \"latscope/3\"}", 0, NULL);
+	json_t *other = json_loads("{\"schema\": \"latscope/4\"}", 0, NULL);
 	struct cpuset set, want;
 
 	ck_assert(result_schema_readable(doc));

@@ -630,7 +630,7 @@ START_TEST(block_maxima_reach_the_json)
 	params.block_maxima = true;
 	ck_assert_int_eq(timer_start(&run, &params), 0);
 	while (!timer_wait(run, 1000, NULL))
-		ck_assert_int_eq(timer_collect_block_maxima(run), 0);
+		ck_assert_int_eq(timer_collect_blocks(run), 0);
 	ck_assert_int_eq(timer_stop(run), 0);
 	/* 2.3 s: two whole blocks (a stall may have skipped one), the third partial */
 	max_ns = timer_block_maxima(run, 0, &nr, &lost);
