@@ -20,8 +20,8 @@ LATSCOPE = os.environ.get("LATSCOPE", "latscope")
 DISTURB = os.environ.get("DISTURB", "disturb")
 SKIP = 77
 # the result schemas this version reads: latscope/1 wrote CPU sets as arrays
-# of numbers, latscope/2 as cpu-list strings ("0-3,8-11")
-RESULT_SCHEMAS = ("latscope/2", "latscope/1")
+# of numbers, latscope/2 on as cpu-list strings ("0-3,8-11")
+RESULT_SCHEMAS = ("latscope/3", "latscope/2", "latscope/1")
 
 
 def fail(message):
