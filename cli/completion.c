@@ -20,6 +20,7 @@ static const char *value_kind(const struct option_spec *spec, const struct optio
 	switch (kind) {
 	case OPTION_FLAG:
 	case OPTION_COUNTER:
+	case OPTION_SEPARATOR:
 		return "flag";
 	case OPTION_CPUS:
 		return "cpus";

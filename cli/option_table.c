@@ -222,7 +222,11 @@ struct parse_state {
 	struct option_flat flat;
 	void *options;
 	void *context;
+	const struct option_flat_entry *separator; /* the entry of an OPTION_SEPARATOR word */
 };
+
+/* what an OPTION_SEPARATOR word becomes before getopt sees the words: a positional */
+static char separator_mark[] = "\x1fseparator";
 
 static int store(struct parse_state *st, const struct option_flat_entry *entry, const char *spelled,
 		 const char *text)
@@ -299,7 +303,8 @@ static int store_bare(struct parse_state *st, const struct option_flat_entry *en
 
 int option_has_arg(const struct option_spec *spec)
 {
-	if (spec->kind == OPTION_FLAG || spec->kind == OPTION_COUNTER)
+	if (spec->kind == OPTION_FLAG || spec->kind == OPTION_COUNTER ||
+	    spec->kind == OPTION_SEPARATOR)
 		return no_argument;
 	return spec->flags & OPTION_OPTIONAL ? optional_argument : required_argument;
 }
@@ -322,6 +327,9 @@ static int build_getopt(const struct option_flat *flat, bool help_short, struct 
 		const struct option_spec *spec = flat->entries[i].spec;
 		int arg = option_has_arg(spec);
 
+		/* replaced by a mark before getopt sees the words */
+		if (spec->kind == OPTION_SEPARATOR)
+			continue;
 		(*longs)[n++] = (struct option){ spec->long_name, arg, NULL, FIRST_ENTRY + (int)i };
 		if (spec->alias)
 			(*longs)[n++] =
@@ -430,15 +438,38 @@ static const struct option_positional *first_missing(const struct option_positio
 	return NULL;
 }
 
+/* The separator met among the positional words: where it stood, once. */
+static int store_separator(struct parse_state *st, unsigned int before)
+{
+	const struct option_spec *spec = st->separator->spec;
+	bool *given = option_field_at(st->options, st->separator, spec->given);
+
+	if (*given)
+		return usage_error("'--%s' given twice", spec->long_name);
+	*given = true;
+	*(unsigned int *)option_field_at(st->options, st->separator, spec->where) = before;
+	return 0;
+}
+
 /* The words left, to the positionals in order: each as many as it may take. */
 static int store_positionals(struct parse_state *st, int argc, char **argv)
 {
 	const struct option_positional *p = st->command->positionals;
-	unsigned int left = (unsigned int)(argc - optind), take, i;
+	unsigned int left = 0, take, i;
 	char **word = argv + optind;
 	void *field;
-	int ret;
+	int k, ret;
 
+	/* the separator is no positional: it only says where it stood */
+	for (k = optind; k < argc; k++) {
+		if (argv[k] == separator_mark) {
+			ret = store_separator(st, left);
+			if (ret)
+				return ret;
+			continue;
+		}
+		argv[optind + (int)left++] = argv[k];
+	}
 	p = first_missing(p, left);
 	if (p)
 		return usage_error("missing %s (see 'latscope %s --help')", p->name,
@@ -465,6 +496,32 @@ static int store_positionals(struct parse_state *st, int argc, char **argv)
 	return 0;
 }
 
+/*
+ * The words as getopt will permute them, with each OPTION_SEPARATOR word
+ * before "--" replaced by the mark (getopt keeps the positionals' order,
+ * so the mark ends up among them where it stood). The caller's argv is
+ * left as it was: the command line is recorded from it.
+ */
+static char **words_to_parse(struct parse_state *st, int argc, char **argv)
+{
+	char **words = malloc(((size_t)argc + 1) * sizeof(*words));
+	unsigned int i;
+	int k;
+
+	if (!words)
+		return NULL;
+	memcpy(words, argv, (size_t)argc * sizeof(*words));
+	words[argc] = NULL;
+	for (i = 0; i < st->flat.count; i++)
+		if (st->flat.entries[i].spec->kind == OPTION_SEPARATOR)
+			st->separator = &st->flat.entries[i];
+	for (k = 1; st->separator && k < argc && strcmp(words[k], "--"); k++)
+		if (!strncmp(words[k], "--", 2) &&
+		    !strcmp(words[k] + 2, st->separator->spec->long_name))
+			words[k] = separator_mark;
+	return words;
+}
+
 /* ---- parsing ---- */
 
 /* cyclictest's "-t 4": the next word is the value when it starts with a digit. */
@@ -476,14 +533,15 @@ static const char *next_number(const struct option_spec *spec, int argc, char **
 	return NULL;
 }
 
-static int parse_words(struct parse_state *st, int argc, char **argv)
+static int parse_words(struct parse_state *st, int argc, char **given_argv)
 {
 	bool help_short = option_help_has_short(&st->flat);
+	char **argv = words_to_parse(st, argc, given_argv);
 	struct option *longs = NULL;
 	char *shorts = NULL, spelled[64];
 	int c, long_index, ret;
 
-	ret = build_getopt(&st->flat, help_short, &longs, &shorts);
+	ret = argv ? build_getopt(&st->flat, help_short, &longs, &shorts) : -ENOMEM;
 	if (ret) {
 		ret = runtime_error("out of memory");
 		goto out;
@@ -532,6 +590,7 @@ static int parse_words(struct parse_state *st, int argc, char **argv)
 out:
 	free(longs);
 	free(shorts);
+	free(argv);
 	return ret;
 }
 

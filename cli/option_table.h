@@ -132,6 +132,14 @@ enum option_kind {
 	/* anything else: .parse checks the text and stores it */
 	OPTION_CUSTOM,
 	/*
+	 * A word that splits the positionals in two (compare's --vs): not an
+	 * option to getopt but a mark among the positional words, wherever
+	 * it stands before "--". .where (an unsigned int) receives how many
+	 * positional words came before it and .given (required) is set;
+	 * given twice is a usage error. Takes no value.
+	 */
+	OPTION_SEPARATOR,
+	/*
 	 * Not an option: the entries of the table .include, whose fields
 	 * are at .where.offset in this table's struct (0 when it is the same
 	 * struct). Lets subcommands and commands share entries.

@@ -363,6 +363,10 @@ static inline void exercise_check_entry(const struct exercise *x, const struct o
 	case OPTION_CUSTOM:
 		ck_assert_msg(spec->parse, "--%s: custom without a parser", name);
 		break;
+	case OPTION_SEPARATOR:
+		ck_assert_msg(size == sizeof(unsigned int), "--%s: a separator counts words", name);
+		ck_assert_msg(spec->given.size, "--%s: a separator needs its given bool", name);
+		break;
 	default:
 		ck_abort_msg("--%s: kind %d", name, spec->kind);
 	}
@@ -462,6 +466,20 @@ static inline void exercise_command(const struct exercise *x)
 				snprintf(word, sizeof(word), "-%c", spec->short_name);
 				exercise_refuses(x, word, word);
 			}
+			continue;
+		}
+		if (spec->kind == OPTION_SEPARATOR) {
+			char line[256], named[80];
+			const struct exercise_hint *hint = exercise_hint(x, spec->long_name);
+			const char *after = hint && hint->companion ? hint->companion : "";
+
+			/* a mark among the positionals: once, with a word after it */
+			snprintf(line, sizeof(line), "--%s %s", spec->long_name, after);
+			exercise_accepts(x, line);
+			snprintf(line, sizeof(line), "--%s %s --%s %s", spec->long_name, after,
+				 spec->long_name, after);
+			snprintf(named, sizeof(named), "'--%s' given twice", spec->long_name);
+			exercise_refuses(x, line, named);
 			continue;
 		}
 		exercise_values_of(x, spec, &values);
