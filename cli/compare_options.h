@@ -9,18 +9,33 @@
 #include "common_options.h"
 #include "option_table.h"
 
+/*
+ * The statistics compare computes, and its gate: the options latscope
+ * compare and latscope ab share (compare_statistics_options[], included at
+ * the field of this struct in each command's options).
+ */
+struct compare_statistics_options {
+	enum compare_by by;
+	struct compare_settings settings;
+	bool fail_worse;
+};
+
+extern const struct option_spec compare_statistics_options[];
+
+/* the defaults, from the library's: compare_settings_default(), by cpu */
+void compare_statistics_defaults(struct compare_statistics_options *o);
+
 /* What latscope compare was asked (its table is compare_command, in cmd_compare.c). */
 struct compare_command_options {
 	const char *a_path, *b_path;
 	struct option_list more; /* MORE... */
-	enum compare_by by;
-	struct compare_settings settings;
-	const char *percentiles_text;
-	const char *practical_text;
-	bool fail_worse;
+	unsigned int vs_at; /* --vs: the files before it are A's runs */
+	bool vs_given;
+	struct compare_statistics_options statistics;
 	struct json_output json;
-	/* finish(): every input, A first (points into argv) */
+	/* finish(): every input, A first (points into argv), and its group */
 	const char **paths;
+	unsigned int *group_of;
 	unsigned int nr_paths;
 };
 

@@ -32,16 +32,40 @@ static const char *level_text(double ns, char *buf, size_t size)
 	return format_duration((uint64_t)llround(ns), buf, size);
 }
 
+/* a group's name: its one file, or its first and how many more */
+static const char *group_name(const struct compare_plan *plan, const char *const *names,
+			      unsigned int g, char *buf, size_t size)
+{
+	if (plan->group_size[g] == 1)
+		snprintf(buf, size, "%s", names[plan->group_first[g]]);
+	else
+		snprintf(buf, size, "%s and %u more", names[plan->group_first[g]],
+			 plan->group_size[g] - 1);
+	return buf;
+}
+
+/* one line per input; a group of paired rounds (ab) in one line */
 static void print_inputs(FILE *out, const struct run *const *runs, const char *const *names,
 			 unsigned int nr_runs, const struct compare_settings *s,
 			 const struct compare_plan *plan)
 {
-	unsigned int i;
+	unsigned int i, g = 0;
 	char role[12], when[40], t[32];
 
 	for (i = 0; i < nr_runs; i++) {
 		const struct run *run = runs[i];
 
+		if (g + 1 < plan->nr_groups && i == plan->group_first[g + 1])
+			g++;
+		if (plan->paired) {
+			if (i == plan->group_first[g])
+				fprintf(out, "%s %s = %s .. %s (%s, %u rounds)\n",
+					g ? "        " : "compare:",
+					compare_role_name(g, role, sizeof(role)), names[i],
+					names[i + plan->group_size[g] - 1],
+					run_kind_name(run->kind), plan->group_size[g]);
+			continue;
+		}
 		when[0] = '\0';
 		if (run->start_ns != RUN_NO_TIME) {
 			time_t seconds = (time_t)(run->start_ns / 1000000000);
@@ -50,16 +74,94 @@ static void print_inputs(FILE *out, const struct run *const *runs, const char *c
 			if (gmtime_r(&seconds, &tm))
 				strftime(when, sizeof(when), ", %Y-%m-%d %H:%M:%S UTC", &tm);
 		}
-		fprintf(out, "%s %s = %s (%s, %u series%s)\n",
-			i ? "        " : "compare:", compare_role_name(i, role, sizeof(role)),
+		fprintf(out, "%s %s = %s (%s, %u series%s)\n", i ? "        " : "compare:",
+			i == plan->group_first[g] ? compare_role_name(g, role, sizeof(role)) : " ",
 			names[i], run_kind_name(run->kind), run->nr_series, when);
 	}
 	fprintf(out,
 		"paired by %s%s; %g%% intervals; a change counts when it exceeds %g%% of A and "
 		"%s\n",
-		compare_by_name(plan->by), nr_runs > 2 ? ", each input against A" : "",
+		compare_by_name(plan->by),
+		plan->paired	    ? ", rounds paired in order" :
+		plan->nr_groups > 2 ? ", each against A" :
+				      "",
 		s->stats.confidence * 100, s->stats.practical.fraction * 100,
 		format_duration(s->stats.practical.ns, t, sizeof(t)));
+}
+
+/* how the side's values were resampled, in words */
+static void side_resampling(FILE *out, const char *role, const struct compare_sample *sample)
+{
+	const struct compare_units *u = &sample->units;
+	char t[32];
+
+	if (!sample->has_hist)
+		return;
+	if (!u->block_ns) {
+		fprintf(out, "  %s: no time blocks: its values are resampled as if independent\n",
+			role);
+		return;
+	}
+	fprintf(out, "  %s: time blocks of %s (%u at the fewest a run), lag-1 autocorrelation %.2f",
+		role, format_duration(u->block_ns, t, sizeof(t)), u->fewest_blocks, u->lag1);
+	if (u->correlated)
+		fprintf(out, ": the blocks stay correlated, the interval is too narrow");
+	fputc('\n', out);
+	if (u->note[0])
+		fprintf(out, "  %s: %s\n", role, u->note);
+}
+
+/* what the intervals rest on, once per pair */
+static void print_method(FILE *out, const struct compare_pair_result *p)
+{
+	const struct compare_stat *row = &p->stats[0];
+	const struct compare_sample *a = &p->a->sample, *b = &p->b->sample;
+
+	switch (row->method) {
+	case COMPARE_METHOD_VALUES:
+		fprintf(out, "  intervals: the values as if independent (neither input has time "
+			     "blocks); one run a side does not measure the variation between "
+			     "runs: repeat each side (compare A1 A2 A3 --vs B1 B2 B3) or "
+			     "interleave them (latscope ab)\n");
+		return;
+	case COMPARE_METHOD_BLOCKS:
+		fprintf(out, "  intervals: one run a side, its time blocks resampled; the "
+			     "variation between runs is not measured: repeat each side (compare "
+			     "A1 A2 A3 --vs B1 B2 B3) or interleave them (latscope ab)\n");
+		break;
+	case COMPARE_METHOD_RUNS:
+		fprintf(out, "  intervals: %u and %u runs resampled, then the blocks within them\n",
+			a->nr_runs, b->nr_runs);
+		break;
+	case COMPARE_METHOD_ROUNDS:
+		fprintf(out, "  intervals: %u round pairs resampled\n", a->nr_runs);
+		return;
+	}
+	side_resampling(out, "A", a);
+	side_resampling(out, "B", b);
+}
+
+/* with rounds: what this many could find, and how many would find 5% */
+static void print_power(FILE *out, const struct compare_pair_result *p)
+{
+	char d[32], five[32];
+	unsigned int i;
+
+	for (i = 0; i < p->nr_stats; i++) {
+		const struct compare_stat *row = &p->stats[i];
+
+		if (!row->has_power)
+			continue;
+		fprintf(out,
+			"  power %s: %u rounds find a change of %s us with 80%% power; 5%% of A "
+			"(%s us) takes ",
+			row->name, row->units, format_us(row->detectable_ns, d, sizeof(d)),
+			format_us(row->a_ns / 20, five, sizeof(five)));
+		if (row->rounds_for_5pct == UINT32_MAX)
+			fprintf(out, "over a million rounds\n");
+		else
+			fprintf(out, "%u rounds\n", row->rounds_for_5pct);
+	}
 }
 
 static void print_stats(FILE *out, const struct compare_pair_result *p, double confidence)
@@ -88,12 +190,17 @@ static void print_stats(FILE *out, const struct compare_pair_result *p, double c
 	if (p->a->sample.has_hist && p->b->sample.has_hist)
 		fprintf(out, "  %-10s %13" PRIu64 " %13" PRIu64 "\n", "samples",
 			p->a->sample.samples, p->b->sample.samples);
-	/* why a statistic was not compared, and what else a verdict rests on */
+	/* why a statistic was not compared or decided, and what else a verdict rests on */
 	for (i = 0; i < p->nr_stats; i++) {
 		const struct compare_stat *row = &p->stats[i];
 
-		if (row->verdict == COMPARE_NOT_AVAILABLE && strcmp(row->name, "max"))
+		if ((row->verdict == COMPARE_NOT_AVAILABLE && strcmp(row->name, "max")) ||
+		    (row->verdict == COMPARE_INCONCLUSIVE && row->method >= COMPARE_METHOD_RUNS))
 			fprintf(out, "  %s: %s\n", row->name, row->reason);
+	}
+	if (p->a->sample.has_hist && p->b->sample.has_hist) {
+		print_method(out, p);
+		print_power(out, p);
 	}
 	if (p->nr_stats && p->stats[p->nr_stats - 1].has_diff)
 		fprintf(out, "  max: exact, but a run's max grows with its length and no interval "
@@ -292,24 +399,27 @@ static void print_tail(FILE *out, const struct compare_pair_result *p,
 }
 
 static void print_pair(FILE *out, const struct run *const *runs, const char *const *names,
-		       const struct compare_pair_result *p, const struct compare_settings *s)
+		       const struct compare_plan *plan, const struct compare_pair_result *p,
+		       const struct compare_settings *s)
 {
 	const struct compare_pair *pair = p->pair;
-	char role[12];
+	const struct compare_part *a = &pair->a.parts[0], *b = &pair->b.parts[0];
+	char role[12], an[160], bn[160];
 
-	fprintf(out, "\n%s: A %s, %s %s", pair->what, names[pair->a.input],
-		compare_role_name(pair->b.input, role, sizeof(role)), names[pair->b.input]);
-	if (pair->a.nr_series > 1 || pair->b.nr_series > 1) {
-		fprintf(out, " (%u and %u series merged)", pair->a.nr_series, pair->b.nr_series);
+	fprintf(out, "\n%s: A %s, %s %s", pair->what, group_name(plan, names, 0, an, sizeof(an)),
+		compare_role_name(pair->b.group, role, sizeof(role)),
+		group_name(plan, names, pair->b.group, bn, sizeof(bn)));
+	if (a->nr_series > 1 || b->nr_series > 1) {
+		fprintf(out, " (%u and %u series merged)", a->nr_series, b->nr_series);
 	} else {
-		const char *a = runs[pair->a.input]->series[pair->a.series[0]].label;
-		const char *b = runs[pair->b.input]->series[pair->b.series[0]].label;
+		const char *al = runs[a->input]->series[a->series[0]].label;
+		const char *bl = runs[b->input]->series[b->series[0]].label;
 
 		/* the series' own names, when they say more than the pairing */
-		if (a && b && strcmp(a, b))
-			fprintf(out, " (%s; %s)", a, b);
-		else if (a && strcmp(a, pair->what))
-			fprintf(out, " (%s)", a);
+		if (al && bl && strcmp(al, bl))
+			fprintf(out, " (%s; %s)", al, bl);
+		else if (al && strcmp(al, pair->what))
+			fprintf(out, " (%s)", al);
 	}
 	fputc('\n', out);
 	print_stats(out, p, s->stats.confidence);
@@ -325,19 +435,19 @@ void compare_render(FILE *out, const struct run *const *runs, const char *const 
 
 	print_inputs(out, runs, names, nr_runs, s, plan);
 	for (i = 0; i < r->nr_pairs; i++)
-		print_pair(out, runs, names, &r->pairs[i], s);
+		print_pair(out, runs, names, plan, &r->pairs[i], s);
 	if (plan->nr_unpaired)
 		fprintf(out, "\nnot paired:\n");
 	for (i = 0; i < plan->nr_unpaired; i++)
 		fprintf(out, "  %s %s: %s\n", names[plan->unpaired[i].input],
 			plan->unpaired[i].what, plan->unpaired[i].reason);
 	fputs("\nverdict: ", out);
-	compare_render_summary(out, r, names);
+	compare_render_summary(out, r, plan, names);
 }
 
 /* "cpu 1 p99.9 (+812.300 us)" for each row of @verdict, up to SUMMARY_MENTIONS */
 static void mention(FILE *out, const struct compare_result *r, enum compare_verdict verdict,
-		    unsigned int input)
+		    unsigned int group)
 {
 	unsigned int i, k, said = 0, more = 0;
 	char d[32];
@@ -345,7 +455,7 @@ static void mention(FILE *out, const struct compare_result *r, enum compare_verd
 	for (i = 0; i < r->nr_pairs; i++) {
 		const struct compare_pair_result *p = &r->pairs[i];
 
-		if (p->pair->b.input != input)
+		if (p->pair->b.group != group)
 			continue;
 		for (k = 0; k < p->nr_stats; k++) {
 			if (p->stats[k].verdict != verdict)
@@ -365,43 +475,44 @@ static void mention(FILE *out, const struct compare_result *r, enum compare_verd
 		fprintf(out, " and %u more", more);
 }
 
-void compare_render_summary(FILE *out, const struct compare_result *r, const char *const *names)
+void compare_render_summary(FILE *out, const struct compare_result *r,
+			    const struct compare_plan *plan, const char *const *names)
 {
-	unsigned int i, input, last = 0, compared = 0, not_available = 0;
+	unsigned int i, g, decided = 0, inconclusive = 0, not_available = 0;
 	const char *verdict = compare_result_verdict(r);
+	char a[160], b[160];
 
 	for (i = 0; i < r->nr_pairs; i++) {
-		if (r->pairs[i].pair->b.input > last)
-			last = r->pairs[i].pair->b.input;
-		compared += r->pairs[i].same + r->pairs[i].worse + r->pairs[i].better;
+		decided += r->pairs[i].same + r->pairs[i].worse + r->pairs[i].better;
+		inconclusive += r->pairs[i].inconclusive;
 		not_available += r->pairs[i].not_available;
 	}
 	fprintf(out, "%s:", verdict);
-	if (!strcmp(verdict, "same") || !strcmp(verdict, "n/a")) {
-		fprintf(out,
-			" no statistic differs beyond the practical threshold (%u compared, %u "
-			"n/a)\n",
-			compared, not_available);
-		return;
-	}
-	for (input = 1; input <= last; input++) {
+	group_name(plan, names, 0, a, sizeof(a));
+	for (g = 1; g < plan->nr_groups; g++) {
 		unsigned int worse = 0, better = 0;
 
 		for (i = 0; i < r->nr_pairs; i++)
-			if (r->pairs[i].pair->b.input == input) {
+			if (r->pairs[i].pair->b.group == g) {
 				worse += r->pairs[i].worse;
 				better += r->pairs[i].better;
 			}
+		group_name(plan, names, g, b, sizeof(b));
 		if (worse) {
-			fprintf(out, " %s is worse than %s", names[input], names[0]);
-			mention(out, r, COMPARE_WORSE, input);
+			fprintf(out, " %s is worse than %s", b, a);
+			mention(out, r, COMPARE_WORSE, g);
 			fputc(';', out);
 		}
 		if (better) {
-			fprintf(out, " %s is better than %s", names[input], names[0]);
-			mention(out, r, COMPARE_BETTER, input);
+			fprintf(out, " %s is better than %s", b, a);
+			mention(out, r, COMPARE_BETTER, g);
 			fputc(';', out);
 		}
 	}
-	fprintf(out, " %u compared, %u n/a\n", compared, not_available);
+	if (!strcmp(verdict, "same"))
+		fprintf(out, " every statistic compared lies within the practical threshold;");
+	else if (!strcmp(verdict, "inconclusive"))
+		fprintf(out, " no statistic is shown to differ, nor to be the same;");
+	fprintf(out, " %u decided, %u inconclusive, %u n/a\n", decided, inconclusive,
+		not_available);
 }

@@ -19,6 +19,7 @@ void compare_render(FILE *out, const struct run *const *runs, const char *const 
 		    const struct compare_result *r, const struct compare_settings *s);
 
 /* The verdict line: "worse: after.json is worse than before.json on cpu 1 p99.9 ..." */
-void compare_render_summary(FILE *out, const struct compare_result *r, const char *const *names);
+void compare_render_summary(FILE *out, const struct compare_result *r,
+			    const struct compare_plan *plan, const char *const *names);
 
 #endif

@@ -6,12 +6,12 @@
 #include "latscope/compare_document.h"
 #include "latscope/compare_json.h"
 
-const char *compare_role_name(unsigned int input, char *buf, size_t size)
+const char *compare_role_name(unsigned int group, char *buf, size_t size)
 {
-	if (input < 26)
-		snprintf(buf, size, "%c", 'A' + input);
+	if (group < 26)
+		snprintf(buf, size, "%c", 'A' + group);
 	else
-		snprintf(buf, size, "%u", input + 1);
+		snprintf(buf, size, "%u", group + 1);
 	return buf;
 }
 
@@ -63,20 +63,33 @@ json_t *compare_document_params(const struct compare_settings *s, enum compare_b
 	return p;
 }
 
+/* the group of an input */
+static unsigned int group_of(const struct compare_plan *plan, unsigned int input)
+{
+	unsigned int g;
+
+	for (g = plan->nr_groups; g-- > 1;)
+		if (input >= plan->group_first[g])
+			return g;
+	return 0;
+}
+
 json_t *compare_document_inputs(const struct run *const *runs, const char *const *names,
-				unsigned int nr_runs)
+				unsigned int nr_runs, const struct compare_plan *plan)
 {
 	json_t *list = json_array();
-	unsigned int i;
+	unsigned int i, g;
 	char role[12];
 
 	for (i = 0; list && i < nr_runs; i++) {
 		const struct run *run = runs[i];
 		json_t *o = json_object();
 
+		g = group_of(plan, i);
 		json_object_set_new(o, "file", json_string(names[i]));
 		json_object_set_new(o, "role",
-				    json_string(compare_role_name(i, role, sizeof(role))));
+				    json_string(compare_role_name(g, role, sizeof(role))));
+		json_object_set_new(o, "run", json_integer(i - plan->group_first[g] + 1));
 		json_object_set_new(o, "command", json_string(run_kind_name(run->kind)));
 		json_object_set_new(o, "format", json_string(run_format_name(run->format)));
 		json_object_set_new(o, "command_line",
@@ -120,17 +133,37 @@ static json_t *blocks_json(const struct compare_side_result *r)
 			 largest);
 }
 
-static json_t *side_json(const struct run *run, const char *name, const struct compare_side *side,
-			 const struct compare_side_result *r)
+/* how the side's runs were cut for resampling */
+static json_t *resampling_json(const struct compare_units *u)
 {
-	const struct compare_sample *s = &r->sample;
-	json_t *o = json_object(), *series = json_array();
-	unsigned int i;
+	return json_pack("{sosososbso}", "block_ns",
+			 u->block_ns ? json_integer((json_int_t)u->block_ns) : json_null(),
+			 "fewest_blocks",
+			 u->block_ns ? json_integer(u->fewest_blocks) : json_null(), "lag1",
+			 real_or_null(u->lag1), "correlated", u->correlated, "note",
+			 u->note[0] ? json_string(u->note) : json_null());
+}
 
-	for (i = 0; i < side->nr_series; i++)
-		json_array_append_new(series, json_string(run->series[side->series[i]].label));
-	json_object_set_new(o, "input", json_integer(side->input));
-	json_object_set_new(o, "file", json_string(name));
+static json_t *side_json(const struct run *const *runs, const char *const *names,
+			 const struct compare_side *side, const struct compare_side_result *r)
+{
+	const struct run *first = runs[side->parts[0].input];
+	const struct compare_sample *s = &r->sample;
+	json_t *o = json_object(), *series = json_array(), *files = json_array();
+	unsigned int i;
+	char role[12];
+
+	for (i = 0; i < side->parts[0].nr_series; i++)
+		json_array_append_new(series,
+				      json_string(first->series[side->parts[0].series[i]].label));
+	for (i = 0; i < side->nr_parts; i++)
+		json_array_append_new(files, json_string(names[side->parts[i].input]));
+	json_object_set_new(o, "role",
+			    json_string(compare_role_name(side->group, role, sizeof(role))));
+	json_object_set_new(o, "input", json_integer(side->parts[0].input));
+	json_object_set_new(o, "file", json_string(names[side->parts[0].input]));
+	json_object_set_new(o, "files", files);
+	json_object_set_new(o, "runs", json_integer(side->nr_parts));
 	json_object_set_new(o, "series", series);
 	json_object_set_new(o, "samples", s->has_hist ? u64_or_null(s->samples) : json_null());
 	json_object_set_new(o, "samples_per_s",
@@ -141,15 +174,26 @@ static json_t *side_json(const struct run *run, const char *name, const struct c
 		json_object_set_new(o, "no_histogram", json_string(s->no_hist));
 	json_object_set_new(o, "exceedance", curve_json(r));
 	json_object_set_new(o, "block_maxima", blocks_json(r));
+	if (s->has_hist)
+		json_object_set_new(o, "resampling", resampling_json(&s->units));
 	return o;
 }
 
-/* "before.json cpu 1", or the file alone when every series is compared */
-static json_t *side_label(const char *name, const struct compare_pair *p)
+/*
+ * "before.json cpu 1", or the file alone when every series is compared;
+ * a side of several runs is named by its first and how many more.
+ */
+static json_t *side_label(const char *const *names, const struct compare_side *side,
+			  const struct compare_pair *p)
 {
+	const char *name = names[side->parts[0].input];
+	char runs[48] = "";
+
+	if (side->nr_parts > 1)
+		snprintf(runs, sizeof(runs), " and %u more", side->nr_parts - 1);
 	if (p->cpu < 0 && p->thread < 0)
-		return json_string(name);
-	return json_sprintf("%s %s", name, p->what);
+		return json_sprintf("%s%s", name, runs);
+	return json_sprintf("%s%s %s", name, runs, p->what);
 }
 
 static json_t *pair_json(const struct run *const *runs, const char *const *names,
@@ -163,13 +207,11 @@ static json_t *pair_json(const struct run *const *runs, const char *const *names
 	json_object_set_new(o, "cpu", pair->cpu >= 0 ? json_integer(pair->cpu) : json_null());
 	json_object_set_new(o, "thread",
 			    pair->thread >= 0 ? json_integer(pair->thread) : json_null());
-	json_object_set_new(o, "a", side_label(names[pair->a.input], pair));
-	json_object_set_new(o, "b", side_label(names[pair->b.input], pair));
-	json_object_set_new(
-		o, "sides",
-		json_pack("{soso}", "a",
-			  side_json(runs[pair->a.input], names[pair->a.input], &pair->a, p->a), "b",
-			  side_json(runs[pair->b.input], names[pair->b.input], &pair->b, p->b)));
+	json_object_set_new(o, "a", side_label(names, &pair->a, pair));
+	json_object_set_new(o, "b", side_label(names, &pair->b, pair));
+	json_object_set_new(o, "sides",
+			    json_pack("{soso}", "a", side_json(runs, names, &pair->a, p->a), "b",
+				      side_json(runs, names, &pair->b, p->b)));
 	for (i = 0; i < p->nr_stats; i++)
 		json_array_append_new(stats, compare_stat_json(&p->stats[i]));
 	json_object_set_new(o, "stats", stats);
@@ -184,8 +226,9 @@ static json_t *pair_json(const struct run *const *runs, const char *const *names
 			    json_pack("{soso}", "a", tail_estimate_json(&p->a->tail), "b",
 				      tail_estimate_json(&p->b->tail)));
 	json_object_set_new(o, "verdicts",
-			    json_pack("{sisisisi}", "worse", p->worse, "better", p->better, "same",
-				      p->same, "n/a", p->not_available));
+			    json_pack("{sisisisisi}", "worse", p->worse, "better", p->better,
+				      "same", p->same, "inconclusive", p->inconclusive, "n/a",
+				      p->not_available));
 	return o;
 }
 

@@ -51,6 +51,21 @@ json_t *compare_stat_json(const struct compare_stat *s)
 			    json_null());
 	json_object_set_new(o, "verdict", json_string(compare_verdict_name(s->verdict)));
 	json_object_set_new(o, "reason", json_string(s->reason));
+	json_object_set_new(o, "method", json_string(compare_method_name(s->method)));
+	json_object_set_new(o, "units", s->units ? json_integer(s->units) : json_null());
+	json_object_set_new(o, "df", s->df > 0 ? real_or_null(s->df) : json_null());
+	json_object_set_new(o, "units_to_decide",
+			    s->units_to_decide && s->units_to_decide != UINT32_MAX ?
+				    json_integer(s->units_to_decide) :
+				    json_null());
+	json_object_set_new(o, "power",
+			    s->has_power ?
+				    json_pack("{sIso}", "detectable_ns",
+					      (json_int_t)s->detectable_ns, "rounds_for_5pct",
+					      s->rounds_for_5pct == UINT32_MAX ?
+						      json_null() :
+						      json_integer(s->rounds_for_5pct)) :
+				    json_null());
 	json_object_set_new(o, "a_ci_ns",
 			    s->has_side_ci ? json_pack("[II]", (json_int_t)s->a_ci_ns[0],
 						       (json_int_t)s->a_ci_ns[1]) :

@@ -27,19 +27,33 @@ const char *compare_measure_name(enum run_measure measure)
 	return measure == RUN_MEASURE_NOISE ? "OS noise" : "timer latency";
 }
 
+static void side_release(struct compare_side *side)
+{
+	unsigned int i;
+
+	for (i = 0; i < side->nr_parts; i++)
+		free(side->parts[i].series);
+	free(side->parts);
+	side->parts = NULL;
+	side->nr_parts = 0;
+}
+
 void compare_plan_release(struct compare_plan *plan)
 {
 	unsigned int i;
 
 	for (i = 0; i < plan->nr_pairs; i++) {
-		free(plan->pairs[i].a.series);
-		free(plan->pairs[i].b.series);
+		side_release(&plan->pairs[i].a);
+		side_release(&plan->pairs[i].b);
 	}
 	free(plan->pairs);
 	free(plan->unpaired);
+	free(plan->group_first);
+	free(plan->group_size);
 	plan->pairs = NULL;
 	plan->unpaired = NULL;
-	plan->nr_pairs = plan->nr_unpaired = 0;
+	plan->group_first = plan->group_size = NULL;
+	plan->nr_pairs = plan->nr_unpaired = plan->nr_groups = 0;
 }
 
 static int refuse(struct compare_plan *plan, const char *fmt, ...)
@@ -115,18 +129,38 @@ static int input_keys(struct compare_plan *plan, const struct run *run, const ch
 
 /* the series of @run paired by @key (every series for COMPARE_BY_ALL) */
 static int take_series(const struct run *run, enum compare_by by, int key, unsigned int input,
-		       struct compare_side *side)
+		       struct compare_part *part)
 {
 	unsigned int i, n = 0;
 
-	side->input = input;
-	side->series = malloc((run->nr_series ? run->nr_series : 1) * sizeof(*side->series));
-	if (!side->series)
+	part->input = input;
+	part->series = malloc((run->nr_series ? run->nr_series : 1) * sizeof(*part->series));
+	if (!part->series)
 		return -ENOMEM;
 	for (i = 0; i < run->nr_series; i++)
 		if (by == COMPARE_BY_ALL || series_key(&run->series[i], by) == key)
-			side->series[n++] = i;
-	side->nr_series = n;
+			part->series[n++] = i;
+	part->nr_series = n;
+	return 0;
+}
+
+/* a side of group @g: the series of @key of each of its runs */
+static int take_side(const struct compare_plan *plan, const struct run *const *runs, unsigned int g,
+		     int key, struct compare_side *side)
+{
+	unsigned int i;
+
+	side->group = g;
+	side->parts = calloc(plan->group_size[g], sizeof(*side->parts));
+	if (!side->parts)
+		return -ENOMEM;
+	side->nr_parts = plan->group_size[g];
+	for (i = 0; i < side->nr_parts; i++) {
+		unsigned int input = plan->group_first[g] + i;
+
+		if (take_series(runs[input], plan->by, key, input, &side->parts[i]))
+			return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -162,61 +196,178 @@ static int add_unpaired(struct compare_plan *plan, unsigned int *cap, unsigned i
 	return 0;
 }
 
+/* the inputs of groups 0 and @g, in order */
+static unsigned int pair_inputs(const struct compare_plan *plan, unsigned int g,
+				unsigned int *inputs)
+{
+	unsigned int n = 0, i, k, groups[2] = { 0, g };
+
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < plan->group_size[groups[k]]; i++)
+			inputs[n++] = plan->group_first[groups[k]] + i;
+	return n;
+}
+
 static int pair_by_key(struct compare_plan *plan, const struct run *const *runs,
-		       const char *const *names, unsigned int x, const struct cpuset *a_keys,
+		       const char *const *names, unsigned int g, const struct cpuset *keys,
 		       unsigned int *pair_cap, unsigned int *unpaired_cap)
 {
-	struct cpuset x_keys, common, only;
-	char a_list[96], x_list[96];
+	unsigned int *inputs =
+		malloc((plan->group_size[0] + plan->group_size[g]) * sizeof(*inputs));
+	unsigned int n, i, a_last = plan->group_size[0] - 1, first_b;
 	const char *noun = compare_by_name(plan->by);
-	int key, ret;
+	struct cpuset common, all, only;
+	char a_list[96], x_list[96];
+	int key, ret = 0;
 
-	ret = input_keys(plan, runs[x], names[x], &x_keys);
-	if (ret)
-		return ret;
-	cpuset_and(&common, a_keys, &x_keys);
-	if (cpuset_empty(&common))
-		return refuse(plan,
-			      "no %s was measured in both %s (%ss %s) and %s (%ss %s): compare all "
-			      "series to compare the inputs as wholes",
-			      noun, names[0], noun,
-			      cpuset_format_list(a_keys, a_list, sizeof(a_list)), names[x], noun,
-			      cpuset_format_list(&x_keys, x_list, sizeof(x_list)));
+	if (!inputs)
+		return -ENOMEM;
+	n = pair_inputs(plan, g, inputs);
+	first_b = inputs[a_last + 1];
+	common = keys[inputs[0]];
+	all = keys[inputs[0]];
+	for (i = 1; i < n; i++) {
+		cpuset_and(&common, &common, &keys[inputs[i]]);
+		cpuset_or(&all, &all, &keys[inputs[i]]);
+	}
+	if (cpuset_empty(&common)) {
+		ret = refuse(plan,
+			     "no %s was measured in both %s (%ss %s) and %s (%ss %s): compare all "
+			     "series to compare the inputs as wholes",
+			     noun, names[inputs[0]], noun,
+			     cpuset_format_list(&keys[inputs[0]], a_list, sizeof(a_list)),
+			     names[first_b], noun,
+			     cpuset_format_list(&keys[first_b], x_list, sizeof(x_list)));
+		goto out;
+	}
 	cpuset_for_each(key, &common) {
 		struct compare_pair *p = add_pair(plan, pair_cap);
 
-		if (!p)
-			return -ENOMEM;
+		if (!p) {
+			ret = -ENOMEM;
+			goto out;
+		}
 		snprintf(p->what, sizeof(p->what), "%s %d", noun, key);
 		p->cpu = plan->by == COMPARE_BY_CPU ? key : -1;
 		p->thread = plan->by == COMPARE_BY_THREAD ? key : -1;
-		if (take_series(runs[0], plan->by, key, 0, &p->a) ||
-		    take_series(runs[x], plan->by, key, x, &p->b))
-			return -ENOMEM;
+		if (take_side(plan, runs, 0, key, &p->a) || take_side(plan, runs, g, key, &p->b)) {
+			ret = -ENOMEM;
+			goto out;
+		}
 	}
-	cpuset_andnot(&only, a_keys, &x_keys);
-	cpuset_for_each(key, &only)
-		if (add_unpaired(plan, unpaired_cap, 0, x, key, names[x]))
-			return -ENOMEM;
-	cpuset_andnot(&only, &x_keys, a_keys);
-	cpuset_for_each(key, &only)
-		if (add_unpaired(plan, unpaired_cap, x, 0, key, names[0]))
-			return -ENOMEM;
+	/* each key not every run has: named once, by the first run that lacks it */
+	cpuset_andnot(&only, &all, &common);
+	cpuset_for_each(key, &only) {
+		unsigned int has = 0, lacks = 0;
+
+		for (i = n; i-- > 0;) {
+			if (cpuset_has(&keys[inputs[i]], (unsigned int)key))
+				has = inputs[i];
+			else
+				lacks = inputs[i];
+		}
+		ret = add_unpaired(plan, unpaired_cap, has, lacks, key, names[lacks]);
+		if (ret)
+			goto out;
+	}
+out:
+	free(inputs);
+	return ret;
+}
+
+/* the wake-up period of @run's series on @cpu as thread @thread; 0: none known */
+static uint64_t interval_of(const struct run *run, int cpu, int thread)
+{
+	unsigned int i;
+
+	for (i = 0; i < run->nr_series; i++)
+		if (run->series[i].cpu == cpu && run->series[i].thread == thread &&
+		    run_has(run->series[i].interval_ns))
+			return run->series[i].interval_ns;
 	return 0;
 }
 
-int compare_plan_make(const struct run *const *runs, const char *const *names, unsigned int nr_runs,
-		      enum compare_by by, struct compare_plan *plan)
+/*
+ * The runs of a group are runs of one setup: the command of the first, and
+ * each series' wake-up period where both runs say it.
+ */
+static int check_group(struct compare_plan *plan, const struct run *const *runs,
+		       const char *const *names, unsigned int g)
 {
-	unsigned int pair_cap = 0, unpaired_cap = 0, x;
+	unsigned int first = plan->group_first[g], i, k;
+	const struct run *a = runs[first];
+
+	for (i = first + 1; i < first + plan->group_size[g]; i++) {
+		const struct run *x = runs[i];
+
+		if (x->kind != a->kind)
+			return refuse(plan,
+				      "%s: a %s result among the runs of %s (%s): the runs of a "
+				      "side must be runs of one command",
+				      names[i], run_kind_name(x->kind), names[first],
+				      run_kind_name(a->kind));
+		for (k = 0; k < x->nr_series; k++) {
+			const struct run_series *s = &x->series[k];
+			uint64_t mine = run_has(s->interval_ns) ? s->interval_ns : 0;
+			uint64_t theirs = interval_of(a, s->cpu, s->thread);
+
+			if (mine && theirs && mine != theirs)
+				return refuse(plan,
+					      "%s: %s wakes every %llu us, in %s every %llu us: "
+					      "the runs of a side must be runs of one setup",
+					      names[i], s->label, (unsigned long long)(mine / 1000),
+					      names[first], (unsigned long long)(theirs / 1000));
+		}
+	}
+	return 0;
+}
+
+/* the groups' first inputs and sizes, checked */
+static int make_groups(struct compare_plan *plan, const char *const *names, unsigned int nr_runs,
+		       const unsigned int *group_of, bool paired)
+{
+	unsigned int i;
+
+	if (group_of[0] != 0)
+		return refuse(plan, "the first input must be A's");
+	for (i = 1; i < nr_runs; i++)
+		if (group_of[i] != group_of[i - 1] && group_of[i] != group_of[i - 1] + 1)
+			return refuse(plan, "%s: the groups of the inputs are out of order",
+				      names[i]);
+	plan->nr_groups = group_of[nr_runs - 1] + 1;
+	if (plan->nr_groups < 2)
+		return refuse(plan, "compare needs something to compare with A");
+	plan->group_first = calloc(plan->nr_groups, sizeof(*plan->group_first));
+	plan->group_size = calloc(plan->nr_groups, sizeof(*plan->group_size));
+	if (!plan->group_first || !plan->group_size)
+		return -ENOMEM;
+	for (i = nr_runs; i-- > 0;) {
+		plan->group_first[group_of[i]] = i;
+		plan->group_size[group_of[i]]++;
+	}
+	if (paired && (plan->nr_groups != 2 || plan->group_size[0] != plan->group_size[1]))
+		return refuse(plan, "paired runs need two groups of as many runs (%u and %u)",
+			      plan->group_size[0], plan->nr_groups > 1 ? plan->group_size[1] : 0);
+	plan->paired = paired;
+	return 0;
+}
+
+int compare_plan_make_groups(const struct run *const *runs, const char *const *names,
+			     unsigned int nr_runs, const unsigned int *group_of, bool paired,
+			     enum compare_by by, struct compare_plan *plan)
+{
+	unsigned int pair_cap = 0, unpaired_cap = 0, x, g;
 	enum run_measure a_measure, measure;
-	struct cpuset a_keys;
+	struct cpuset *keys = NULL;
 	int ret;
 
 	memset(plan, 0, sizeof(*plan));
 	plan->by = by;
 	if (nr_runs < 2)
 		return refuse(plan, "compare needs two inputs at least");
+	ret = make_groups(plan, names, nr_runs, group_of, paired);
+	if (ret)
+		return ret;
 	for (x = 0; x < nr_runs; x++) {
 		ret = input_measure(plan, runs[x], names[x], x ? &measure : &a_measure);
 		if (ret)
@@ -230,28 +381,51 @@ int compare_plan_make(const struct run *const *runs, const char *const *names, u
 				      compare_measure_name(a_measure), names[x],
 				      run_kind_name(runs[x]->kind), compare_measure_name(measure));
 	}
-	if (by != COMPARE_BY_ALL) {
-		ret = input_keys(plan, runs[0], names[0], &a_keys);
+	for (g = 0; g < plan->nr_groups; g++) {
+		ret = check_group(plan, runs, names, g);
 		if (ret)
 			return ret;
 	}
-	for (x = 1; x < nr_runs; x++) {
+	if (by != COMPARE_BY_ALL) {
+		keys = malloc(nr_runs * sizeof(*keys));
+		if (!keys)
+			return -ENOMEM;
+		for (x = 0; x < nr_runs && !ret; x++)
+			ret = input_keys(plan, runs[x], names[x], &keys[x]);
+	}
+	for (g = 1; g < plan->nr_groups && !ret; g++) {
 		struct compare_pair *p;
 
 		if (by != COMPARE_BY_ALL) {
-			ret = pair_by_key(plan, runs, names, x, &a_keys, &pair_cap, &unpaired_cap);
-			if (ret)
-				return ret;
+			ret = pair_by_key(plan, runs, names, g, keys, &pair_cap, &unpaired_cap);
 			continue;
 		}
 		p = add_pair(plan, &pair_cap);
-		if (!p)
-			return -ENOMEM;
+		if (!p) {
+			ret = -ENOMEM;
+			break;
+		}
 		snprintf(p->what, sizeof(p->what), "all");
 		p->cpu = p->thread = -1;
-		if (take_series(runs[0], by, -1, 0, &p->a) ||
-		    take_series(runs[x], by, -1, x, &p->b))
-			return -ENOMEM;
+		if (take_side(plan, runs, 0, -1, &p->a) || take_side(plan, runs, g, -1, &p->b))
+			ret = -ENOMEM;
 	}
-	return 0;
+	free(keys);
+	return ret;
+}
+
+int compare_plan_make(const struct run *const *runs, const char *const *names, unsigned int nr_runs,
+		      enum compare_by by, struct compare_plan *plan)
+{
+	unsigned int *group_of = malloc((nr_runs ? nr_runs : 1) * sizeof(*group_of)), i;
+	int ret;
+
+	memset(plan, 0, sizeof(*plan));
+	if (!group_of)
+		return -ENOMEM;
+	for (i = 0; i < nr_runs; i++)
+		group_of[i] = i;
+	ret = compare_plan_make_groups(runs, names, nr_runs, group_of, false, by, plan);
+	free(group_of);
+	return ret;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "latscope/compare_bootstrap.h"
 #include "latscope/compare_result.h"
 #include "latscope/numerics.h"
 #include "latscope/quantile_interval.h"
@@ -23,6 +24,7 @@ void compare_settings_default(struct compare_settings *s)
 
 	memset(s, 0, sizeof(*s));
 	compare_options_default(&s->stats);
+	s->replicates = COMPARE_BOOT_REPLICATES;
 	for (i = 0; i < compare_nr_default_percentiles && i < COMPARE_MAX_PERCENTILES; i++)
 		s->percentiles[i] = compare_default_percentiles[i];
 	s->nr_percentiles = i;
@@ -33,7 +35,7 @@ static bool settings_valid(const struct compare_settings *s)
 	unsigned int i;
 
 	if (!(s->stats.confidence > 0 && s->stats.confidence < 1) ||
-	    s->nr_percentiles > COMPARE_MAX_PERCENTILES)
+	    s->nr_percentiles > COMPARE_MAX_PERCENTILES || !s->replicates)
 		return false;
 	for (i = 0; i < s->nr_percentiles; i++)
 		if (!(s->percentiles[i] > 0 && s->percentiles[i] < 100))
@@ -54,8 +56,17 @@ void compare_result_release(struct compare_result *r)
 
 static bool same_side(const struct compare_side *x, const struct compare_side *y)
 {
-	return x->input == y->input && x->nr_series == y->nr_series &&
-	       !memcmp(x->series, y->series, x->nr_series * sizeof(*x->series));
+	unsigned int i;
+
+	if (x->group != y->group || x->nr_parts != y->nr_parts)
+		return false;
+	for (i = 0; i < x->nr_parts; i++)
+		if (x->parts[i].input != y->parts[i].input ||
+		    x->parts[i].nr_series != y->parts[i].nr_series ||
+		    memcmp(x->parts[i].series, y->parts[i].series,
+			   x->parts[i].nr_series * sizeof(*x->parts[i].series)))
+			return false;
+	return true;
 }
 
 /* the distinct sides of the plan; pair i's sides are index[2i] and index[2i + 1] */
@@ -228,33 +239,157 @@ static void side_missing(struct compare_stat *row, const char *side,
 		 sample->no_hist);
 }
 
-static int compute_pair(struct compare_pair_result *p, const struct compare_settings *s)
+static void start_row(struct compare_stat *row, double percent)
+{
+	memset(row, 0, sizeof(*row));
+	row->percent = percent;
+	row->verdict = COMPARE_NOT_AVAILABLE;
+	if (percent < 100)
+		compare_percentile_name(percent, row->name, sizeof(row->name));
+	else
+		snprintf(row->name, sizeof(row->name), "max");
+}
+
+/* how a pair's intervals are had: the units its sides can be resampled in */
+static enum compare_method pair_method(const struct compare_sample *a,
+				       const struct compare_sample *b, bool paired)
+{
+	if (paired)
+		return COMPARE_METHOD_ROUNDS;
+	if (a->nr_runs > 1 || b->nr_runs > 1)
+		return COMPARE_METHOD_RUNS;
+	if (a->units.block_ns || b->units.block_ns)
+		return COMPARE_METHOD_BLOCKS;
+	return COMPARE_METHOD_VALUES;
+}
+
+/* " (about N runs a side would decide)": what would make an inconclusive row decide */
+static void add_units_to_decide(struct compare_stat *row, const struct compare_boot_interval *iv,
+				const struct compare_options *o)
+{
+	double threshold = compare_threshold_ns(row->a_ns, &o->practical);
+	double magnitude = fabs((double)row->diff_ns), target;
+	size_t len = strlen(row->reason);
+
+	/* beyond the threshold the interval must clear 0; within, fit inside the threshold */
+	target = magnitude > threshold ? magnitude : threshold - magnitude;
+	row->units_to_decide = compare_boot_units_to_decide(iv, target, o->confidence);
+	if (row->units_to_decide == UINT32_MAX || len + 64 > sizeof(row->reason))
+		return;
+	snprintf(row->reason + len, sizeof(row->reason) - len, "; about %u %s would decide",
+		 row->units_to_decide,
+		 row->method == COMPARE_METHOD_ROUNDS ? "rounds" : "runs a side");
+}
+
+/* one percentile's row from the bootstrap */
+static void resampled_row(struct compare_stat *row, const struct compare_boot *bt, unsigned int k,
+			  const struct compare_sample *a, const struct compare_sample *b,
+			  bool between_runs, const struct compare_options *o)
+{
+	struct compare_boot_interval iv;
+	int err;
+
+	row->has_a = row->has_b = row->has_diff = true;
+	row->a_ns = compare_sample_percentile(a, row->percent);
+	row->b_ns = compare_sample_percentile(b, row->percent);
+	row->diff_ns = (int64_t)row->b_ns - (int64_t)row->a_ns;
+	err = compare_boot_interval(bt, k, row->diff_ns, o->confidence, &iv);
+	if (err) {
+		snprintf(row->reason, sizeof(row->reason),
+			 "too few units to resample: a side needs two runs, blocks or rounds "
+			 "at least");
+		return;
+	}
+	row->has_side_ci =
+		!compare_boot_side_interval(bt, false, k, row->a_ns, o->confidence, row->a_ci_ns) &&
+		!compare_boot_side_interval(bt, true, k, row->b_ns, o->confidence, row->b_ci_ns);
+	row->has_ci = true;
+	memcpy(row->ci_ns, iv.ci_ns, sizeof(row->ci_ns));
+	row->units = iv.units;
+	row->df = iv.df;
+	row->verdict = compare_verdict_of(row->a_ns, row->diff_ns, row->ci_ns, &o->practical,
+					  between_runs, row->reason, sizeof(row->reason));
+	if (row->method == COMPARE_METHOD_ROUNDS) {
+		row->has_power = true;
+		compare_boot_power(&iv, row->a_ns, o->confidence, &row->detectable_ns,
+				   &row->rounds_for_5pct);
+	}
+	if (row->verdict == COMPARE_INCONCLUSIVE && between_runs)
+		add_units_to_decide(row, &iv, o);
+}
+
+/*
+ * The percentiles of a pair by resampling: one bootstrap for all of them.
+ * A percentile a side has too few samples for is n/a, with the reason.
+ */
+static int resample_pair(struct compare_pair_result *p, const struct compare_settings *s,
+			 enum compare_method method, bool between_runs)
 {
 	const struct compare_sample *a = &p->a->sample, *b = &p->b->sample;
+	double percents[COMPARE_MAX_PERCENTILES];
+	unsigned int map[COMPARE_MAX_PERCENTILES], n = 0, i;
+	struct compare_boot bt;
+	uint64_t need;
+	int err;
+
+	for (i = 0; i < s->nr_percentiles; i++) {
+		struct compare_stat *row = &p->stats[i];
+
+		row->method = method;
+		need = quantile_interval_min_samples(row->percent, s->stats.confidence);
+		if (a->samples < need || b->samples < need) {
+			snprintf(row->reason, sizeof(row->reason),
+				 "%s: %llu samples, fewer than the %llu %s needs",
+				 a->samples < need ? "A" : "B",
+				 (unsigned long long)(a->samples < need ? a->samples : b->samples),
+				 (unsigned long long)need, row->name);
+			continue;
+		}
+		map[n] = i;
+		percents[n++] = row->percent;
+	}
+	if (!n)
+		return 0;
+	err = compare_boot_run(&a->units, &a->hist, &b->units, &b->hist,
+			       method == COMPARE_METHOD_ROUNDS, percents, n, s->replicates,
+			       COMPARE_BOOT_SEED, &bt);
+	if (err == -EINVAL)
+		err = 0;
+	for (i = 0; !err && i < n && bt.a; i++)
+		resampled_row(&p->stats[map[i]], &bt, i, a, b, between_runs, &s->stats);
+	compare_boot_release(&bt);
+	return err;
+}
+
+static int compute_pair(struct compare_pair_result *p, const struct compare_settings *s,
+			bool paired)
+{
+	const struct compare_sample *a = &p->a->sample, *b = &p->b->sample;
+	enum compare_method method = pair_method(a, b, paired);
+	bool between_runs = paired || (a->nr_runs > 1 && b->nr_runs > 1);
 	unsigned int i;
 	int err = 0;
 
-	for (i = 0; i <= s->nr_percentiles; i++) {
-		struct compare_stat *row = &p->stats[i];
-		bool max = i == s->nr_percentiles;
-
-		memset(row, 0, sizeof(*row));
-		row->percent = max ? 100 : s->percentiles[i];
-		if (max)
-			snprintf(row->name, sizeof(row->name), "max");
-		else
-			compare_percentile_name(row->percent, row->name, sizeof(row->name));
-		if (!a->has_hist || !b->has_hist) {
-			side_missing(row, a->has_hist ? "B" : "A", a->has_hist ? b : a);
-			continue;
-		}
-		err = max ? compare_stat_max(&a->hist, &b->hist, &s->stats, row) :
-			    compare_stat_percentile(&a->hist, &b->hist, row->percent, &s->stats,
-						    row);
-		if (err)
-			return err;
-	}
+	for (i = 0; i <= s->nr_percentiles; i++)
+		start_row(&p->stats[i], i == s->nr_percentiles ? 100 : s->percentiles[i]);
 	p->nr_stats = s->nr_percentiles + 1;
+	if (!a->has_hist || !b->has_hist) {
+		for (i = 0; i < p->nr_stats; i++)
+			side_missing(&p->stats[i], a->has_hist ? "B" : "A", a->has_hist ? b : a);
+		goto count;
+	}
+	if (method == COMPARE_METHOD_VALUES) {
+		for (i = 0; i < s->nr_percentiles && !err; i++)
+			err = compare_stat_percentile(&a->hist, &b->hist, s->percentiles[i],
+						      &s->stats, &p->stats[i]);
+	} else {
+		err = resample_pair(p, s, method, between_runs);
+	}
+	if (!err)
+		err = compare_stat_max(&a->hist, &b->hist, &s->stats, &p->stats[s->nr_percentiles]);
+	if (err)
+		return err;
+count:
 	for (i = 0; i < p->nr_stats; i++) {
 		switch (p->stats[i].verdict) {
 		case COMPARE_WORSE:
@@ -265,6 +400,9 @@ static int compute_pair(struct compare_pair_result *p, const struct compare_sett
 			break;
 		case COMPARE_SAME:
 			p->same++;
+			break;
+		case COMPARE_INCONCLUSIVE:
+			p->inconclusive++;
 			break;
 		default:
 			p->not_available++;
@@ -307,9 +445,8 @@ int compare_result_compute(const struct run *const *runs, const struct compare_p
 		goto out;
 	}
 	for (i = 0; i < out->nr_sides; i++) {
-		out->sides[i].input = sides[i]->input;
-		err = compare_sample_load(runs[sides[i]->input], sides[i]->series,
-					  sides[i]->nr_series, &out->sides[i].sample);
+		out->sides[i].group = sides[i]->group;
+		err = compare_sample_load(runs, sides[i], &out->sides[i].sample);
 		if (err)
 			goto out;
 	}
@@ -329,7 +466,7 @@ int compare_result_compute(const struct run *const *runs, const struct compare_p
 		p->pair = &plan->pairs[i];
 		p->a = &out->sides[index[2 * i]];
 		p->b = &out->sides[index[2 * i + 1]];
-		err = compute_pair(p, s);
+		err = compute_pair(p, s, plan->paired);
 		if (err)
 			goto out;
 	}
@@ -351,12 +488,13 @@ bool compare_result_worse(const struct compare_result *r)
 
 const char *compare_result_verdict(const struct compare_result *r)
 {
-	unsigned int i, worse = 0, better = 0, same = 0;
+	unsigned int i, worse = 0, better = 0, same = 0, inconclusive = 0;
 
 	for (i = 0; i < r->nr_pairs; i++) {
 		worse += r->pairs[i].worse;
 		better += r->pairs[i].better;
 		same += r->pairs[i].same;
+		inconclusive += r->pairs[i].inconclusive;
 	}
 	if (worse && better)
 		return "mixed";
@@ -364,5 +502,7 @@ const char *compare_result_verdict(const struct compare_result *r)
 		return "worse";
 	if (better)
 		return "better";
+	if (inconclusive)
+		return "inconclusive";
 	return same ? "same" : "n/a";
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 void compare_sample_release(struct compare_sample *s)
 {
 	bucket_hist_release(&s->hist);
+	compare_units_release(&s->units);
 	free(s->block_max_ns);
 	memset(s, 0, sizeof(*s));
 }
@@ -23,7 +25,7 @@ static int compare_run_buckets(const void *x, const void *y)
 }
 
 /* the series' buckets in one ascending list, equal buckets added; false: layouts differ */
-static int gather_buckets(const struct run *run, const unsigned int *series, unsigned int n,
+static int gather_buckets(const struct run_series *const *series, unsigned int n,
 			  struct run_bucket **out, unsigned int *nr, bool *disjoint)
 {
 	struct run_bucket *all;
@@ -31,12 +33,12 @@ static int gather_buckets(const struct run *run, const unsigned int *series, uns
 	unsigned int k;
 
 	for (k = 0; k < n; k++)
-		total += run->series[series[k]].histogram.nr_buckets;
+		total += series[k]->histogram.nr_buckets;
 	all = malloc((total ? total : 1) * sizeof(*all));
 	if (!all)
 		return -ENOMEM;
 	for (k = 0, i = 0; k < n; k++) {
-		const struct run_histogram *h = &run->series[series[k]].histogram;
+		const struct run_histogram *h = &series[k]->histogram;
 
 		memcpy(all + i, h->buckets, h->nr_buckets * sizeof(*all));
 		i += h->nr_buckets;
@@ -59,7 +61,7 @@ static int gather_buckets(const struct run *run, const unsigned int *series, uns
 	return 0;
 }
 
-static int load_histogram(const struct run *run, const unsigned int *series, unsigned int n,
+static int load_histogram(const struct run_series *const *series, unsigned int n, bool cyclictest,
 			  struct compare_sample *out)
 {
 	uint64_t overflow = 0, from = RUN_NONE, min = RUN_NONE, max = 0;
@@ -69,14 +71,12 @@ static int load_histogram(const struct run *run, const unsigned int *series, uns
 	int ret;
 
 	for (k = 0; k < n; k++) {
-		const struct run_series *s = &run->series[series[k]];
+		const struct run_series *s = series[k];
 		const struct run_histogram *h = &s->histogram;
 
 		if (!h->present || !h->total) {
 			snprintf(out->no_hist, sizeof(out->no_hist), "%s has no histogram%s",
-				 s->label,
-				 run->kind == RUN_CYCLICTEST ? " (cyclictest keeps one with -h N)" :
-							       "");
+				 s->label, cyclictest ? " (cyclictest keeps one with -h N)" : "");
 			return 0;
 		}
 		overflow += h->overflow;
@@ -90,7 +90,7 @@ static int load_histogram(const struct run *run, const unsigned int *series, uns
 			max = s->max_ns;
 		max_known &= run_has(s->max_ns);
 	}
-	ret = gather_buckets(run, series, n, &buckets, &nr, &disjoint);
+	ret = gather_buckets(series, n, &buckets, &nr, &disjoint);
 	if (ret)
 		return ret;
 	if (!disjoint) {
@@ -105,8 +105,7 @@ static int load_histogram(const struct run *run, const unsigned int *series, uns
 		min = nr ? buckets[0].low_ns : RUN_NONE;
 	if (!max_known && overflow) {
 		snprintf(out->no_hist, sizeof(out->no_hist),
-			 "%s has values beyond its histogram but no max",
-			 run->series[series[0]].label);
+			 "%s has values beyond its histogram but no max", series[0]->label);
 		goto out;
 	}
 	if (!max_known)
@@ -119,8 +118,8 @@ static int load_histogram(const struct run *run, const unsigned int *series, uns
 		snprintf(out->no_hist, sizeof(out->no_hist),
 			 "%s: its min %llu ns is not in its histogram's first bucket "
 			 "(%llu..%llu ns)",
-			 n == 1 ? run->series[series[0]].label : "the merged series",
-			 (unsigned long long)min, (unsigned long long)buckets[0].low_ns,
+			 n == 1 ? series[0]->label : "the merged series", (unsigned long long)min,
+			 (unsigned long long)buckets[0].low_ns,
 			 (unsigned long long)buckets[0].high_ns);
 		goto out;
 	}
@@ -129,8 +128,8 @@ static int load_histogram(const struct run *run, const unsigned int *series, uns
 		snprintf(out->no_hist, sizeof(out->no_hist),
 			 "%s: its max %llu ns is not in its histogram's last bucket "
 			 "(%llu..%llu ns)",
-			 n == 1 ? run->series[series[0]].label : "the merged series",
-			 (unsigned long long)max, (unsigned long long)buckets[nr - 1].low_ns,
+			 n == 1 ? series[0]->label : "the merged series", (unsigned long long)max,
+			 (unsigned long long)buckets[nr - 1].low_ns,
 			 (unsigned long long)buckets[nr - 1].high_ns);
 		goto out;
 	}
@@ -177,15 +176,22 @@ static double series_rate(const struct run *run, const struct run_series *s)
 	return seconds > 0 ? (double)count / seconds : 0;
 }
 
-static int load_blocks(const struct run *run, const unsigned int *series, unsigned int n,
-		       struct compare_sample *out)
+/*
+ * The block maxima of one run's series: series that ran side by side have
+ * block i cover the same second, so they merge block by block (the largest
+ * of each, over the blocks every series has). Appended to @out's; returns
+ * 0 with blocks_note set when they cannot be had.
+ */
+static int load_run_blocks(const struct run *run, const struct compare_part *part,
+			   struct compare_sample *out)
 {
-	const struct run_series *first = &run->series[series[0]];
+	const struct run_series *first = &run->series[part->series[0]];
 	size_t blocks = SIZE_MAX, most = 0, i;
-	unsigned int k;
+	unsigned int k, n = part->nr_series;
+	uint64_t *grown;
 
 	for (k = 0; k < n; k++) {
-		const struct run_series *s = &run->series[series[k]];
+		const struct run_series *s = &run->series[part->series[k]];
 
 		if (!run_has(s->block_ns) || !s->nr_blocks) {
 			snprintf(out->blocks_note, sizeof(out->blocks_note),
@@ -195,7 +201,8 @@ static int load_blocks(const struct run *run, const unsigned int *series, unsign
 					 " (rt-tests keeps none)");
 			return 0;
 		}
-		if (s->block_ns != first->block_ns) {
+		if (s->block_ns != first->block_ns ||
+		    (out->block_ns && s->block_ns != out->block_ns)) {
 			snprintf(out->blocks_note, sizeof(out->blocks_note),
 				 "its series have blocks of different lengths: their maxima "
 				 "cannot be merged");
@@ -206,21 +213,20 @@ static int load_blocks(const struct run *run, const unsigned int *series, unsign
 		if (s->nr_blocks > most)
 			most = s->nr_blocks;
 	}
-	if (blocks > UINT32_MAX)
-		blocks = UINT32_MAX;
-	out->block_max_ns = malloc(blocks * sizeof(*out->block_max_ns));
-	if (!out->block_max_ns)
+	if (blocks > UINT32_MAX - out->nr_blocks)
+		blocks = UINT32_MAX - out->nr_blocks;
+	grown = realloc(out->block_max_ns, (out->nr_blocks + blocks + 1) * sizeof(*grown));
+	if (!grown)
 		return -ENOMEM;
-	/* series that ran side by side: block i of each covers the same second */
+	out->block_max_ns = grown;
 	for (i = 0; i < blocks; i++) {
 		uint64_t m = 0;
 
 		for (k = 0; k < n; k++)
-			if (run->series[series[k]].block_max_ns[i] > m)
-				m = run->series[series[k]].block_max_ns[i];
-		out->block_max_ns[i] = m;
+			if (run->series[part->series[k]].block_max_ns[i] > m)
+				m = run->series[part->series[k]].block_max_ns[i];
+		out->block_max_ns[out->nr_blocks++] = m;
 	}
-	out->nr_blocks = (unsigned int)blocks;
 	out->block_ns = first->block_ns;
 	if (most > blocks)
 		snprintf(out->blocks_note, sizeof(out->blocks_note),
@@ -230,33 +236,118 @@ static int load_blocks(const struct run *run, const unsigned int *series, unsign
 	else if (n > 1)
 		snprintf(out->blocks_note, sizeof(out->blocks_note),
 			 "the largest of %u series per block", n);
+	return 1;
+}
+
+/* the block maxima of every run of the side, run after run */
+static int load_blocks(const struct run *const *runs, const struct compare_side *side,
+		       struct compare_sample *out)
+{
+	unsigned int p;
+	int ret;
+
+	for (p = 0; p < side->nr_parts; p++) {
+		ret = load_run_blocks(runs[side->parts[p].input], &side->parts[p], out);
+		if (ret <= 0) {
+			free(out->block_max_ns);
+			out->block_max_ns = NULL;
+			out->nr_blocks = 0;
+			out->block_ns = 0;
+			return ret;
+		}
+	}
+	if (side->nr_parts > 1)
+		snprintf(out->blocks_note, sizeof(out->blocks_note),
+			 "the blocks of %u runs, one after the other", side->nr_parts);
 	return 0;
 }
 
-int compare_sample_load(const struct run *run, const unsigned int *series, unsigned int nr_series,
+/* the series of every run of the side, in one list */
+static const struct run_series **side_series(const struct run *const *runs,
+					     const struct compare_side *side, unsigned int *n,
+					     bool *cyclictest)
+{
+	const struct run_series **list;
+	unsigned int p, k, total = 0;
+
+	for (p = 0; p < side->nr_parts; p++)
+		total += side->parts[p].nr_series;
+	list = malloc((total ? total : 1) * sizeof(*list));
+	if (!list)
+		return NULL;
+	*n = 0;
+	*cyclictest = false;
+	for (p = 0; p < side->nr_parts; p++) {
+		const struct run *run = runs[side->parts[p].input];
+
+		*cyclictest |= run->kind == RUN_CYCLICTEST;
+		for (k = 0; k < side->parts[p].nr_series; k++)
+			list[(*n)++] = &run->series[side->parts[p].series[k]];
+	}
+	return list;
+}
+
+/*
+ * Samples per second: a run's series measured side by side, so their rates
+ * add; runs of a side measured one after the other, so theirs average.
+ */
+static double side_rate(const struct run *const *runs, const struct compare_side *side)
+{
+	double sum = 0, rate, run_rate;
+	unsigned int p, k;
+
+	for (p = 0; p < side->nr_parts; p++) {
+		const struct run *run = runs[side->parts[p].input];
+
+		run_rate = 0;
+		for (k = 0; k < side->parts[p].nr_series; k++) {
+			rate = series_rate(run, &run->series[side->parts[p].series[k]]);
+			if (!(rate > 0))
+				return 0;
+			run_rate += rate;
+		}
+		sum += run_rate;
+	}
+	return side->nr_parts ? sum / side->nr_parts : 0;
+}
+
+uint64_t compare_sample_percentile(const struct compare_sample *s, double percent)
+{
+	uint64_t rank = (uint64_t)ceil(percent / 100 * (double)s->hist.count);
+
+	return bucket_hist_value(&s->hist, bucket_hist_rank_index(&s->hist, rank ? rank : 1));
+}
+
+int compare_sample_load(const struct run *const *runs, const struct compare_side *side,
 			struct compare_sample *out)
 {
-	unsigned int k;
+	const struct run_series **series;
+	unsigned int n, p, k;
+	bool cyclictest;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
 	bucket_hist_init(&out->hist);
-	if (!nr_series)
+	if (!side->nr_parts)
 		return -EINVAL;
-	for (k = 0; k < nr_series; k++)
-		if (series[k] >= run->nr_series)
+	for (p = 0; p < side->nr_parts; p++) {
+		if (!side->parts[p].nr_series)
 			return -EINVAL;
-	ret = load_histogram(run, series, nr_series, out);
+		for (k = 0; k < side->parts[p].nr_series; k++)
+			if (side->parts[p].series[k] >= runs[side->parts[p].input]->nr_series)
+				return -EINVAL;
+	}
+	out->nr_runs = side->nr_parts;
+	series = side_series(runs, side, &n, &cyclictest);
+	if (!series)
+		return -ENOMEM;
+	ret = load_histogram(series, n, cyclictest, out);
+	free(series);
 	if (ret)
 		return ret;
-	for (k = 0; k < nr_series; k++) {
-		double rate = series_rate(run, &run->series[series[k]]);
-
-		if (!(rate > 0)) {
-			out->samples_per_s = 0;
-			break;
-		}
-		out->samples_per_s += rate;
-	}
-	return load_blocks(run, series, nr_series, out);
+	out->samples_per_s = side_rate(runs, side);
+	ret = load_blocks(runs, side, out);
+	if (!ret && out->has_hist)
+		ret = compare_units_build(runs, side, &out->hist, &out->units);
+	return ret;
 }

@@ -26,10 +26,27 @@ const char *compare_verdict_name(enum compare_verdict v)
 		return "better";
 	case COMPARE_WORSE:
 		return "worse";
+	case COMPARE_INCONCLUSIVE:
+		return "inconclusive";
 	case COMPARE_NOT_AVAILABLE:
 		break;
 	}
 	return "n/a";
+}
+
+const char *compare_method_name(enum compare_method m)
+{
+	switch (m) {
+	case COMPARE_METHOD_BLOCKS:
+		return "blocks";
+	case COMPARE_METHOD_RUNS:
+		return "runs";
+	case COMPARE_METHOD_ROUNDS:
+		return "rounds";
+	case COMPARE_METHOD_VALUES:
+		break;
+	}
+	return "values";
 }
 
 void compare_percentile_name(double percent, char *buf, size_t size)
@@ -44,41 +61,64 @@ static const char *signed_us(int64_t ns, char *buf, size_t size)
 	return buf;
 }
 
+double compare_threshold_ns(uint64_t a_ns, const struct compare_threshold *t)
+{
+	double threshold = t->fraction * (double)a_ns;
+
+	return threshold < (double)t->ns ? (double)t->ns : threshold;
+}
+
 enum compare_verdict compare_verdict_of(uint64_t a_ns, int64_t diff_ns, const int64_t ci_ns[2],
-					const struct compare_threshold *t, char *why, size_t size)
+					const struct compare_threshold *t, bool between_runs,
+					char *why, size_t size)
 {
 	double relative = a_ns ? (double)diff_ns / (double)a_ns : 0;
-	double threshold = t->fraction * (double)a_ns;
+	double threshold = compare_threshold_ns(a_ns, t);
 	int64_t magnitude = diff_ns < 0 ? -diff_ns : diff_ns;
-	char d[32], lo[32], hi[32];
+	char d[32], lo[32], hi[32], limit[32];
+	bool beyond = (double)magnitude > threshold;
+	bool within = (double)ci_ns[0] >= -threshold && (double)ci_ns[1] <= threshold;
+	bool clear = (diff_ns > 0 && ci_ns[0] > 0) || (diff_ns < 0 && ci_ns[1] < 0);
 
-	if (threshold < (double)t->ns)
-		threshold = (double)t->ns;
 	signed_us(diff_ns, d, sizeof(d));
 	signed_us(ci_ns[0], lo, sizeof(lo));
 	signed_us(ci_ns[1], hi, sizeof(hi));
-	if ((double)magnitude <= threshold) {
+	snprintf(limit, sizeof(limit), "%.3f us", threshold / 1e3);
+	if (!between_runs) {
 		snprintf(why, size,
-			 "the change (%s, %+.1f%%) is within the practical threshold "
-			 "(%g%% and %.3f us)",
-			 d, relative * 100, t->fraction * 100, (double)t->ns / 1e3);
+			 "one run a side does not measure the variation between runs, which "
+			 "alone can exceed a change: within these runs B is %s by %s (%+.1f%%, "
+			 "interval %s .. %s); repeat each side (compare A1 A2 A3 --vs B1 B2 B3) "
+			 "or interleave them (latscope ab)",
+			 diff_ns > 0 ? "higher" :
+			 diff_ns < 0 ? "lower" :
+				       "the same",
+			 d, relative * 100, lo, hi);
+		return COMPARE_INCONCLUSIVE;
+	}
+	if (beyond && clear) {
+		snprintf(why, size, "B is %s by %s (%+.1f%%), interval %s .. %s",
+			 diff_ns > 0 ? "higher" : "lower", d, relative * 100, lo, hi);
+		return diff_ns > 0 ? COMPARE_WORSE : COMPARE_BETTER;
+	}
+	if (within) {
+		snprintf(why, size,
+			 "the whole interval %s .. %s lies within the practical threshold of "
+			 "+-%s (%g%% and %.3f us)",
+			 lo, hi, limit, t->fraction * 100, (double)t->ns / 1e3);
 		return COMPARE_SAME;
 	}
-	if (diff_ns > 0 && ci_ns[0] > 0) {
-		snprintf(why, size, "B is higher by %s (%+.1f%%), interval %s .. %s", d,
-			 relative * 100, lo, hi);
-		return COMPARE_WORSE;
-	}
-	if (diff_ns < 0 && ci_ns[1] < 0) {
-		snprintf(why, size, "B is lower by %s (%+.1f%%), interval %s .. %s", d,
-			 relative * 100, lo, hi);
-		return COMPARE_BETTER;
-	}
-	snprintf(why, size,
-		 "the change (%s, %+.1f%%) is not told apart from none: its interval "
-		 "%s .. %s holds 0",
-		 d, relative * 100, lo, hi);
-	return COMPARE_SAME;
+	if (beyond)
+		snprintf(why, size,
+			 "the change (%s, %+.1f%%) exceeds the practical threshold of +-%s but its "
+			 "interval %s .. %s holds 0",
+			 d, relative * 100, limit, lo, hi);
+	else
+		snprintf(why, size,
+			 "the change (%s, %+.1f%%) is within the practical threshold of +-%s but "
+			 "its interval %s .. %s reaches beyond it",
+			 d, relative * 100, limit, lo, hi);
+	return COMPARE_INCONCLUSIVE;
 }
 
 static void start_row(struct compare_stat *out, double percent)
@@ -125,8 +165,9 @@ int compare_stat_percentile(const struct bucket_hist *a, const struct bucket_his
 		goto out;
 	out->has_diff = true;
 	out->has_ci = true;
+	out->method = COMPARE_METHOD_VALUES;
 	out->verdict = compare_verdict_of(qa.value_ns, out->diff_ns, out->ci_ns, &o->practical,
-					  out->reason, sizeof(out->reason));
+					  false, out->reason, sizeof(out->reason));
 out:
 	quantile_interval_release(&qa);
 	quantile_interval_release(&qb);

@@ -29,6 +29,7 @@ static const struct plot_style budget_style = { "#000000", 1.25, "6 2 1 2", 0 };
 #define BAD "#B3261E"
 #define GOOD "#1B7F3B"
 #define NEUTRAL "#777777"
+#define UNDECIDED "#9A6700"
 
 static const json_t *pair_at(const struct report *r, unsigned int input, unsigned int k)
 {
@@ -516,9 +517,10 @@ static void stats_table(struct jsondoc *doc, const json_t *pair, double confiden
 			td(out, "—", true);
 		}
 		textbuf_printf(out, "<td><span class=\"badge\" style=\"background:%s\">",
-			       !strcmp(verdict, "worse")  ? BAD :
-			       !strcmp(verdict, "better") ? GOOD :
-							    NEUTRAL);
+			       !strcmp(verdict, "worse")	? BAD :
+			       !strcmp(verdict, "better")	? GOOD :
+			       !strcmp(verdict, "inconclusive") ? UNDECIDED :
+								  NEUTRAL);
 		textbuf_escape(out, verdict);
 		textbuf_puts(out, "</span></td><td class=\"muted\">");
 		textbuf_escape(out, json_string_value(json_object_get(s, "reason")) ?: "");

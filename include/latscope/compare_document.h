@@ -14,27 +14,31 @@
  *
  *   "params":   {"by", "percentiles", "confidence", "practical":
  *		  {"fraction", "ns"}, "budget_ns"}
- *   "inputs":   [{"file", "role" ("A", "B", "C"...), "command", "format",
- *		  "command_line", "start_time", "series"}]
+ *   "inputs":   [{"file", "role" ("A", "B", "C"...: its group), "run" (its
+ *		  number in the group), "command", "format", "command_line",
+ *		  "start_time", "series"}]
  *   "pairs":    [{"what", "cpu", "thread", "a", "b", "sides": {"a", "b"},
  *		  "stats": [compare_stat_json()...], "misses": {"a", "b"}
  *		  (with a budget), "gev": {"a", "b"} (tail_estimate_json()),
- *		  "verdicts": {"worse", "better", "same", "n/a"}}]
+ *		  "verdicts": {"worse", "better", "same", "inconclusive", "n/a"}}]
  *   "unpaired": [{"file", "what", "reason"}]
  *
- * A side is {"input", "file", "series": [labels], "samples",
- * "samples_per_s", "min_ns", "max_ns", "no_histogram" (when it has none),
- * "exceedance": [{"percent", "value_ns", "ci_ns"}], "block_maxima":
- * {"blocks", "block_ns", "note", "largest": [[period_s, value_ns]...]}}.
+ * A side is {"role", "input", "file" (its first run's), "files", "runs",
+ * "series": [labels], "samples", "samples_per_s", "min_ns", "max_ns",
+ * "no_histogram" (when it has none), "exceedance": [{"percent",
+ * "value_ns", "ci_ns"}], "block_maxima": {"blocks", "block_ns", "note",
+ * "largest": [[period_s, value_ns]...]}, "resampling": {"block_ns" (the
+ * time blocks' length used), "fewest_blocks", "lag1", "correlated",
+ * "note"}}.
  * Durations are integers in ns; what a side cannot give is null.
  */
 
 /* "params" (new reference, or NULL) */
 json_t *compare_document_params(const struct compare_settings *s, enum compare_by by);
 
-/* "inputs" (new reference, or NULL) */
+/* "inputs" (new reference, or NULL): each input with its group's role and its run number in it */
 json_t *compare_document_inputs(const struct run *const *runs, const char *const *names,
-				unsigned int nr_runs);
+				unsigned int nr_runs, const struct compare_plan *plan);
 
 /**
  * compare_document_pairs - the "pairs" array
@@ -50,7 +54,7 @@ json_t *compare_document_pairs(const struct run *const *runs, const char *const 
 /* "unpaired" (new reference, or NULL) */
 json_t *compare_document_unpaired(const struct compare_plan *plan, const char *const *names);
 
-/* "A", "B", ... "Z", then "27", "28"...: an input's role; @buf holds 12 */
-const char *compare_role_name(unsigned int input, char *buf, size_t size);
+/* "A", "B", ... "Z", then "27", "28"...: a group's role; @buf holds 12 */
+const char *compare_role_name(unsigned int group, char *buf, size_t size);
 
 #endif

@@ -20,8 +20,12 @@
  * @s: the row
  *
  * {"name", "a_ns", "b_ns", "diff_ns", "ci_ns": [low, high], "verdict",
- *  "reason", "a_ci_ns": [low, high], "b_ci_ns": [low, high]}; a figure a
- * side cannot give is null. Returns a new reference, or NULL.
+ *  "reason", "method" ("values", "blocks", "runs" or "rounds"), "units"
+ *  (resampled at the top), "df", "units_to_decide" (inconclusive: the runs
+ *  or rounds that would decide), "power": {"detectable_ns",
+ *  "rounds_for_5pct"} (rounds only), "a_ci_ns": [low, high], "b_ci_ns":
+ *  [low, high]}; a figure a side cannot give is null. Returns a new
+ *  reference, or NULL.
  */
 json_t *compare_stat_json(const struct compare_stat *s);
 

@@ -36,9 +36,11 @@ struct compare_settings {
 	bool has_budget;
 	uint64_t budget_ns;
 	unsigned int threads; /* for the tail estimates; 0: one per CPU the process may use */
+	unsigned int replicates; /* of the bootstrap (compare_bootstrap.h) */
 };
 
-/* p50 ... p99.99 (compare_default_percentiles), 95%, 5% and 1 us, no budget */
+/* p50 ... p99.99 (compare_default_percentiles), 95%, 5% and 1 us, no budget,
+ * COMPARE_BOOT_REPLICATES resamples */
 void compare_settings_default(struct compare_settings *s);
 
 /* A point of an exceedance curve: P(X > value_ns) = 1 - percent / 100. */
@@ -55,7 +57,7 @@ struct compare_maximum {
 };
 
 struct compare_side_result {
-	unsigned int input;
+	unsigned int group;
 	struct compare_sample sample;
 	bool has_misses; /* a budget and a histogram */
 	struct miss_rate misses;
@@ -72,7 +74,7 @@ struct compare_pair_result {
 	const struct compare_side_result *a, *b; /* owned by the result */
 	struct compare_stat stats[COMPARE_MAX_PERCENTILES + 1]; /* the percentiles, then max */
 	unsigned int nr_stats;
-	unsigned int worse, better, same, not_available; /* verdicts of the stats */
+	unsigned int worse, better, same, inconclusive, not_available; /* verdicts of the stats */
 };
 
 struct compare_result {
@@ -105,8 +107,9 @@ bool compare_result_worse(const struct compare_result *r);
 
 /*
  * The verdict over every pair in a word: "worse" (some statistic worse,
- * none better), "better", "mixed" (both), "same" (every statistic that
- * could be compared is the same) or "n/a" (none could be).
+ * none better), "better", "mixed" (both), "inconclusive" (neither, and
+ * some statistic inconclusive), "same" (every statistic that could be
+ * compared is the same) or "n/a" (none could be).
  */
 const char *compare_result_verdict(const struct compare_result *r);
 

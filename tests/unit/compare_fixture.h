@@ -42,18 +42,36 @@ struct test_comparison {
 	struct compare_result result;
 };
 
-/* pair @runs (named @names) @by and compute every pair with @s */
+/*
+ * pair @runs (named @names), whose groups are @group_of (NULL: each run a
+ * group of its own), @by, and compute every pair with @s
+ */
+static inline void test_compare_groups(struct test_comparison *c, struct run **runs,
+				       const char *const *names, unsigned int n,
+				       const unsigned int *group_of, bool paired,
+				       enum compare_by by, const struct compare_settings *s)
+{
+	c->runs = runs;
+	c->n = n;
+	if (group_of)
+		ck_assert_int_eq(compare_plan_make_groups((const struct run *const *)runs, names, n,
+							  group_of, paired, by, &c->plan),
+				 0);
+	else
+		ck_assert_int_eq(
+			compare_plan_make((const struct run *const *)runs, names, n, by, &c->plan),
+			0);
+	ck_assert_int_eq(
+		compare_result_compute((const struct run *const *)runs, &c->plan, s, &c->result),
+		0);
+}
+
+/* pair @runs (named @names, each a group of its own) @by and compute every pair with @s */
 static inline void test_compare(struct test_comparison *c, struct run **runs,
 				const char *const *names, unsigned int n, enum compare_by by,
 				const struct compare_settings *s)
 {
-	c->runs = runs;
-	c->n = n;
-	ck_assert_int_eq(compare_plan_make((const struct run *const *)runs, names, n, by, &c->plan),
-			 0);
-	ck_assert_int_eq(
-		compare_result_compute((const struct run *const *)runs, &c->plan, s, &c->result),
-		0);
+	test_compare_groups(c, runs, names, n, NULL, false, by, s);
 }
 
 /* the result and the plan released, the runs freed */

@@ -121,13 +121,14 @@ START_TEST(document_has_the_issues_shape)
 	s.budget_ns = 25000;
 	s.threads = 2;
 	test_compare(&c, runs, names, 2, COMPARE_BY_CPU, &s);
-	ck_assert_str_eq(compare_result_verdict(&c.result), "worse");
-	ck_assert(compare_result_worse(&c.result));
+	/* one run a side: B's values lie higher, but that decides nothing */
+	ck_assert_str_eq(compare_result_verdict(&c.result), "inconclusive");
+	ck_assert(!compare_result_worse(&c.result));
 
 	pairs = compare_document_pairs((const struct run *const *)runs, names, &c.result);
 	unpaired = compare_document_unpaired(&c.plan, names);
 	params = compare_document_params(&s, c.plan.by);
-	inputs = compare_document_inputs((const struct run *const *)runs, names, 2);
+	inputs = compare_document_inputs((const struct run *const *)runs, names, 2, &c.plan);
 	ck_assert_uint_eq(json_array_size(pairs), 1);
 	pair = json_array_get(pairs, 0);
 	ck_assert_str_eq(json_string_value(get(pair, "a")), "a.json cpu 1");
@@ -149,15 +150,20 @@ START_TEST(document_has_the_issues_shape)
 					 json_integer_value(get(row, "a_ns")));
 		ck_assert(json_is_string(get(row, "reason")));
 		if (i < 5) {
-			/* A spans 10-20 us, B 10-40 us: B is worse from its median on */
+			/* A spans 10-20 us, B 10-40 us: B is higher from its median on */
 			check_ns_pair(get(row, "ci_ns"));
-			ck_assert_str_eq(json_string_value(get(row, "verdict")), "worse");
+			ck_assert_int_gt(json_integer_value(json_array_get(get(row, "ci_ns"), 0)),
+					 0);
+			ck_assert_str_eq(json_string_value(get(row, "verdict")), "inconclusive");
+			ck_assert_str_eq(json_string_value(get(row, "method")), "values");
+			ck_assert(json_is_null(get(row, "power")));
 		}
 	}
 	/* the max is exact but has no interval and no verdict */
 	ck_assert(json_is_null(get(json_array_get(stats, 5), "ci_ns")));
 	ck_assert_str_eq(json_string_value(get(json_array_get(stats, 5), "verdict")), "n/a");
-	ck_assert_int_eq(json_integer_value(get(get(pair, "verdicts"), "worse")), 5);
+	ck_assert_int_eq(json_integer_value(get(get(pair, "verdicts"), "inconclusive")), 5);
+	ck_assert_int_eq(json_integer_value(get(get(pair, "verdicts"), "worse")), 0);
 	ck_assert_int_eq(json_integer_value(get(get(pair, "verdicts"), "n/a")), 1);
 
 	misses = get(pair, "misses");
@@ -209,39 +215,91 @@ START_TEST(document_has_the_issues_shape)
 }
 END_TEST
 
-/* A against itself: same wherever a statistic exists; too few blocks said, not fitted */
+/*
+ * Three runs of A against three of B, B's values twice as spread: worse
+ * wherever a statistic exists, the runs resampled; the sides name their
+ * runs.
+ */
+START_TEST(replicates_decide)
+{
+	static const char *const files[] = { "a1.json", "a2.json", "a3.json",
+					     "b1.json", "b2.json", "b3.json" };
+	static const unsigned int groups[] = { 0, 0, 0, 1, 1, 1 };
+	const struct test_series a[] = { { 1, 0, 20000, 10000, 20000, 0, NULL } };
+	const struct test_series b[] = { { 1, 0, 20000, 10000, 40000, 0, NULL } };
+	struct run *runs[6];
+	struct compare_settings s;
+	struct test_comparison c;
+	const json_t *pair, *side, *row;
+	json_t *pairs, *inputs;
+	unsigned int i;
+
+	for (i = 0; i < 6; i++)
+		runs[i] = test_run(files[i], "timer", i < 3 ? a : b, 1);
+	compare_settings_default(&s);
+	s.nr_percentiles = 3;
+	test_compare_groups(&c, runs, files, 6, groups, false, COMPARE_BY_CPU, &s);
+	ck_assert_str_eq(compare_result_verdict(&c.result), "worse");
+	ck_assert_uint_eq(c.result.pairs[0].worse, 3);
+	pairs = compare_document_pairs((const struct run *const *)runs, files, &c.result);
+	inputs = compare_document_inputs((const struct run *const *)runs, files, 6, &c.plan);
+	pair = json_array_get(pairs, 0);
+	ck_assert_str_eq(json_string_value(get(pair, "a")), "a1.json and 2 more cpu 1");
+	side = get(get(pair, "sides"), "b");
+	ck_assert_str_eq(json_string_value(get(side, "role")), "B");
+	ck_assert_int_eq(json_integer_value(get(side, "runs")), 3);
+	ck_assert_str_eq(json_string_value(json_array_get(get(side, "files"), 2)), "b3.json");
+	ck_assert_int_eq(json_integer_value(get(side, "samples")), 60000);
+	ck_assert(json_is_null(get(get(side, "resampling"), "block_ns")));
+	for (i = 0; i < 3; i++) {
+		row = json_array_get(get(pair, "stats"), i);
+		ck_assert_str_eq(json_string_value(get(row, "method")), "runs");
+		ck_assert_int_eq(json_integer_value(get(row, "units")), 3);
+		ck_assert_str_eq(json_string_value(get(row, "verdict")), "worse");
+	}
+	ck_assert_str_eq(json_string_value(get(json_array_get(inputs, 4), "role")), "B");
+	ck_assert_int_eq(json_integer_value(get(json_array_get(inputs, 4), "run")), 2);
+	json_decref(pairs);
+	json_decref(inputs);
+	test_comparison_release(&c);
+}
+END_TEST
+
+/* A against itself, three runs a side: same wherever a statistic exists; too few blocks said */
 START_TEST(a_against_itself_is_same)
 {
+	static const char *const files[] = { "a1.json", "a2.json", "a3.json",
+					     "b1.json", "b2.json", "b3.json" };
+	static const unsigned int groups[] = { 0, 0, 0, 1, 1, 1 };
 	const struct test_series a[] = { { 1, 0, 5000, 10000, 20000, 12, NULL } };
-	struct run *runs[2] = { test_run("a.json", "timer", a, 1),
-				test_run("b.json", "timer", a, 1) };
+	struct run *runs[6];
 	struct compare_settings s;
 	struct test_comparison c;
 	const json_t *pair, *gev;
 	json_t *pairs;
 	unsigned int i;
 
+	for (i = 0; i < 6; i++)
+		runs[i] = test_run(files[i], "timer", a, 1);
 	compare_settings_default(&s);
-	test_compare(&c, runs, names, 2, COMPARE_BY_ALL, &s);
+	test_compare_groups(&c, runs, files, 6, groups, false, COMPARE_BY_ALL, &s);
 	ck_assert_str_eq(compare_result_verdict(&c.result), "same");
 	ck_assert(!compare_result_worse(&c.result));
-	/* p50, p90 and p99 exist with 5,000 samples; p99.9, p99.99 and max do not */
-	ck_assert_uint_eq(c.result.pairs[0].same, 3);
-	ck_assert_uint_eq(c.result.pairs[0].not_available, 3);
-	for (i = 0; i < 3; i++)
+	/* p50 to p99.9 exist with 15,000 samples pooled; p99.99 and max do not */
+	ck_assert_uint_eq(c.result.pairs[0].same, 4);
+	ck_assert_uint_eq(c.result.pairs[0].not_available, 2);
+	for (i = 0; i < 4; i++)
 		ck_assert_int_eq(c.result.pairs[0].stats[i].diff_ns, 0);
-	ck_assert_ptr_nonnull(strstr(c.result.pairs[0].stats[3].reason, "at least 10000 samples"));
-	pairs = compare_document_pairs((const struct run *const *)runs, names, &c.result);
+	ck_assert_msg(strstr(c.result.pairs[0].stats[4].reason,
+			     "A: 15000 samples, fewer than the 100000 p99.99 needs"),
+		      "%s", c.result.pairs[0].stats[4].reason);
+	pairs = compare_document_pairs((const struct run *const *)runs, files, &c.result);
 	pair = json_array_get(pairs, 0);
-	ck_assert_str_eq(json_string_value(get(pair, "a")), "a.json");
+	ck_assert_str_eq(json_string_value(get(pair, "a")), "a1.json and 2 more");
 	ck_assert(json_is_null(get(pair, "cpu")));
 	ck_assert(json_object_get(pair, "misses") == NULL);
 	gev = get(get(pair, "gev"), "a");
-	ck_assert_int_eq(json_integer_value(get(gev, "blocks")), 12);
-	ck_assert(json_is_false(get(gev, "reliable")));
-	ck_assert_str_eq(json_string_value(get(gev, "error")),
-			 "only 12 block maxima: at least 30 are needed for any tail estimate");
-	ck_assert(json_object_get(gev, "return_levels") == NULL);
+	ck_assert_int_eq(json_integer_value(get(gev, "blocks")), 36);
 	json_decref(pairs);
 	test_comparison_release(&c);
 }
@@ -282,6 +340,7 @@ int main(void)
 
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, document_has_the_issues_shape);
+	tcase_add_test(tc, replicates_decide);
 	tcase_add_test(tc, a_against_itself_is_same);
 	tcase_add_test(tc, bad_settings_are_refused);
 	suite_add_tcase(suite, tc);

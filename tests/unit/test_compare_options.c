@@ -9,6 +9,7 @@
 static const struct exercise_hint hints[] = {
 	{ .long_name = "percentiles", .valid = "50,99.9,99.99", .invalid = "50,,99" },
 	{ .long_name = "practical", .valid = "10%,2us", .invalid = "10%" },
+	{ .long_name = "vs", .companion = B },
 	EXERCISE_JSON_COMPACT,
 	{ NULL },
 };
@@ -60,6 +61,35 @@ START_TEST(rules_between_options)
 	exercise_refuses(&x, A " " B " --practical %,1us", "invalid threshold");
 	exercise_refuses(&x, A " " B " --practical 5%,2h", "out of range");
 	exercise_refuses(&x, A " " B " --practical 2000,1us", "out of range");
+	/* --vs needs a file on each side */
+	exercise_refuses(&x, "--vs " A " " B, "--vs: no file of A before it");
+	exercise_refuses(&x, A " " B " --vs", "--vs: no file of B after it");
+	exercise_accepts(&x, A " --vs " B);
+}
+END_TEST
+
+/* --vs splits the files into A's runs and B's, wherever the options stand. */
+START_TEST(vs_groups_the_runs)
+{
+	char *argv[] = { "compare", A,	      "--by",
+			 "all",	    A,	      "--vs",
+			 B,	    "--json", "/tmp/latscope-exercise.json",
+			 B,	    B,	      NULL };
+	struct compare_command_options o;
+	int status;
+
+	ck_assert(option_parse(&compare_command, 11, argv, &o, NULL, &status));
+	ck_assert(o.vs_given);
+	ck_assert_uint_eq(o.nr_paths, 5);
+	ck_assert_uint_eq(o.group_of[0], 0);
+	ck_assert_uint_eq(o.group_of[1], 0);
+	ck_assert_uint_eq(o.group_of[2], 1);
+	ck_assert_uint_eq(o.group_of[4], 1);
+	ck_assert_str_eq(o.paths[1], A);
+	ck_assert_str_eq(o.paths[2], B);
+	/* the caller's words are left as they were: the command line is recorded from them */
+	ck_assert_str_eq(argv[5], "--vs");
+	option_release(&compare_command, &o);
 }
 END_TEST
 
@@ -74,8 +104,8 @@ START_TEST(values_as_stored)
 	int status;
 
 	ck_assert(option_parse(&compare_command, 12, argv, &o, NULL, &status));
-	s = o.settings;
-	ck_assert_int_eq(o.by, COMPARE_BY_THREAD);
+	s = o.statistics.settings;
+	ck_assert_int_eq(o.statistics.by, COMPARE_BY_THREAD);
 	ck_assert_uint_eq(o.nr_paths, 3);
 	ck_assert_str_eq(o.paths[2], B);
 	ck_assert_uint_eq(s.nr_percentiles, 2);
@@ -99,6 +129,7 @@ int main(void)
 	tcase_add_test(tc, usage_line);
 	tcase_add_test(tc, rules_between_options);
 	tcase_add_test(tc, values_as_stored);
+	tcase_add_test(tc, vs_groups_the_runs);
 	suite_add_tcase(suite, tc);
 	return unit_run(suite);
 }

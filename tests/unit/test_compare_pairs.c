@@ -14,6 +14,16 @@ static const char *const names[] = { "a.json", "b.json", "c.json" };
 		cpu, thread, 1000, 10000, 20000, 0, NULL \
 	}
 
+/* the sample of @n series of one run: a side of one run */
+static int load(const struct run *run, const unsigned int *series, unsigned int n,
+		struct compare_sample *s)
+{
+	struct compare_part part = { 0, (unsigned int *)series, n };
+	struct compare_side side = { 0, &part, 1 };
+
+	return compare_sample_load(&run, &side, s);
+}
+
 static void free_runs(struct run **runs, unsigned int n)
 {
 	unsigned int i;
@@ -38,10 +48,10 @@ START_TEST(by_cpu_pairs_common_cpus_and_names_the_rest)
 	ck_assert_int_eq(plan.pairs[0].cpu, 1);
 	ck_assert_int_eq(plan.pairs[0].thread, -1);
 	/* cpu 1 is A's thread 1 and B's thread 2: pinned places, not numbers, pair */
-	ck_assert_uint_eq(plan.pairs[0].a.nr_series, 1);
-	ck_assert_uint_eq(plan.pairs[0].a.series[0], 1);
-	ck_assert_uint_eq(plan.pairs[0].b.series[0], 2);
-	ck_assert_uint_eq(plan.pairs[0].b.input, 1);
+	ck_assert_uint_eq(plan.pairs[0].a.parts[0].nr_series, 1);
+	ck_assert_uint_eq(plan.pairs[0].a.parts[0].series[0], 1);
+	ck_assert_uint_eq(plan.pairs[0].b.parts[0].series[0], 2);
+	ck_assert_uint_eq(plan.pairs[0].b.parts[0].input, 1);
 	ck_assert_str_eq(plan.pairs[1].what, "cpu 2");
 	ck_assert_uint_eq(plan.nr_unpaired, 2);
 	ck_assert_uint_eq(plan.unpaired[0].input, 0);
@@ -67,8 +77,8 @@ START_TEST(threads_on_one_cpu_are_merged)
 		compare_plan_make((const struct run *const *)runs, names, 2, COMPARE_BY_CPU, &plan),
 		0);
 	ck_assert_uint_eq(plan.nr_pairs, 1);
-	ck_assert_uint_eq(plan.pairs[0].a.nr_series, 2);
-	ck_assert_uint_eq(plan.pairs[0].b.nr_series, 1);
+	ck_assert_uint_eq(plan.pairs[0].a.parts[0].nr_series, 2);
+	ck_assert_uint_eq(plan.pairs[0].b.parts[0].nr_series, 1);
 	ck_assert_uint_eq(plan.nr_unpaired, 0);
 	compare_plan_release(&plan);
 	/* by thread, thread 1 has no partner */
@@ -102,13 +112,13 @@ START_TEST(all_merges_every_series_and_more_inputs_face_a)
 	ck_assert_uint_eq(plan.nr_pairs, 2);
 	ck_assert_str_eq(plan.pairs[0].what, "all");
 	ck_assert_int_eq(plan.pairs[0].cpu, -1);
-	ck_assert_uint_eq(plan.pairs[0].a.input, 0);
-	ck_assert_uint_eq(plan.pairs[0].a.nr_series, 2);
-	ck_assert_uint_eq(plan.pairs[0].b.input, 1);
-	ck_assert_uint_eq(plan.pairs[0].b.nr_series, 1);
-	ck_assert_uint_eq(plan.pairs[1].a.input, 0);
-	ck_assert_uint_eq(plan.pairs[1].b.input, 2);
-	ck_assert_uint_eq(plan.pairs[1].b.nr_series, 3);
+	ck_assert_uint_eq(plan.pairs[0].a.parts[0].input, 0);
+	ck_assert_uint_eq(plan.pairs[0].a.parts[0].nr_series, 2);
+	ck_assert_uint_eq(plan.pairs[0].b.parts[0].input, 1);
+	ck_assert_uint_eq(plan.pairs[0].b.parts[0].nr_series, 1);
+	ck_assert_uint_eq(plan.pairs[1].a.parts[0].input, 0);
+	ck_assert_uint_eq(plan.pairs[1].b.parts[0].input, 2);
+	ck_assert_uint_eq(plan.pairs[1].b.parts[0].nr_series, 3);
 	compare_plan_release(&plan);
 	/* by cpu, B shares no cpu with A: said, not guessed */
 	ck_assert_int_eq(
@@ -175,6 +185,63 @@ START_TEST(inputs_that_cannot_be_compared)
 }
 END_TEST
 
+/* Groups: every run of both pairs' sides; a key some run lacks is named once; one setup per side. */
+START_TEST(groups_pair_every_run)
+{
+	static const char *const files[] = { "a1.json", "a2.json", "b1.json", "b2.json" };
+	static const unsigned int groups[] = { 0, 0, 1, 1 };
+	const struct test_series both[] = { TIMER(1, 0), TIMER(2, 1) };
+	const struct test_series one[] = { TIMER(1, 0) };
+	struct run *runs[4] = { test_run("a1.json", "timer", both, 2),
+				test_run("a2.json", "timer", both, 2),
+				test_run("b1.json", "timer", both, 2),
+				test_run("b2.json", "timer", one, 1) };
+	struct compare_plan plan;
+	json_t *doc;
+
+	ck_assert_int_eq(compare_plan_make_groups((const struct run *const *)runs, files, 4, groups,
+						  false, COMPARE_BY_CPU, &plan),
+			 0);
+	ck_assert_uint_eq(plan.nr_groups, 2);
+	ck_assert_uint_eq(plan.nr_pairs, 1);
+	ck_assert_uint_eq(plan.pairs[0].a.nr_parts, 2);
+	ck_assert_uint_eq(plan.pairs[0].b.nr_parts, 2);
+	ck_assert_uint_eq(plan.pairs[0].b.group, 1);
+	ck_assert_uint_eq(plan.pairs[0].b.parts[1].input, 3);
+	ck_assert_uint_eq(plan.nr_unpaired, 1);
+	ck_assert_str_eq(plan.unpaired[0].reason, "b2.json has no cpu 2: not compared");
+	compare_plan_release(&plan);
+	/* paired runs come in equal numbers */
+	ck_assert_int_eq(compare_plan_make_groups((const struct run *const *)runs, files, 3, groups,
+						  true, COMPARE_BY_CPU, &plan),
+			 -EINVAL);
+	ck_assert_str_eq(plan.error, "paired runs need two groups of as many runs (2 and 1)");
+	compare_plan_release(&plan);
+	run_free(runs[3]);
+	/* another period within a side is another setup */
+	doc = test_document("timer", one, 1);
+	json_object_set_new(json_array_get(json_object_get(doc, "threads"), 0), "interval_ns",
+			    json_integer(2000000));
+	runs[3] = test_import("b2.json", doc);
+	ck_assert_int_eq(compare_plan_make_groups((const struct run *const *)runs, files, 4, groups,
+						  false, COMPARE_BY_CPU, &plan),
+			 -EINVAL);
+	ck_assert_str_eq(plan.error, "b2.json: thread 0 (cpu 1) wakes every 2000 us, in b1.json "
+				     "every 1000 us: the runs of a side must be runs of one setup");
+	compare_plan_release(&plan);
+	run_free(runs[3]);
+	/* and another command */
+	ck_assert_int_eq(import_file(FIXTURE("peers/cyclictest-t2-h400.json"), &runs[3]), 0);
+	ck_assert_int_eq(compare_plan_make_groups((const struct run *const *)runs, files, 4, groups,
+						  false, COMPARE_BY_THREAD, &plan),
+			 -EINVAL);
+	ck_assert_str_eq(plan.error, "b2.json: a cyclictest result among the runs of b1.json "
+				     "(timer): the runs of a side must be runs of one command");
+	compare_plan_release(&plan);
+	free_runs(runs, 4);
+}
+END_TEST
+
 /* cyclictest's threads against latscope timer's, by thread and by cpu */
 START_TEST(peers_pair_with_latscope)
 {
@@ -216,9 +283,8 @@ START_TEST(more_peers_pair_with_latscope)
 		0);
 	ck_assert_uint_eq(plan.nr_pairs, 1);
 	ck_assert_str_eq(plan.pairs[0].what, "cpu 1");
-	ck_assert_int_eq(compare_sample_load(runs[0], plan.pairs[0].a.series,
-					     plan.pairs[0].a.nr_series, &sample),
-			 0);
+	ck_assert_int_eq(
+		compare_sample_load((const struct run *const *)runs, &plan.pairs[0].a, &sample), 0);
 	ck_assert_msg(sample.has_hist, "%s", sample.no_hist);
 	ck_assert_uint_eq(sample.samples, 107336252);
 	ck_assert_uint_eq(sample.hist.min_ns, 0);
@@ -266,7 +332,7 @@ START_TEST(sample_adds_histograms_of_one_layout)
 	const unsigned int both[] = { 0, 1 }, first[] = { 0 };
 	struct compare_sample s;
 
-	ck_assert_int_eq(compare_sample_load(run, both, 2, &s), 0);
+	ck_assert_int_eq(load(run, both, 2, &s), 0);
 	ck_assert(s.has_hist);
 	ck_assert_uint_eq(s.samples, 4000);
 	ck_assert_uint_eq(s.hist.count, 4000);
@@ -283,12 +349,12 @@ START_TEST(sample_adds_histograms_of_one_layout)
 	compare_sample_release(&s);
 	compare_sample_release(&s);
 
-	ck_assert_int_eq(compare_sample_load(run, first, 1, &s), 0);
+	ck_assert_int_eq(load(run, first, 1, &s), 0);
 	ck_assert_uint_eq(s.samples, 1000);
 	ck_assert_uint_eq(s.nr_blocks, 40);
 	ck_assert_str_eq(s.blocks_note, "");
 	compare_sample_release(&s);
-	ck_assert_int_eq(compare_sample_load(run, first, 0, &s), -EINVAL);
+	ck_assert_int_eq(load(run, first, 0, &s), -EINVAL);
 	compare_sample_release(&s);
 	run_free(run);
 }
@@ -307,7 +373,7 @@ START_TEST(sample_says_what_it_cannot_hold)
 				    (json_int_t)5, "min_ns", (json_int_t)10, "max_ns",
 				    (json_int_t)2000, "histogram", "unit", "ns", "buckets",
 				    (json_int_t)1000, (json_int_t)2000, 5));
-	ck_assert_int_eq(compare_sample_load(run, first, 1, &s), 0);
+	ck_assert_int_eq(load(run, first, 1, &s), 0);
 	ck_assert(!s.has_hist);
 	ck_assert_str_eq(s.no_hist, "thread 0 (cpu 1): its min 10 ns is not in its histogram's "
 				    "first bucket (1000..2000 ns)");
@@ -319,7 +385,7 @@ START_TEST(sample_says_what_it_cannot_hold)
 
 	/* cyclictest without -h keeps no histogram */
 	ck_assert_int_eq(import_file(FIXTURE("peers/cyclictest-t2-h400.json"), &run), 0);
-	ck_assert_int_eq(compare_sample_load(run, first, 1, &s), 0);
+	ck_assert_int_eq(load(run, first, 1, &s), 0);
 	ck_assert(s.has_hist);
 	ck_assert_uint_eq(s.samples, 2000);
 	ck_assert_str_eq(s.blocks_note,
@@ -338,6 +404,7 @@ int main(void)
 	tcase_add_test(tc, threads_on_one_cpu_are_merged);
 	tcase_add_test(tc, all_merges_every_series_and_more_inputs_face_a);
 	tcase_add_test(tc, inputs_that_cannot_be_compared);
+	tcase_add_test(tc, groups_pair_every_run);
 	tcase_add_test(tc, peers_pair_with_latscope);
 	tcase_add_test(tc, more_peers_pair_with_latscope);
 	tcase_add_test(tc, sample_adds_histograms_of_one_layout);

@@ -35,7 +35,8 @@ static struct run *compare_run(bool with_blocks)
 	test_compare(&c, runs, names, 2, COMPARE_BY_CPU, &s);
 	doc = json_pack("{sssssosososssss[]}", "schema", "latscope/1", "command", "compare",
 			"params", compare_document_params(&s, c.plan.by), "inputs",
-			compare_document_inputs((const struct run *const *)runs, names, 2), "pairs",
+			compare_document_inputs((const struct run *const *)runs, names, 2, &c.plan),
+			"pairs",
 			compare_document_pairs((const struct run *const *)runs, names, &c.result),
 			"verdict", compare_result_verdict(&c.result), "summary",
 			"worse: after.json is worse than before.json", "unpaired");
@@ -91,12 +92,13 @@ START_TEST(compare_page_has_tables_and_plots)
 	ck_assert_uint_eq(occurrences(html, "nothing to draw"), 0);
 	ck_assert_ptr_nonnull(strstr(html, "id=\"fig-cmp-pair1-exceedance\""));
 	ck_assert_ptr_nonnull(strstr(html, "id=\"fig-cmp-pair2-return-levels\""));
-	ck_assert_ptr_nonnull(strstr(html, "The comparison “cmp”: worse."));
+	ck_assert_ptr_nonnull(strstr(html, "The comparison “cmp”: inconclusive."));
 	ck_assert_ptr_nonnull(strstr(html, "<b>Verdict:</b> worse: after.json is worse"));
 	ck_assert_ptr_nonnull(strstr(
 		html, "cpu 1: <code>before.json cpu 1</code> → <code>after.json cpu 1</code>"));
 	/* the intervals, packed as integer arrays in the file, are read */
-	ck_assert_uint_eq(occurrences(html, ">worse</span>"), 5);
+	/* one run a side: inconclusive, each statistic of both pairs, in its own colour */
+	ck_assert_uint_eq(occurrences(html, "background:#9A6700\">inconclusive</span>"), 10);
 	ck_assert_ptr_nonnull(strstr(html, "1-day return level"));
 	ck_assert_ptr_nonnull(strstr(html, "Deadline misses above 25 us"));
 	ck_assert_ptr_nonnull(strstr(html, "95% interval of each point"));

@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "latscope/compare_bootstrap.h"
+#include "latscope/numerics.h"
+
+void compare_boot_release(struct compare_boot *bt)
+{
+	free(bt->a);
+	free(bt->b);
+	memset(bt, 0, sizeof(*bt));
+}
+
+/* one side's resampling: its units, histogram and the counts of the resample being drawn */
+struct side {
+	const struct compare_units *u;
+	const struct bucket_hist *h;
+	uint64_t *counts; /* support entries */
+	double *weights; /* scratch for a multinomial draw */
+	unsigned int *draws; /* scratch */
+};
+
+static void add_unit(struct side *s, const struct compare_unit *unit, uint64_t times)
+{
+	size_t e;
+
+	for (e = unit->first; e < unit->first + unit->nr; e++)
+		s->counts[s->u->index[e]] += times * s->u->count[e];
+}
+
+/*
+ * A run's values drawn one by one with replacement: a multinomial over its
+ * buckets. GSL draws at most UINT32_MAX values; a larger run (hours of
+ * noise loops) draws that many and scales them, which keeps the shape and
+ * widens the spread a little.
+ */
+static void add_values(struct side *s, gsl_rng *rng, const struct compare_unit *unit)
+{
+	const struct compare_units *u = s->u;
+	unsigned int n = unit->count > UINT32_MAX ? UINT32_MAX : (unsigned int)unit->count;
+	double scale = (double)unit->count / (double)(n ? n : 1);
+	unsigned int k;
+
+	if (!unit->nr)
+		return;
+	for (k = 0; k < unit->nr; k++)
+		s->weights[k] = (double)u->count[unit->first + k];
+	gsl_ran_multinomial(rng, unit->nr, n, s->weights, s->draws);
+	for (k = 0; k < unit->nr; k++)
+		s->counts[u->index[unit->first + k]] += (uint64_t)llround(s->draws[k] * scale);
+}
+
+/* within one run: its blocks with replacement, or its values */
+static void resample_run(struct side *s, gsl_rng *rng, const struct compare_unit_run *run)
+{
+	unsigned int k;
+
+	if (!run->blocks) {
+		add_values(s, rng, &s->u->units[run->first]);
+		return;
+	}
+	for (k = 0; k < run->nr; k++)
+		add_unit(s, &s->u->units[run->first + gsl_rng_uniform_int(rng, run->nr)], 1);
+}
+
+/* a run taken whole */
+static void add_run(struct side *s, const struct compare_unit_run *run)
+{
+	unsigned int k;
+
+	for (k = 0; k < run->nr; k++)
+		add_unit(s, &s->u->units[run->first + k], 1);
+}
+
+/* the percentiles of the counts drawn, into @out; the counts are cleared */
+static void read_percentiles(struct side *s, const double *percents, unsigned int n, double *out)
+{
+	uint64_t total = 0, seen = 0, rank;
+	unsigned int i, p = 0;
+
+	for (i = 0; i < s->u->support; i++)
+		total += s->counts[i];
+	for (i = 0; i < s->u->support && p < n; i++) {
+		seen += s->counts[i];
+		while (p < n) {
+			rank = (uint64_t)ceil(percents[p] / 100 * (double)total);
+			if (seen < (rank ? rank : 1))
+				break;
+			out[p++] = (double)bucket_hist_value(s->h, i);
+		}
+	}
+	while (p < n)
+		out[p++] = (double)s->h->max_ns;
+	memset(s->counts, 0, s->u->support * sizeof(*s->counts));
+}
+
+static int side_init(struct side *s, const struct compare_units *u, const struct bucket_hist *h)
+{
+	unsigned int widest = 1, i;
+
+	s->u = u;
+	s->h = h;
+	for (i = 0; i < u->nr_units; i++)
+		if (u->units[i].nr > widest)
+			widest = u->units[i].nr;
+	s->counts = calloc(u->support, sizeof(*s->counts));
+	s->weights = malloc(widest * sizeof(*s->weights));
+	s->draws = malloc(widest * sizeof(*s->draws));
+	return s->counts && s->weights && s->draws ? 0 : -ENOMEM;
+}
+
+static void side_release(struct side *s)
+{
+	free(s->counts);
+	free(s->weights);
+	free(s->draws);
+}
+
+/*
+ * The units a side resamples at the top: its runs, or the blocks of its one
+ * run, or the values of a run without blocks.
+ */
+static unsigned int top_units(const struct compare_units *u)
+{
+	uint64_t values = u->nr_runs ? u->runs[0].count : 0;
+
+	if (u->nr_runs > 1)
+		return u->nr_runs;
+	if (u->nr_runs && u->runs[0].blocks)
+		return u->runs[0].nr;
+	return values > UINT32_MAX ? UINT32_MAX : (unsigned int)values;
+}
+
+/*
+ * Blocks that still follow each other (lag-1 autocorrelation r > 0) hold
+ * less than they seem: the variance of their mean is (1 + r) / (1 - r)
+ * times that of independent ones. r is estimated from the blocks, which
+ * underestimates it by about (1 + 3r) / n for n blocks (Kendall): that is
+ * added back. Only for a side resampled in its blocks.
+ */
+static double residual_inflation(const struct compare_units *u)
+{
+	double r = u->lag1;
+
+	if (u->nr_runs != 1 || !u->runs[0].blocks || isnan(r) || !u->runs[0].nr)
+		return 1;
+	r += (1 + 3 * r) / u->runs[0].nr;
+	if (r <= 0)
+		return 1;
+	if (r > 0.9)
+		r = 0.9;
+	return (1 + r) / (1 - r);
+}
+
+/* one resample of a side on its own: runs then blocks, or the blocks of its one run */
+static void resample_side(struct side *s, gsl_rng *rng)
+{
+	unsigned int k;
+
+	if (s->u->nr_runs == 1) {
+		resample_run(s, rng, &s->u->runs[0]);
+		return;
+	}
+	for (k = 0; k < s->u->nr_runs; k++)
+		resample_run(s, rng, &s->u->runs[gsl_rng_uniform_int(rng, s->u->nr_runs)]);
+}
+
+int compare_boot_run(const struct compare_units *a, const struct bucket_hist *ha,
+		     const struct compare_units *b, const struct bucket_hist *hb, bool paired,
+		     const double *percents, unsigned int nr_percents, unsigned int replicates,
+		     uint64_t seed, struct compare_boot *out)
+{
+	struct side sa = { 0 }, sb = { 0 };
+	unsigned int r, k, pick;
+	gsl_rng *rng = NULL;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (!a->nr_runs || !b->nr_runs || !ha->count || !hb->count || !replicates ||
+	    (paired && a->nr_runs != b->nr_runs))
+		return -EINVAL;
+	numerics_init();
+	out->replicates = replicates;
+	out->nr_percents = nr_percents;
+	out->paired = paired;
+	out->units_a = paired ? a->nr_runs : top_units(a);
+	out->units_b = paired ? b->nr_runs : top_units(b);
+	out->inflate_a = paired ? 1 : residual_inflation(a);
+	out->inflate_b = paired ? 1 : residual_inflation(b);
+	out->a = malloc((size_t)replicates * nr_percents * sizeof(*out->a));
+	out->b = malloc((size_t)replicates * nr_percents * sizeof(*out->b));
+	rng = gsl_rng_alloc(gsl_rng_mt19937);
+	ret = out->a && out->b && rng ? 0 : -ENOMEM;
+	if (!ret)
+		ret = side_init(&sa, a, ha);
+	if (!ret)
+		ret = side_init(&sb, b, hb);
+	if (ret)
+		goto out;
+	gsl_rng_set(rng, (unsigned long)seed);
+	for (r = 0; r < replicates; r++) {
+		if (paired) {
+			for (k = 0; k < a->nr_runs; k++) {
+				pick = (unsigned int)gsl_rng_uniform_int(rng, a->nr_runs);
+				add_run(&sa, &a->runs[pick]);
+				add_run(&sb, &b->runs[pick]);
+			}
+		} else {
+			resample_side(&sa, rng);
+			resample_side(&sb, rng);
+		}
+		read_percentiles(&sa, percents, nr_percents, out->a + (size_t)r * nr_percents);
+		read_percentiles(&sb, percents, nr_percents, out->b + (size_t)r * nr_percents);
+	}
+out:
+	side_release(&sa);
+	side_release(&sb);
+	if (rng)
+		gsl_rng_free(rng);
+	return ret;
+}
+
+static int compare_doubles(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* the value below which @fraction of the sorted @v lie (linear between order statistics) */
+static double quantile(const double *v, unsigned int n, double fraction)
+{
+	double at = fraction * (n - 1);
+	unsigned int i = (unsigned int)floor(at);
+
+	if (i + 1 >= n)
+		return v[n - 1];
+	return v[i] + (at - i) * (v[i + 1] - v[i]);
+}
+
+/* the variance of column @p of the resamples in @v (divisor n) */
+static double variance(const double *v, unsigned int replicates, unsigned int stride,
+		       unsigned int p)
+{
+	double mean = 0, sum = 0;
+	unsigned int r;
+
+	for (r = 0; r < replicates; r++)
+		mean += v[(size_t)r * stride + p];
+	mean /= replicates;
+	for (r = 0; r < replicates; r++) {
+		double d = v[(size_t)r * stride + p] - mean;
+
+		sum += d * d;
+	}
+	return sum / replicates;
+}
+
+int compare_boot_interval(const struct compare_boot *bt, unsigned int p, int64_t diff_ns,
+			  double confidence, struct compare_boot_interval *out)
+{
+	double *d = malloc(bt->replicates * sizeof(*d));
+	double lo, hi, va, vb, v, inflated, z, t, scale;
+	unsigned int r, na = bt->units_a, nb = bt->units_b;
+
+	memset(out, 0, sizeof(*out));
+	if (!d)
+		return -ENOMEM;
+	if (na < 2 || nb < 2) {
+		free(d);
+		return -EDOM;
+	}
+	for (r = 0; r < bt->replicates; r++)
+		d[r] = bt->b[(size_t)r * bt->nr_percents + p] -
+		       bt->a[(size_t)r * bt->nr_percents + p];
+	if (bt->paired) {
+		v = variance(d, bt->replicates, 1, 0);
+		inflated = v * na / (na - 1.0);
+		out->df = na - 1.0;
+		out->units = na;
+	} else {
+		va = variance(bt->a, bt->replicates, bt->nr_percents, p);
+		vb = variance(bt->b, bt->replicates, bt->nr_percents, p);
+		v = va + vb;
+		va *= na / (na - 1.0) * bt->inflate_a;
+		vb *= nb / (nb - 1.0) * bt->inflate_b;
+		inflated = va + vb;
+		/* Welch-Satterthwaite; a side that did not vary adds no uncertainty */
+		out->df = inflated > 0 ? inflated * inflated /
+						 (va * va / (na - 1.0) + vb * vb / (nb - 1.0)) :
+					 (double)(na < nb ? na : nb) - 1;
+		out->units = na < nb ? na : nb;
+	}
+	qsort(d, bt->replicates, sizeof(*d), compare_doubles);
+	lo = quantile(d, bt->replicates, (1 - confidence) / 2);
+	hi = quantile(d, bt->replicates, (1 + confidence) / 2);
+	free(d);
+	z = gsl_cdf_ugaussian_Pinv((1 + confidence) / 2);
+	t = gsl_cdf_tdist_Pinv((1 + confidence) / 2, out->df);
+	scale = v > 0 ? t / z * sqrt(inflated / v) : 1;
+	lo = (double)diff_ns - ((double)diff_ns - lo) * scale;
+	hi = (double)diff_ns + (hi - (double)diff_ns) * scale;
+	out->ci_ns[0] = (int64_t)floor(lo);
+	out->ci_ns[1] = (int64_t)ceil(hi);
+	out->se_ns = sqrt(inflated);
+	out->half_ns = (hi - lo) / 2;
+	return 0;
+}
+
+int compare_boot_side_interval(const struct compare_boot *bt, bool b_side, unsigned int p,
+			       uint64_t value_ns, double confidence, uint64_t ci_ns[2])
+{
+	const double *from = b_side ? bt->b : bt->a;
+	unsigned int n = b_side ? bt->units_b : bt->units_a, r;
+	double inflate = b_side ? bt->inflate_b : bt->inflate_a;
+	double *v, lo, hi, scale, value = (double)value_ns;
+
+	if (n < 2)
+		return -EDOM;
+	v = malloc(bt->replicates * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (r = 0; r < bt->replicates; r++)
+		v[r] = from[(size_t)r * bt->nr_percents + p];
+	qsort(v, bt->replicates, sizeof(*v), compare_doubles);
+	lo = quantile(v, bt->replicates, (1 - confidence) / 2);
+	hi = quantile(v, bt->replicates, (1 + confidence) / 2);
+	free(v);
+	scale = gsl_cdf_tdist_Pinv((1 + confidence) / 2, n - 1.0) /
+		gsl_cdf_ugaussian_Pinv((1 + confidence) / 2) * sqrt(n / (n - 1.0) * inflate);
+	lo = value - (value - lo) * scale;
+	hi = value + (hi - value) * scale;
+	ci_ns[0] = lo > 0 ? (uint64_t)floor(lo) : 0;
+	ci_ns[1] = hi > 0 ? (uint64_t)ceil(hi) : 0;
+	return 0;
+}
+
+unsigned int compare_boot_units_to_decide(const struct compare_boot_interval *iv, double half_ns,
+					  double confidence)
+{
+	double per_unit = iv->se_ns * sqrt(iv->units);
+	unsigned int n;
+
+	if (!(half_ns > 0))
+		return UINT32_MAX;
+	for (n = 2; n <= 1000000; n += n < 100 ? 1 : n / 20)
+		if (gsl_cdf_tdist_Pinv((1 + confidence) / 2, n - 1.0) * per_unit / sqrt(n) <=
+		    half_ns)
+			return n;
+	return UINT32_MAX;
+}
+
+/* (t at the interval's level + t at 80% power) for @units units */
+static double power_factor(double units, double confidence)
+{
+	return gsl_cdf_tdist_Pinv((1 + confidence) / 2, units - 1) +
+	       gsl_cdf_tdist_Pinv(0.8, units - 1);
+}
+
+void compare_boot_power(const struct compare_boot_interval *iv, uint64_t baseline_ns,
+			double confidence, uint64_t *detectable_ns, unsigned int *rounds_for_5pct)
+{
+	double target = 0.05 * (double)baseline_ns, per_unit = iv->se_ns * sqrt(iv->units);
+	unsigned int n;
+
+	*detectable_ns = (uint64_t)ceil(power_factor(iv->units, confidence) * iv->se_ns);
+	*rounds_for_5pct = UINT32_MAX;
+	for (n = 2; n <= 1000000; n += n < 100 ? 1 : n / 20)
+		if (power_factor(n, confidence) * per_unit / sqrt(n) <= target) {
+			*rounds_for_5pct = n;
+			break;
+		}
+}

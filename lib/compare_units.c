@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "latscope/array.h"
+#include "latscope/compare_units.h"
+
+void compare_units_release(struct compare_units *u)
+{
+	free(u->runs);
+	free(u->units);
+	free(u->index);
+	free(u->count);
+	memset(u, 0, sizeof(*u));
+}
+
+bool compare_units_all_blocks(const struct compare_units *u)
+{
+	unsigned int i;
+
+	for (i = 0; i < u->nr_runs; i++)
+		if (!u->runs[i].blocks)
+			return false;
+	return u->nr_runs > 0;
+}
+
+/* a dense array of counts over the support, and the indices it touched */
+struct accumulator {
+	uint64_t *counts;
+	uint32_t *touched;
+	unsigned int nr_touched;
+};
+
+static void accumulate(struct accumulator *acc, uint32_t index, uint64_t n)
+{
+	if (!acc->counts[index])
+		acc->touched[acc->nr_touched++] = index;
+	acc->counts[index] += n;
+}
+
+static int compare_indices(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* the accumulated counts as one more unit (empty or not); the accumulator is cleared */
+static int emit_unit(struct compare_units *u, struct accumulator *acc, unsigned int *units_cap,
+		     unsigned int *entries_cap)
+{
+	struct compare_unit *unit;
+	unsigned int i;
+	void *grown;
+
+	grown = array_grow(u->units, units_cap, u->nr_units + 1, sizeof(*u->units));
+	if (!grown)
+		return -ENOMEM;
+	u->units = grown;
+	if (u->nr_entries + acc->nr_touched > UINT32_MAX)
+		return -ENOMEM;
+	grown = array_grow(u->index, entries_cap, (unsigned int)(u->nr_entries + acc->nr_touched),
+			   sizeof(*u->index));
+	if (!grown)
+		return -ENOMEM;
+	u->index = grown;
+	grown = realloc(u->count, (size_t)*entries_cap * sizeof(*u->count));
+	if (!grown)
+		return -ENOMEM;
+	u->count = grown;
+	unit = &u->units[u->nr_units++];
+	unit->first = u->nr_entries;
+	unit->nr = acc->nr_touched;
+	unit->count = 0;
+	qsort(acc->touched, acc->nr_touched, sizeof(*acc->touched), compare_indices);
+	for (i = 0; i < acc->nr_touched; i++) {
+		uint32_t index = acc->touched[i];
+
+		u->index[u->nr_entries] = index;
+		u->count[u->nr_entries++] = acc->counts[index];
+		unit->count += acc->counts[index];
+		acc->counts[index] = 0;
+	}
+	acc->nr_touched = 0;
+	return 0;
+}
+
+/* the pooled histogram's bucket holding exactly [low, high]; UINT32_MAX: none */
+static uint32_t pooled_index(const struct bucket_hist *pooled, uint64_t low, uint64_t high)
+{
+	unsigned int lo = 0, hi = pooled->nr_buckets;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (pooled->buckets[mid].low_ns < low)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < pooled->nr_buckets && pooled->buckets[lo].low_ns == low &&
+	    pooled->buckets[lo].high_ns == high)
+		return lo;
+	return UINT32_MAX;
+}
+
+/* the pooled index of every log-linear bucket (and the overflow key); UINT32_MAX: none */
+static uint32_t *log_linear_map(const struct bucket_hist *pooled)
+{
+	uint32_t *map = malloc((TIME_BLOCK_OVERFLOW + 1) * sizeof(*map));
+	unsigned int b;
+
+	if (!map)
+		return NULL;
+	for (b = 0; b < HIST_BUCKETS; b++)
+		map[b] = pooled_index(pooled, hist_bucket_low(b), hist_bucket_high(b));
+	map[TIME_BLOCK_OVERFLOW] = pooled->nr_buckets;
+	return map;
+}
+
+/* the longest block of the part's series, or 0 when one has none or the lengths do not nest */
+static uint64_t part_block_ns(const struct run *run, const struct compare_part *part)
+{
+	uint64_t longest = 0, length;
+	unsigned int k;
+
+	for (k = 0; k < part->nr_series; k++) {
+		const struct time_blocks *tb = run->series[part->series[k]].time_blocks;
+
+		if (!tb || !tb->nr)
+			return 0;
+		length = time_blocks_length(tb);
+		if (length > longest)
+			longest = length;
+	}
+	for (k = 0; k < part->nr_series; k++) {
+		length = time_blocks_length(run->series[part->series[k]].time_blocks);
+		if (longest % length || ((longest / length) & (longest / length - 1)))
+			return 0;
+	}
+	return longest;
+}
+
+/* whether every bucket of the part's blocks is one of the pooled histogram's */
+static bool blocks_pooled(const struct run *run, const struct compare_part *part,
+			  const uint32_t *map)
+{
+	unsigned int k, i, e;
+
+	for (k = 0; k < part->nr_series; k++) {
+		const struct time_blocks *tb = run->series[part->series[k]].time_blocks;
+
+		for (i = 0; i < tb->nr; i++)
+			for (e = 0; e < tb->blocks[i].nr; e++)
+				if (map[tb->blocks[i].entries[e].bucket] == UINT32_MAX)
+					return false;
+	}
+	return true;
+}
+
+/* a run cut into its blocks of @block_ns, its series merged block by block */
+static int add_block_run(struct compare_units *u, const struct run *run,
+			 const struct compare_part *part, uint64_t block_ns, const uint32_t *map,
+			 struct accumulator *acc, unsigned int *units_cap,
+			 unsigned int *entries_cap)
+{
+	unsigned int k, j, nr = 0, i, e;
+	int ret;
+
+	for (k = 0; k < part->nr_series; k++) {
+		const struct time_blocks *tb = run->series[part->series[k]].time_blocks;
+		uint64_t factor = block_ns / time_blocks_length(tb);
+		unsigned int n = (unsigned int)((tb->nr + factor - 1) / factor);
+
+		if (n > nr)
+			nr = n;
+	}
+	for (j = 0; j < nr; j++) {
+		for (k = 0; k < part->nr_series; k++) {
+			const struct time_blocks *tb = run->series[part->series[k]].time_blocks;
+			uint64_t factor = block_ns / time_blocks_length(tb);
+
+			for (i = (unsigned int)(j * factor); i < (j + 1) * factor && i < tb->nr;
+			     i++)
+				for (e = 0; e < tb->blocks[i].nr; e++)
+					accumulate(acc, map[tb->blocks[i].entries[e].bucket],
+						   tb->blocks[i].entries[e].count);
+		}
+		ret = emit_unit(u, acc, units_cap, entries_cap);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* a run as one unit: its series' histograms added */
+static int add_histogram_run(struct compare_units *u, const struct run *run,
+			     const struct compare_part *part, const struct bucket_hist *pooled,
+			     struct accumulator *acc, unsigned int *units_cap,
+			     unsigned int *entries_cap)
+{
+	unsigned int k, i;
+	uint32_t index;
+
+	for (k = 0; k < part->nr_series; k++) {
+		const struct run_histogram *h = &run->series[part->series[k]].histogram;
+
+		for (i = 0; i < h->nr_buckets; i++) {
+			index = pooled_index(pooled, h->buckets[i].low_ns, h->buckets[i].high_ns);
+			if (index == UINT32_MAX)
+				return -EINVAL;
+			if (h->buckets[i].count)
+				accumulate(acc, index, h->buckets[i].count);
+		}
+		if (h->overflow)
+			accumulate(acc, pooled->nr_buckets, h->overflow);
+	}
+	return emit_unit(u, acc, units_cap, entries_cap);
+}
+
+/* the bucket holding the value of rank ceil(fraction * count) of the pooled histogram */
+static uint32_t rank_index(const struct bucket_hist *pooled, double fraction)
+{
+	uint64_t rank = (uint64_t)ceil(fraction * (double)pooled->count);
+
+	return bucket_hist_rank_index(pooled, rank ? rank : 1);
+}
+
+/* a block's fraction of values above bucket @above; NAN for an empty block */
+static double fraction_above(const struct compare_units *u, const struct compare_unit *unit,
+			     unsigned int f, uint32_t above)
+{
+	uint64_t total = 0, over = 0;
+	unsigned int k;
+	size_t e;
+
+	for (k = 0; k < f; k++, unit++) {
+		total += unit->count;
+		for (e = unit->first; e < unit->first + unit->nr; e++)
+			if (u->index[e] > above)
+				over += u->count[e];
+	}
+	return total ? (double)over / (double)total : NAN;
+}
+
+/*
+ * The lag-1 autocorrelation of the blocks' fractions above bucket @above,
+ * with blocks of @f units, pooled over the runs (each about its own mean:
+ * a level that differs between runs is no correlation within them);
+ * *blocks receives the blocks counted.
+ */
+static double lag1(const struct compare_units *u, unsigned int f, uint32_t above,
+		   unsigned int *blocks)
+{
+	double num = 0, den = 0;
+	unsigned int r, j, n;
+
+	*blocks = 0;
+	for (r = 0; r < u->nr_runs; r++) {
+		const struct compare_unit_run *run = &u->runs[r];
+		double *x, mean = 0;
+		unsigned int kept = 0;
+
+		if (!run->blocks)
+			continue;
+		n = run->nr / f;
+		x = malloc((n ? n : 1) * sizeof(*x));
+		if (!x)
+			return NAN;
+		for (j = 0; j < n; j++) {
+			x[j] = fraction_above(u, &u->units[run->first + j * f], f, above);
+			if (!isnan(x[j])) {
+				mean += x[j];
+				kept++;
+			}
+		}
+		mean = kept ? mean / kept : 0;
+		for (j = 0; j < n; j++) {
+			if (isnan(x[j]))
+				continue;
+			den += (x[j] - mean) * (x[j] - mean);
+			if (j + 1 < n && !isnan(x[j + 1]))
+				num += (x[j] - mean) * (x[j + 1] - mean);
+		}
+		*blocks += kept;
+		free(x);
+	}
+	return den > 0 ? num / den : 0;
+}
+
+/* the runs' units merged @f at a time (the last merge of a run may be partial) */
+static int merge_units(struct compare_units *u, unsigned int f, struct accumulator *acc)
+{
+	struct compare_units merged = { 0 };
+	unsigned int units_cap = 0, entries_cap = 0, r, j, k;
+	size_t e;
+	int ret = 0;
+
+	merged.runs = u->runs;
+	for (r = 0; r < u->nr_runs && !ret; r++) {
+		struct compare_unit_run *run = &u->runs[r];
+		unsigned int first = merged.nr_units;
+
+		for (j = 0; j < run->nr && !ret; j += f) {
+			for (k = j; k < j + f && k < run->nr; k++) {
+				const struct compare_unit *unit = &u->units[run->first + k];
+
+				for (e = unit->first; e < unit->first + unit->nr; e++)
+					accumulate(acc, u->index[e], u->count[e]);
+			}
+			ret = emit_unit(&merged, acc, &units_cap, &entries_cap);
+			if (!run->blocks)
+				break;
+		}
+		run->first = first;
+		run->nr = merged.nr_units - first;
+	}
+	free(u->units);
+	free(u->index);
+	free(u->count);
+	u->units = merged.units;
+	u->nr_units = merged.nr_units;
+	u->index = merged.index;
+	u->count = merged.count;
+	u->nr_entries = merged.nr_entries;
+	return ret;
+}
+
+/*
+ * Blocks long enough that one's drift is not the next's: double them while
+ * the larger lag-1 autocorrelation (above the median, above p90) exceeds
+ * COMPARE_UNITS_MAX_LAG1 and every run keeps COMPARE_UNITS_MIN_BLOCKS. The
+ * side is said to stay correlated when what is left exceeds chance too.
+ */
+static int choose_block_length(struct compare_units *u, const struct bucket_hist *pooled,
+			       struct accumulator *acc)
+{
+	uint32_t median = rank_index(pooled, 0.5), p90 = rank_index(pooled, 0.9);
+	unsigned int f = 1, fewest = UINT32_MAX, blocks, r;
+	double r1, limit;
+
+	for (r = 0; r < u->nr_runs; r++)
+		if (u->runs[r].blocks && u->runs[r].nr < fewest)
+			fewest = u->runs[r].nr;
+	if (fewest == UINT32_MAX)
+		return 0;
+	for (;;) {
+		r1 = fmax(lag1(u, f, median, &blocks), lag1(u, f, p90, &blocks));
+		if (isnan(r1))
+			return -ENOMEM;
+		if (r1 <= COMPARE_UNITS_MAX_LAG1 || fewest / (2 * f) < COMPARE_UNITS_MIN_BLOCKS)
+			break;
+		f *= 2;
+	}
+	/* what is left is correlation only when chance cannot explain it */
+	limit = fmax(COMPARE_UNITS_MAX_LAG1, 1.96 / sqrt(blocks ? blocks : 1));
+	u->lag1 = r1;
+	u->correlated = r1 > limit;
+	u->block_ns *= f;
+	u->fewest_blocks = fewest / f;
+	return f > 1 ? merge_units(u, f, acc) : 0;
+}
+
+int compare_units_build(const struct run *const *runs, const struct compare_side *side,
+			const struct bucket_hist *pooled, struct compare_units *out)
+{
+	unsigned int units_cap = 0, entries_cap = 0, p, k, without = 0;
+	struct accumulator acc = { 0 };
+	uint32_t *map = NULL;
+	uint64_t block_ns = 0;
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->lag1 = NAN;
+	out->support = pooled->nr_buckets + 1;
+	out->runs = calloc(side->nr_parts ? side->nr_parts : 1, sizeof(*out->runs));
+	acc.counts = calloc(out->support, sizeof(*acc.counts));
+	acc.touched = malloc(out->support * sizeof(*acc.touched));
+	map = log_linear_map(pooled);
+	if (!out->runs || !acc.counts || !acc.touched || !map) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* one block length for the side: the longest any run has */
+	for (p = 0; p < side->nr_parts; p++) {
+		uint64_t length = part_block_ns(runs[side->parts[p].input], &side->parts[p]);
+
+		if (length > block_ns)
+			block_ns = length;
+	}
+	for (p = 0; p < side->nr_parts && !ret; p++) {
+		const struct compare_part *part = &side->parts[p];
+		const struct run *run = runs[part->input];
+		struct compare_unit_run *r = &out->runs[out->nr_runs++];
+		uint64_t length = part_block_ns(run, part);
+
+		r->first = out->nr_units;
+		r->blocks = length && block_ns % length == 0 &&
+			    !((block_ns / length) & (block_ns / length - 1)) &&
+			    blocks_pooled(run, part, map);
+		if (r->blocks) {
+			ret = add_block_run(out, run, part, block_ns, map, &acc, &units_cap,
+					    &entries_cap);
+		} else {
+			without++;
+			ret = add_histogram_run(out, run, part, pooled, &acc, &units_cap,
+						&entries_cap);
+		}
+		r->nr = out->nr_units - r->first;
+		for (k = 0; k < r->nr; k++)
+			r->count += out->units[r->first + k].count;
+	}
+	if (ret)
+		goto out;
+	if (without)
+		snprintf(out->note, sizeof(out->note),
+			 "%u of %u runs have no time blocks (rt-tests, or latscope before schema "
+			 "latscope/3): they are resampled value by value, as if independent",
+			 without, out->nr_runs);
+	out->block_ns = without < out->nr_runs ? block_ns : 0;
+	if (out->block_ns)
+		ret = choose_block_length(out, pooled, &acc);
+out:
+	free(acc.counts);
+	free(acc.touched);
+	free(map);
+	return ret;
+}
