@@ -15,10 +15,12 @@
  * the next, one run unlike the other).
  *
  * - Replicates (a side of two or more runs): each resample draws as many
- *   runs with replacement, then within each drawn run its blocks with
- *   replacement (its values, for a run without blocks). The variation
- *   between runs enters through the first stage.
- * - One run: its blocks with replacement (a block bootstrap).
+ *   runs with replacement and takes them whole: the variation between runs
+ *   enters the interval, and with it each run's own (drawing the blocks
+ *   within the runs again would count that twice: 97-97.3% coverage where
+ *   95% is meant, in the simulations).
+ * - One run: its blocks with replacement (a block bootstrap), or its
+ *   values (a multinomial draw) when it has no blocks.
  * - Paired (ab's rounds): each resample draws as many round pairs with
  *   replacement, the same for A and B, and takes each drawn round whole:
  *   the drift two neighbouring rounds share cancels out of the difference.
@@ -30,8 +32,10 @@
  * for the few units it resampled (Hesterberg's expanded percentile
  * interval): its distances from the estimate are scaled by
  * t(df) / z * sqrt(n / (n - 1)), n the units resampled at the top and df
- * from Welch-Satterthwaite (n - 1 for pairs). A bootstrap of three runs
- * alone would give intervals a third too narrow; the simulations of
+ * from Welch-Satterthwaite (n - 1 for pairs), and each is at least t(df)
+ * standard errors (a few units give resamples of few distinct values,
+ * whose quantiles fall short). A bootstrap of three runs alone would give
+ * intervals a third too narrow; the simulations of
  * tests/unit/test_compare_bootstrap.c hold the coverage to 93-97%.
  */
 #define COMPARE_BOOT_REPLICATES 2000
