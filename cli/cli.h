@@ -57,6 +57,8 @@ int cmd_compare(int argc, char **argv);
 extern const struct option_command compare_command;
 int cmd_doctor(int argc, char **argv);
 extern const struct option_command doctor_command;
+int cmd_ab(int argc, char **argv);
+extern const struct option_command ab_command;
 
 /*
  * Errors for the user: one line on stderr, "latscope <command>: <what>".

@@ -24,6 +24,8 @@ static const struct command commands[] = {
 	  cmd_compare, &compare_command, NULL },
 	{ "doctor", NULL, "check, irq plan, timer and noise in one run: verdict and ranked fixes",
 	  cmd_doctor, &doctor_command, NULL },
+	{ "ab", NULL, "interleaved A/B: rounds of timer or noise, setups switched, paired verdicts",
+	  cmd_ab, &ab_command, NULL },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

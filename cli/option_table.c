@@ -615,6 +615,82 @@ bool option_parse(const struct option_command *command, int argc, char **argv, v
 	return ret == 0;
 }
 
+/* the entry a long word names ("--dur" or "--duration=5"), as getopt resolves it; NULL: none */
+static const struct option_spec *long_word_spec(const struct option_flat *flat, const char *word)
+{
+	size_t len = strcspn(word, "=");
+	const struct option_spec *found = NULL;
+	unsigned int i;
+
+	for (i = 0; i < flat->count; i++) {
+		const struct option_spec *spec = flat->entries[i].spec;
+		const char *names[2] = { spec->long_name, spec->alias };
+		unsigned int k;
+
+		for (k = 0; k < 2; k++) {
+			if (!names[k] || strncmp(names[k], word, len))
+				continue;
+			if (strlen(names[k]) == len)
+				return spec;
+			found = found && found != spec ? NULL : spec;
+		}
+	}
+	return found;
+}
+
+static const struct option_spec *short_spec(const struct option_flat *flat, int letter)
+{
+	unsigned int i;
+
+	for (i = 0; i < flat->count; i++)
+		if (flat->entries[i].spec->short_name == letter)
+			return flat->entries[i].spec;
+	return NULL;
+}
+
+bool option_words_give(const struct option_command *command, int argc, char **argv,
+		       const char *long_name)
+{
+	struct option_flat flat = { 0 };
+	const struct option_spec *spec;
+	bool given = false;
+	int k;
+
+	if (option_flatten(&flat, command->options, 0))
+		return false;
+	for (k = 1; k < argc && !given && strcmp(argv[k], "--"); k++) {
+		const char *w = argv[k];
+
+		if (w[0] != '-' || !w[1])
+			continue;
+		if (w[1] == '-') {
+			spec = long_word_spec(&flat, w + 2);
+			given = spec && !strcmp(spec->long_name, long_name);
+			/* "--name value": the value is the next word */
+			if (spec && !strchr(w, '=') && option_has_arg(spec) == required_argument)
+				k++;
+			continue;
+		}
+		for (w++; *w; w++) {
+			spec = short_spec(&flat, *w);
+			if (!spec)
+				break;
+			if (!strcmp(spec->long_name, long_name)) {
+				given = true;
+				break;
+			}
+			if (option_has_arg(spec) == no_argument)
+				continue;
+			/* the rest of the bundle is the value, or the next word is */
+			if (!w[1] && option_has_arg(spec) == required_argument)
+				k++;
+			break;
+		}
+	}
+	option_flat_release(&flat);
+	return given;
+}
+
 static void release_table(const struct option_spec *table, char *base)
 {
 	const struct option_spec *spec;

@@ -362,6 +362,23 @@ bool option_parse(const struct option_command *command, int argc, char **argv, v
 void option_release(const struct option_command *command, void *options);
 
 /**
+ * option_words_give - whether words a parse of @command accepts give one
+ * of its options
+ * @command: the command and its table
+ * @argc: number of words, the command's name first
+ * @argv: the words (already accepted by option_parse(): no unknown option)
+ * @long_name: the option's long name
+ *
+ * True when a word before "--" gives it: its long name or alias, whole or
+ * abbreviated as getopt takes it, with or without "=value", or its short
+ * letter alone or in a bundle ("-qD5"). Values are told from options as
+ * the parser tells them. For a command that runs another's words (ab runs
+ * timer's and noise's) and must keep some options to itself.
+ */
+bool option_words_give(const struct option_command *command, int argc, char **argv,
+		       const char *long_name);
+
+/**
  * option_print_help - the help of a command, generated from its table
  * @out: where to print
  * @command: the command; a subcommand prints its group's help

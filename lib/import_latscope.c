@@ -856,9 +856,9 @@ static int command_kind(const char *command, enum run_kind *kind)
 		const char *name;
 		enum run_kind kind;
 	} commands[] = {
-		{ "noise", RUN_NOISE },	    { "timer", RUN_TIMER },   { "cyclic", RUN_TIMER },
-		{ "check", RUN_CHECK },	    { "irq", RUN_IRQ },	      { "monitor", RUN_MONITOR },
-		{ "compare", RUN_COMPARE }, { "doctor", RUN_DOCTOR },
+		{ "noise", RUN_NOISE },	    { "timer", RUN_TIMER }, { "cyclic", RUN_TIMER },
+		{ "check", RUN_CHECK },	    { "irq", RUN_IRQ },	    { "monitor", RUN_MONITOR },
+		{ "compare", RUN_COMPARE }, { "ab", RUN_COMPARE },  { "doctor", RUN_DOCTOR },
 	};
 	size_t i;
 

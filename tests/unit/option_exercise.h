@@ -57,6 +57,7 @@ struct exercise {
 	const struct option_command *command;
 	void *context; /* option_parse()'s */
 	const char *prefix; /* words before the options (a subcommand's name is argv[0]) */
+	const char *suffix; /* words after them ("-- noise": what ab runs), or NULL */
 	const struct exercise_hint *hints; /* { NULL } ends */
 };
 
@@ -89,7 +90,8 @@ static inline bool exercise_parse(const struct exercise *x, const char *line, in
 	ck_assert_ptr_nonnull(out);
 	ck_assert_ptr_nonnull(err);
 	ck_assert_ptr_nonnull(options);
-	exercise_format(text, "%s %s", x->prefix ? x->prefix : x->command->name, line);
+	exercise_format(text, "%s %s %s", x->prefix ? x->prefix : x->command->name, line,
+			x->suffix ? x->suffix : "");
 	for (word = strtok_r(text, " ", &save); word; word = strtok_r(NULL, " ", &save))
 		argv[argc++] = strcmp(word, "''") ? word : word + 2;
 	argv[argc] = NULL;
@@ -511,10 +513,10 @@ static inline void exercise_command(const struct exercise *x)
 				 hint && hint->companion ? hint->companion : "", spec->long_name);
 			if (!(spec->flags & OPTION_HIDDEN))
 				exercise_accepts(x, line);
-		} else {
+		} else if (!x->suffix) {
 			char line[256], named[80];
 
-			/* the value left out at the end of the line */
+			/* the value left out at the end of the line (none when words follow it) */
 			snprintf(line, sizeof(line), "--%s", spec->long_name);
 			snprintf(named, sizeof(named), "--%s", spec->long_name);
 			exercise_refuses(x, line, named);

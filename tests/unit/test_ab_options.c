@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* latscope ab's option table, every entry in every spelling, and what it refuses of the measurement. */
+#include "option_exercise.h"
+
+static const struct exercise_hint hints[] = {
+	{ .long_name = "percentiles", .valid = "50,99.9", .invalid = "50,,99" },
+	{ .long_name = "practical", .valid = "10%,2us", .invalid = "10%" },
+	{ .long_name = "a-setup", .valid = "true" },
+	{ .long_name = "b-setup", .valid = "true" },
+	{ .long_name = "cleanup", .valid = "true" },
+	EXERCISE_JSON_COMPACT,
+	{ NULL },
+};
+
+START_TEST(every_option_in_every_spelling)
+{
+	struct exercise x = { .command = &ab_command,
+			      .prefix = "ab --a-setup true --b-setup true",
+			      .suffix = "-- noise --cpus 0",
+			      .hints = hints };
+
+	exercise_command(&x);
+}
+END_TEST
+
+/* What ab needs, and what it keeps to itself of the measurement's options. */
+START_TEST(rules_between_options)
+{
+	struct exercise x = { .command = &ab_command, .prefix = "ab", .hints = hints };
+
+	exercise_refuses(&x, "--a-setup true -- noise", "needs --a-setup and --b-setup");
+	exercise_refuses(&x, "--a-setup true --b-setup true", "missing -- timer|noise OPTIONS");
+	exercise_refuses(&x, "--a-setup true --b-setup true -- oslat",
+			 "'oslat' is no measurement ab runs: timer or noise");
+	exercise_refuses(&x, "--a-setup true --b-setup true -- noise --duration 5s",
+			 "--duration of noise: --round sets each round's length");
+	exercise_refuses(&x, "--a-setup true --b-setup true -- noise -d5s",
+			 "--duration of noise: --round");
+	exercise_refuses(&x, "--a-setup true --b-setup true -- noise --dur=5s",
+			 "--duration of noise");
+	exercise_refuses(&x, "--a-setup true --b-setup true -- timer -qD5",
+			 "--duration of timer: --round");
+	exercise_refuses(&x, "--a-setup true --b-setup true -- timer -l 1000",
+			 "--loops of timer: --round");
+	exercise_refuses(&x, "--a-setup true --b-setup true -- noise --json /tmp/x.json",
+			 "--json of noise: ab keeps each round's result");
+	exercise_refuses(&x, "--a-setup true --b-setup true -- timer -b 100",
+			 "--breaktrace of timer: a round must measure its whole length");
+	exercise_refuses(&x, "--a-setup true --b-setup true -- noise --fail-above 1ms",
+			 "--fail-above of noise: ab's verdict is --fail-worse");
+	/* the measurement's own options are checked as it checks them, before any round */
+	exercise_refuses(&x, "--a-setup true --b-setup true -- noise --cpus x", "--cpus");
+	exercise_refuses(&x, "--a-setup true --b-setup true -- noise --bogus",
+			 "unknown option '--bogus'");
+	/* a value that looks like an option ab keeps is a value */
+	exercise_accepts(&x, "--a-setup true --b-setup true -- noise --cpus 0 --threshold 5us");
+	exercise_accepts(&x, "--a-setup true --b-setup true -n 20 -r 2s --seed 7 -P 50,99 "
+			     "--json /tmp/latscope-exercise.json -- noise --cpus 0");
+	exercise_refuses(&x, "--a-setup true --b-setup true -n 1 -- noise",
+			 "-n '1' is out of range");
+	exercise_refuses(&x, "--a-setup true --b-setup true -r 100ms -- noise",
+			 "-r '100ms' is out of range");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *suite = suite_create("ab_options");
+	TCase *tc = tcase_create("parse");
+
+	tcase_add_test(tc, every_option_in_every_spelling);
+	tcase_add_test(tc, rules_between_options);
+	suite_add_tcase(suite, tc);
+	return unit_run(suite);
+}
