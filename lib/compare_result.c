@@ -193,38 +193,41 @@ static void compute_side(struct compare_side_result *r, const struct compare_set
 	empirical_maxima(r);
 }
 
-struct side_work {
-	struct compare_side_result *sides;
-	unsigned int nr_sides;
-	unsigned int next; /* the next side to take, atomically */
-	const struct compare_settings *settings;
+/* work shared among threads: item i to fn(context, i), each taken once */
+struct parallel_work {
+	unsigned int nr;
+	unsigned int next; /* the next item to take, atomically */
+	void (*fn)(void *context, unsigned int i);
+	void *context;
 };
 
-static void *side_worker(void *data)
+static void *parallel_worker(void *data)
 {
-	struct side_work *w = data;
+	struct parallel_work *w = data;
 	unsigned int i;
 
-	while ((i = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED)) < w->nr_sides)
-		compute_side(&w->sides[i], w->settings);
+	while ((i = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED)) < w->nr)
+		w->fn(w->context, i);
 	return NULL;
 }
 
-/* the sides on @threads threads, this one among them */
-static unsigned int compute_sides(struct side_work *w, unsigned int threads)
+/* @nr items on @threads threads, this one among them; returns the threads that ran */
+static unsigned int run_parallel(unsigned int nr, unsigned int threads,
+				 void (*fn)(void *context, unsigned int i), void *context)
 {
+	struct parallel_work w = { nr, 0, fn, context };
 	pthread_t *ids = NULL;
 	unsigned int started = 0, i;
 
-	if (threads > w->nr_sides)
-		threads = w->nr_sides;
+	if (threads > nr)
+		threads = nr;
 	if (threads > 1)
 		ids = calloc(threads - 1, sizeof(*ids));
 	/* a thread that does not start leaves its share to the others */
 	for (i = 0; ids && i + 1 < threads; i++, started++)
-		if (pthread_create(&ids[i], NULL, side_worker, w))
+		if (pthread_create(&ids[i], NULL, parallel_worker, &w))
 			break;
-	side_worker(w);
+	parallel_worker(&w);
 	for (i = 0; i < started; i++)
 		pthread_join(ids[i], NULL);
 	free(ids);
@@ -362,6 +365,30 @@ static int resample_pair(struct compare_pair_result *p, const struct compare_set
 }
 
 static int compute_pair(struct compare_pair_result *p, const struct compare_settings *s,
+			bool paired);
+
+/* what the threads share: the result being computed and how */
+struct compute_context {
+	struct compare_result *result;
+	const struct compare_settings *settings;
+	bool paired;
+};
+
+static void side_item(void *context, unsigned int i)
+{
+	struct compute_context *c = context;
+
+	compute_side(&c->result->sides[i], c->settings);
+}
+
+static void pair_item(void *context, unsigned int i)
+{
+	struct compute_context *c = context;
+
+	c->result->pairs[i].error = compute_pair(&c->result->pairs[i], c->settings, c->paired);
+}
+
+static int compute_pair(struct compare_pair_result *p, const struct compare_settings *s,
 			bool paired)
 {
 	const struct compare_sample *a = &p->a->sample, *b = &p->b->sample;
@@ -427,7 +454,7 @@ int compare_result_compute(const struct run *const *runs, const struct compare_p
 			   const struct compare_settings *s, struct compare_result *out)
 {
 	const struct compare_side **sides = NULL;
-	struct side_work work = { .settings = s };
+	struct compute_context context = { out, s, plan->paired };
 	unsigned int *index = NULL, i, threads;
 	int err;
 
@@ -451,9 +478,7 @@ int compare_result_compute(const struct run *const *runs, const struct compare_p
 			goto out;
 	}
 	threads = s->threads ? s->threads : usable_cpus();
-	work.sides = out->sides;
-	work.nr_sides = out->nr_sides;
-	out->threads = compute_sides(&work, threads);
+	out->threads = run_parallel(out->nr_sides, threads, side_item, &context);
 	for (i = 0; i < out->nr_sides; i++)
 		if (out->sides[i].error) {
 			err = out->sides[i].error;
@@ -461,15 +486,17 @@ int compare_result_compute(const struct run *const *runs, const struct compare_p
 		}
 	out->nr_pairs = plan->nr_pairs;
 	for (i = 0; i < plan->nr_pairs; i++) {
-		struct compare_pair_result *p = &out->pairs[i];
-
-		p->pair = &plan->pairs[i];
-		p->a = &out->sides[index[2 * i]];
-		p->b = &out->sides[index[2 * i + 1]];
-		err = compute_pair(p, s, plan->paired);
-		if (err)
-			goto out;
+		out->pairs[i].pair = &plan->pairs[i];
+		out->pairs[i].a = &out->sides[index[2 * i]];
+		out->pairs[i].b = &out->sides[index[2 * i + 1]];
 	}
+	/* the pairs' bootstraps, on the same threads */
+	run_parallel(out->nr_pairs, threads, pair_item, &context);
+	for (i = 0; i < out->nr_pairs; i++)
+		if (out->pairs[i].error) {
+			err = out->pairs[i].error;
+			goto out;
+		}
 out:
 	free(sides);
 	free(index);

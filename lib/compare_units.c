@@ -32,12 +32,16 @@ struct accumulator {
 	uint64_t *counts;
 	uint32_t *touched;
 	unsigned int nr_touched;
+	bool unordered; /* touched out of ascending order (several series merged) */
 };
 
 static void accumulate(struct accumulator *acc, uint32_t index, uint64_t n)
 {
-	if (!acc->counts[index])
+	if (!acc->counts[index]) {
+		if (acc->nr_touched && acc->touched[acc->nr_touched - 1] > index)
+			acc->unordered = true;
 		acc->touched[acc->nr_touched++] = index;
+	}
 	acc->counts[index] += n;
 }
 
@@ -62,20 +66,28 @@ static int emit_unit(struct compare_units *u, struct accumulator *acc, unsigned 
 	u->units = grown;
 	if (u->nr_entries + acc->nr_touched > UINT32_MAX)
 		return -ENOMEM;
-	grown = array_grow(u->index, entries_cap, (unsigned int)(u->nr_entries + acc->nr_touched),
-			   sizeof(*u->index));
-	if (!grown)
-		return -ENOMEM;
-	u->index = grown;
-	grown = realloc(u->count, (size_t)*entries_cap * sizeof(*u->count));
-	if (!grown)
-		return -ENOMEM;
-	u->count = grown;
+	if (u->nr_entries + acc->nr_touched > *entries_cap) {
+		unsigned int cap = *entries_cap;
+
+		grown = array_grow(u->index, &cap, (unsigned int)(u->nr_entries + acc->nr_touched),
+				   sizeof(*u->index));
+		if (!grown)
+			return -ENOMEM;
+		u->index = grown;
+		grown = realloc(u->count, (size_t)cap * sizeof(*u->count));
+		if (!grown)
+			return -ENOMEM;
+		u->count = grown;
+		*entries_cap = cap;
+	}
 	unit = &u->units[u->nr_units++];
 	unit->first = u->nr_entries;
 	unit->nr = acc->nr_touched;
 	unit->count = 0;
-	qsort(acc->touched, acc->nr_touched, sizeof(*acc->touched), compare_indices);
+	/* one series' block comes in ascending order already */
+	if (acc->unordered)
+		qsort(acc->touched, acc->nr_touched, sizeof(*acc->touched), compare_indices);
+	acc->unordered = false;
 	for (i = 0; i < acc->nr_touched; i++) {
 		uint32_t index = acc->touched[i];
 
@@ -398,14 +410,15 @@ int compare_units_build(const struct run *const *runs, const struct compare_side
 		uint64_t length = part_block_ns(run, part);
 
 		r->first = out->nr_units;
-		r->blocks = length && block_ns % length == 0 &&
+		/* several runs are resampled whole: their blocks are not needed */
+		r->blocks = side->nr_parts == 1 && length && block_ns % length == 0 &&
 			    !((block_ns / length) & (block_ns / length - 1)) &&
 			    blocks_pooled(run, part, map);
 		if (r->blocks) {
 			ret = add_block_run(out, run, part, block_ns, map, &acc, &units_cap,
 					    &entries_cap);
 		} else {
-			without++;
+			without += side->nr_parts == 1;
 			ret = add_histogram_run(out, run, part, pooled, &acc, &units_cap,
 						&entries_cap);
 		}
@@ -417,10 +430,9 @@ int compare_units_build(const struct run *const *runs, const struct compare_side
 		goto out;
 	if (without)
 		snprintf(out->note, sizeof(out->note),
-			 "%u of %u runs have no time blocks (rt-tests, or latscope before schema "
-			 "latscope/3): they are resampled value by value, as if independent",
-			 without, out->nr_runs);
-	out->block_ns = without < out->nr_runs ? block_ns : 0;
+			 "its run has no time blocks (rt-tests, or latscope before schema "
+			 "latscope/3): its values are resampled as if independent");
+	out->block_ns = out->nr_runs == 1 && !without ? block_ns : 0;
 	if (out->block_ns)
 		ret = choose_block_length(out, pooled, &acc);
 out:

@@ -20,8 +20,9 @@
  * maxima at their empirical return periods).
  *
  * A side that several pairs share (A's CPU 1 against B's and against C's)
- * is computed once. The tail estimates, the costly part (tens of ms per
- * side), run on one thread per CPU the process may use.
+ * is computed once. The sides (their tail estimates, tens of ms each) and
+ * then the pairs (their bootstraps) run on one thread per CPU the process
+ * may use.
  */
 #define COMPARE_MAX_PERCENTILES 16
 /* points of a side's exceedance curve, from p50 to p99.99999 */
@@ -75,6 +76,7 @@ struct compare_pair_result {
 	struct compare_stat stats[COMPARE_MAX_PERCENTILES + 1]; /* the percentiles, then max */
 	unsigned int nr_stats;
 	unsigned int worse, better, same, inconclusive, not_available; /* verdicts of the stats */
+	int error; /* a failure computing it (-ENOMEM) */
 };
 
 struct compare_result {

@@ -12,13 +12,14 @@
 
 /*
  * One side of a pair as compare's resampling sees it (compare_bootstrap.h):
- * its runs, each cut into units whose counts add up to the run's part of
- * the side's pooled histogram. A run with time blocks (latscope/3) is cut
- * into its blocks, its series merged block by block; a run without them
- * (rt-tests, older results) is one unit, its histogram, resampled value by
- * value. Every unit is a sparse list of counts over the pooled histogram's
- * buckets (index nr_buckets is its overflow), so a resample is a sum of
- * units.
+ * its runs, each as units whose counts add up to the run's part of the
+ * side's pooled histogram. A side of several runs is resampled in whole
+ * runs: each run is one unit, its histogram. A side of one run with time
+ * blocks (latscope/3) is cut into its blocks, its series merged block by
+ * block; one run without them (rt-tests, older results) is one unit, its
+ * histogram, resampled value by value. Every unit is a sparse list of
+ * counts over the pooled histogram's buckets (index nr_buckets is its
+ * overflow), so a resample is a sum of units.
  *
  * Blocks must be long enough that the drift of one is not the drift of
  * the next: the units are merged pairwise (the block length doubles) while
@@ -53,11 +54,11 @@ struct compare_units {
 	uint64_t *count; /* owned */
 	size_t nr_entries;
 	unsigned int support; /* buckets of the pooled histogram, its overflow included */
-	uint64_t block_ns; /* the block length used; 0 when no run has blocks */
+	uint64_t block_ns; /* the block length used; 0 when no blocks are resampled */
 	unsigned int fewest_blocks; /* of a run with blocks, at that length */
 	double lag1; /* the largest lag-1 autocorrelation at that length; NAN: not measured */
 	bool correlated; /* still above the limit at the fewest blocks allowed */
-	char note[200]; /* why runs have no blocks, when some have none */
+	char note[200]; /* why a side of one run has no blocks */
 };
 
 /**
