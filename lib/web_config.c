@@ -207,22 +207,23 @@ static int parse_tls(struct loader *l, const yaml_node_t *map)
 	return check_credentials(l, map);
 }
 
-/* bcrypt: $2a$, $2b$ or $2y$, a cost of 04..31, 22 salt and 31 hash characters. */
+/* bcrypt: $2a$, $2b$ or $2y$, a two-digit cost, 22 salt and 31 hash characters. */
 static bool bcrypt_well_formed(const char *hash)
 {
 	static const char alphabet[] =
 		"./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-	int cost;
 
 	if (strlen(hash) != 60 || hash[0] != '$' || hash[1] != '2' || !strchr("aby", hash[2]) ||
 	    hash[3] != '$' || hash[6] != '$')
 		return false;
-	if (hash[4] < '0' || hash[4] > '3' || hash[5] < '0' || hash[5] > '9')
-		return false;
-	cost = (hash[4] - '0') * 10 + hash[5] - '0';
-	if (cost < 4 || cost > 31)
+	if (hash[4] < '0' || hash[4] > '9' || hash[5] < '0' || hash[5] > '9')
 		return false;
 	return strspn(hash + 7, alphabet) == 53;
+}
+
+unsigned int web_bcrypt_cost(const char *hash)
+{
+	return (unsigned int)((hash[4] - '0') * 10 + hash[5] - '0');
 }
 
 static int parse_users(struct loader *l, const yaml_node_t *map)
@@ -249,8 +250,21 @@ static int parse_users(struct loader *l, const yaml_node_t *map)
 			return fail_at(
 				l, v,
 				"the password of %s is not a bcrypt hash ($2a$, $2b$ or $2y$, "
-				"cost 04-31, 53 characters of salt and hash)",
+				"a cost, 53 characters of salt and hash)",
 				name);
+		/*
+		 * Each step of the cost doubles a check (cost 10 takes about 0.1 s,
+		 * 14 about 1.5 s, 31 days): a scrape must not wait for one, and a
+		 * monitor must not spin at start preparing one.
+		 */
+		if (web_bcrypt_cost(hash) < WEB_BCRYPT_MIN_COST ||
+		    web_bcrypt_cost(hash) > WEB_BCRYPT_MAX_COST)
+			return fail_at(
+				l, v,
+				"the password of %s has bcrypt cost %u: it must be %d-%d (each "
+				"step doubles the time of a check; 10 is usual)",
+				name, web_bcrypt_cost(hash), WEB_BCRYPT_MIN_COST,
+				WEB_BCRYPT_MAX_COST);
 		for (i = 0; i < c->nr_users; i++)
 			if (!strcmp(c->users[i].name, name))
 				return fail_at(l, k, "user %s is given twice", name);

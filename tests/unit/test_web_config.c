@@ -91,6 +91,13 @@ START_TEST(malformed_hash_is_refused)
 }
 END_TEST
 
+START_TEST(a_costly_hash_is_refused)
+{
+	/* cost 31: the check at start alone would spin for days */
+	check_refused(WEB("costly.yml"), -EINVAL, "bcrypt cost 31: it must be 4-14");
+}
+END_TEST
+
 START_TEST(unknown_keys_are_refused_by_name)
 {
 	check_refused(WEB("unknown-key.yml"), -EINVAL, "cipher_suites is not supported");
@@ -123,6 +130,12 @@ START_TEST(credentials_are_checked_and_successes_remembered)
 	/* remembered: no second bcrypt */
 	ck_assert(web_auth_check(auth, "prometheus", "secret"));
 	ck_assert_uint_eq(web_auth_bcrypt_count(auth), before);
+	/* and said so without one, for the server's threads */
+	ck_assert(web_auth_remembered(auth, "prometheus", "secret"));
+	ck_assert(!web_auth_remembered(auth, "prometheus", "Secret"));
+	ck_assert(!web_auth_remembered(auth, "alice", "secret"));
+	ck_assert(!web_auth_remembered(auth, "mallory", "secret"));
+	ck_assert_uint_eq(web_auth_bcrypt_count(auth), before);
 	/* $2y$ is the same algorithm */
 	ck_assert(web_auth_check(auth, "alice", "secret"));
 	/* a wrong password costs a bcrypt each time and is never remembered */
@@ -152,6 +165,7 @@ int main(void)
 	tcase_add_test(parse, missing_file_is_one_line);
 	tcase_add_test(parse, malformed_yaml_names_the_line);
 	tcase_add_test(parse, malformed_hash_is_refused);
+	tcase_add_test(parse, a_costly_hash_is_refused);
 	tcase_add_test(parse, unknown_keys_are_refused_by_name);
 	tcase_add_test(parse, mismatched_key_is_refused);
 	tcase_add_test(parse, verification_needs_a_ca);
