@@ -55,6 +55,15 @@ struct web_config {
 	size_t nr_users;
 };
 
+/*
+ * What is read: the file itself at most 64 KiB and nested at most 32
+ * levels (a configuration is three), each certificate or key file it names
+ * at most 1 MiB; regular files only.
+ */
+#define WEB_CONFIG_MAX_BYTES (64 * 1024)
+#define WEB_CONFIG_MAX_DEPTH 32
+#define WEB_REFERENCED_MAX_BYTES (1024 * 1024)
+
 /* the bcrypt costs a password hash may have: a check at 14 takes about 1.5 s here */
 #define WEB_BCRYPT_MIN_COST 4
 #define WEB_BCRYPT_MAX_COST 14
@@ -68,9 +77,10 @@ unsigned int web_bcrypt_cost(const char *hash);
  * @config: receives the configuration; free it with web_config_free()
  *
  * Returns 0, or a negative errno code after one log line naming the file,
- * the line and what is wrong (an unreadable file, malformed YAML, an
- * unknown key, a malformed bcrypt hash or one of a cost above
- * WEB_BCRYPT_MAX_COST, a certificate that does not load).
+ * the line and what is wrong (an unreadable file, one that is not a regular
+ * file or is over WEB_CONFIG_MAX_BYTES, nesting over WEB_CONFIG_MAX_DEPTH,
+ * malformed YAML, an unknown key, a malformed bcrypt hash or one of a cost
+ * above WEB_BCRYPT_MAX_COST, a certificate that does not load).
  */
 int web_config_load(const char *path, struct web_config **config);
 
