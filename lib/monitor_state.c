@@ -463,7 +463,8 @@ static json_t *take_value(struct scanner *s, char *why, size_t size)
 
 	skip_space(s);
 	value = json_loadb(s->text + s->at, s->size - s->at,
-			   JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK, &error);
+			   JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES,
+			   &error);
 	if (!value) {
 		snprintf(why, size, "at byte %zu: %s", s->at + (size_t)error.position, error.text);
 		return NULL;
@@ -534,7 +535,13 @@ static int read_document(struct scanner *s, state_header_fn on_header, state_cpu
 			ret = STATE_CORRUPT;
 			break;
 		}
-		if (!strcmp(json_string_value(key), "cpus") && !cpus_seen) {
+		if ((!strcmp(json_string_value(key), "cpus") && cpus_seen) ||
+		    json_object_get(header, json_string_value(key))) {
+			/* which of the two a reader takes is not defined: neither is */
+			snprintf(why, size, "the key \"%.100s\" is given twice",
+				 json_string_value(key));
+			ret = STATE_CORRUPT;
+		} else if (!strcmp(json_string_value(key), "cpus")) {
 			cpus_seen = true;
 			ret = on_header(context, header, why, size);
 			if (!ret)

@@ -999,6 +999,11 @@ START_TEST(impossible_values_are_refused)
 		  "index" },
 		{ "\"window_ns\":1000000000,\"index\":[100,101",
 		  "\"window_ns\":1000000000,\"index\":[101,101", "index" },
+		/* keys given twice, in the header and in a CPU: which one counts is not defined */
+		{ "\"command\":\"monitor\"", "\"command\":\"monitor\",\"command\":\"monitor\"",
+		  "\"command\" is given twice" },
+		{ "\"restarts\":4", "\"restarts\":4,\"restarts\":4", "duplicate" },
+		{ "MAX", "\"max_ns\":1,\"max_ns\":1", "duplicate" },
 	};
 	struct cpu_fixture f[2];
 	unsigned int i;
