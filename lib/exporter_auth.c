@@ -10,11 +10,10 @@
 
 #include "latscope/exporter_auth.h"
 #include "latscope/log.h"
+#include "latscope/rt.h"
 
 /* below the server's threads: a scrape preempts a bcrypt */
 #define CHECKER_NICE 10
-/* bcrypt's own state is on the heap (struct crypt_data): a small stack does */
-#define CHECKER_STACK_BYTES (128 * 1024)
 
 struct exporter_auth {
 	struct web_auth *auth;
@@ -73,23 +72,16 @@ static void *run_checks(void *arg)
 	return NULL;
 }
 
-struct exporter_auth *exporter_auth_start(struct web_auth *auth)
+struct exporter_auth *exporter_auth_start(struct web_auth *auth, const struct cpuset *cpus)
 {
 	struct exporter_auth *checker = calloc(1, sizeof(*checker));
-	pthread_attr_t attr;
-	int ret;
 
 	if (!checker)
 		return NULL;
 	checker->auth = auth;
 	pthread_mutex_init(&checker->lock, NULL);
 	pthread_cond_init(&checker->queued, NULL);
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, CHECKER_STACK_BYTES);
-	ret = pthread_create(&checker->thread, &attr, run_checks, checker);
-	pthread_attr_destroy(&attr);
-	if (ret) {
-		log_error("cannot start the password checks: %s", strerror(ret));
+	if (rt_start_housekeeping_thread(&checker->thread, cpus, run_checks, checker)) {
 		pthread_cond_destroy(&checker->queued);
 		pthread_mutex_destroy(&checker->lock);
 		free(checker);

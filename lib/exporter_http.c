@@ -19,13 +19,12 @@
 #include "latscope/exporter_http.h"
 #include "latscope/log.h"
 #include "latscope/parse.h"
+#include "latscope/rt.h"
 
 /* Limits: enough for Prometheus and a person with curl, little for a flood. */
 #define SERVER_THREADS 2
 /* locked in full under the monitor's mlockall; a scrape over TLS touches tens of KiB */
 #define SERVER_STACK_BYTES (512 * 1024)
-/* the sweeping thread only walks the connection table */
-#define SWEEPER_STACK_BYTES (64 * 1024)
 /*
  * Connections open at once: at the limit the oldest idle one is closed for
  * a new one (exporter_guard.h). The server's own limit is above it, since
@@ -449,7 +448,6 @@ static void *sweep(void *arg)
 static int start_sweeper(struct exporter_http *server)
 {
 	pthread_condattr_t cond_attr;
-	pthread_attr_t attr;
 	int ret;
 
 	pthread_mutex_init(&server->sweep_lock, NULL);
@@ -457,15 +455,11 @@ static int start_sweeper(struct exporter_http *server)
 	pthread_condattr_setclock(&cond_attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&server->sweep_wake, &cond_attr);
 	pthread_condattr_destroy(&cond_attr);
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, SWEEPER_STACK_BYTES);
-	ret = pthread_create(&server->sweeper, &attr, sweep, server);
-	pthread_attr_destroy(&attr);
+	ret = rt_start_housekeeping_thread(&server->sweeper, server->options.cpus, sweep, server);
 	if (ret) {
-		log_error("cannot start the http server's sweeper: %s", strerror(ret));
 		pthread_cond_destroy(&server->sweep_wake);
 		pthread_mutex_destroy(&server->sweep_lock);
-		return -ret;
+		return ret;
 	}
 	server->sweeping = true;
 	return 0;
@@ -582,24 +576,24 @@ int exporter_http_start(struct exporter_http *server)
 								web->client_ca_pem };
 	}
 	options[n++] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
-	/* every thread of the server on the housekeeping CPUs, signals to the main thread */
-	enter_server_context(server->options.cpus, &old_cpus, &old_mask);
+	/* the helpers on the housekeeping CPUs, as the server's own threads below */
 	if (server->auth) {
-		server->checker = exporter_auth_start(server->auth);
+		server->checker = exporter_auth_start(server->auth, server->options.cpus);
 		if (!server->checker)
 			ret = -ENOMEM;
 	}
 	if (!ret)
 		ret = start_sweeper(server);
 	if (!ret) {
+		enter_server_context(server->options.cpus, &old_cpus, &old_mask);
 		server->daemon = MHD_start_daemon(flags, 0, NULL, NULL, answer, server,
 						  MHD_OPTION_ARRAY, options, MHD_OPTION_END);
+		leave_server_context(&old_cpus, &old_mask);
 		if (!server->daemon) {
 			log_error("cannot start the http server on %s", server->where);
 			ret = -EIO;
 		}
 	}
-	leave_server_context(&old_cpus, &old_mask);
 	if (ret)
 		exporter_http_stop(server);
 	return ret;

@@ -4,6 +4,7 @@
 
 #include <microhttpd.h>
 
+#include "latscope/cpuset.h"
 #include "latscope/web_config.h"
 
 /*
@@ -41,12 +42,13 @@ struct exporter_auth;
 /**
  * exporter_auth_start - start the checking thread
  * @auth: the credential checker (must outlive the returned object)
+ * @cpus: where the thread runs (the housekeeping CPUs); NULL: anywhere
  *
- * The thread inherits the caller's CPUs and signal mask. Returns an object
+ * A helper thread as rt_start_housekeeping_thread() starts one. Returns an object
  * to stop with exporter_auth_stop() and free with exporter_auth_free(), or
  * NULL (logged).
  */
-struct exporter_auth *exporter_auth_start(struct web_auth *auth);
+struct exporter_auth *exporter_auth_start(struct web_auth *auth, const struct cpuset *cpus);
 
 /**
  * exporter_auth_submit - check @user and @password for the request being

@@ -48,6 +48,18 @@ static bool shut(const struct peer *p)
 	return read(p->client, &byte, 1) == 0;
 }
 
+/* What the guard closed so far, by reason. */
+static void assert_closed(struct exporter_guard *guard, uint64_t evicted, uint64_t refused,
+			  uint64_t timed_out)
+{
+	struct exporter_guard_counts counts;
+
+	exporter_guard_counts(guard, &counts);
+	ck_assert_uint_eq(counts.evicted, evicted);
+	ck_assert_uint_eq(counts.refused, refused);
+	ck_assert_uint_eq(counts.timed_out, timed_out);
+}
+
 static void release_peers(struct exporter_guard *guard)
 {
 	unsigned int i;
@@ -84,8 +96,7 @@ START_TEST(at_the_limit_the_oldest_idle_connection_goes)
 	ck_assert(!shut(b) && !shut(d) && !shut(e) && !shut(f));
 	exporter_guard_counts(guard, &counts);
 	ck_assert_uint_eq(counts.opened, 6);
-	ck_assert_uint_eq(counts.evicted, 2);
-	ck_assert_uint_eq(counts.refused, 0);
+	assert_closed(guard, 2, 0, 0);
 	release_peers(guard);
 }
 END_TEST
@@ -93,7 +104,6 @@ END_TEST
 START_TEST(a_slow_request_goes_before_the_newcomer_is_refused)
 {
 	struct exporter_guard *guard = exporter_guard_new(&limits);
-	struct exporter_guard_counts counts;
 	struct peer *p[7];
 	unsigned int i;
 
@@ -124,9 +134,7 @@ START_TEST(a_slow_request_goes_before_the_newcomer_is_refused)
 	p[6] = connect_at(guard, 11 * S);
 	ck_assert(shut(p[0]));
 	ck_assert(!shut(p[3]) && !shut(p[4]) && !shut(p[5]) && !shut(p[6]));
-	exporter_guard_counts(guard, &counts);
-	ck_assert_uint_eq(counts.evicted, 2);
-	ck_assert_uint_eq(counts.refused, 1);
+	assert_closed(guard, 2, 1, 0);
 	release_peers(guard);
 }
 END_TEST
@@ -134,7 +142,6 @@ END_TEST
 START_TEST(every_phase_has_its_deadline)
 {
 	struct exporter_guard *guard = exporter_guard_new(&limits);
-	struct exporter_guard_counts counts;
 	struct peer *idle, *slow, *answering, *kept;
 
 	idle = connect_at(guard, 0);
@@ -164,8 +171,7 @@ START_TEST(every_phase_has_its_deadline)
 	ck_assert(!shut(kept));
 	ck_assert_uint_eq(exporter_guard_sweep(guard, 220 * S), UINT64_MAX);
 	ck_assert(shut(kept));
-	exporter_guard_counts(guard, &counts);
-	ck_assert_uint_eq(counts.timed_out, 4);
+	assert_closed(guard, 0, 0, 4);
 	release_peers(guard);
 }
 END_TEST

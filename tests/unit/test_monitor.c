@@ -543,6 +543,43 @@ static int header_ok(void *context, json_t *header, char *why, size_t size)
 	return 0;
 }
 
+/* @got read back as @want was written: every count, the first slot where there are counts. */
+static void assert_same_reading(const struct monitor_cpu_reading *got,
+				const struct monitor_cpu_reading *want)
+{
+	ck_assert_uint_eq(got->count, want->count);
+	ck_assert_uint_eq(got->sum_ns, want->sum_ns);
+	ck_assert_uint_eq(got->max_ns, want->max_ns);
+	ck_assert_uint_eq(got->missed, want->missed);
+	ck_assert_mem_eq(got->classic, want->classic, sizeof(got->classic));
+	ck_assert_uint_eq(got->zero_count, want->zero_count);
+	ck_assert_uint_eq(got->nr, want->nr);
+	if (got->nr) {
+		ck_assert_uint_eq(got->first, want->first);
+		ck_assert_mem_eq(got->counts, want->counts, got->nr * sizeof(uint64_t));
+	}
+}
+
+/* The same windows in the same order. */
+static void assert_same_windows(const struct window_ring *got, const struct window_ring *want)
+{
+	struct window_ring_cursor a, b;
+	struct monitor_window wa, wb;
+
+	ck_assert_uint_eq(window_ring_count(got), window_ring_count(want));
+	window_ring_begin(got, &a);
+	window_ring_begin(want, &b);
+	while (window_ring_next(&b, &wb)) {
+		ck_assert(window_ring_next(&a, &wa));
+		ck_assert_uint_eq(wa.index, wb.index);
+		ck_assert_uint_eq(wa.count, wb.count);
+		ck_assert_uint_eq(wa.max_ns, wb.max_ns);
+		ck_assert_uint_eq(wa.p99_slot, wb.p99_slot);
+		ck_assert_uint_eq(wa.missed, wb.missed);
+		ck_assert_int_eq(wa.partial, wb.partial);
+	}
+}
+
 static int header_any(void *context, json_t *header, char *why, size_t size)
 {
 	(void)context;
@@ -558,35 +595,14 @@ static int compare_cpu(void *context, json_t *object, char *why, size_t size)
 	struct cpu_fixture *want = &r->want[r->nr];
 	struct monitor_cpu_reading got = { .counts = buffer() };
 	struct window_ring *ring = window_ring_new(100);
-	struct window_ring_cursor a, b;
 	struct monitor_explained x;
-	struct monitor_window wa, wb;
 	int ret = state_cpu_parse(object, &got, ring, SEC, &x, why, size);
 
 	if (ret)
 		return ret;
 	ck_assert_uint_eq(json_integer_value(json_object_get(object, "cpu")), 2 + r->nr);
-	ck_assert_uint_eq(got.count, want->reading.count);
-	ck_assert_uint_eq(got.sum_ns, want->reading.sum_ns);
-	ck_assert_uint_eq(got.max_ns, want->reading.max_ns);
-	ck_assert_uint_eq(got.missed, want->reading.missed);
-	ck_assert_mem_eq(got.classic, want->reading.classic, sizeof(got.classic));
-	ck_assert_uint_eq(got.zero_count, want->reading.zero_count);
-	ck_assert_uint_eq(got.first, want->reading.first);
-	ck_assert_uint_eq(got.nr, want->reading.nr);
-	ck_assert_mem_eq(got.counts, want->reading.counts, got.nr * sizeof(uint64_t));
-	ck_assert_uint_eq(window_ring_count(ring), window_ring_count(want->ring));
-	window_ring_begin(ring, &a);
-	window_ring_begin(want->ring, &b);
-	while (window_ring_next(&b, &wb)) {
-		ck_assert(window_ring_next(&a, &wa));
-		ck_assert_uint_eq(wa.index, wb.index);
-		ck_assert_uint_eq(wa.count, wb.count);
-		ck_assert_uint_eq(wa.max_ns, wb.max_ns);
-		ck_assert_uint_eq(wa.p99_slot, wb.p99_slot);
-		ck_assert_uint_eq(wa.missed, wb.missed);
-		ck_assert_int_eq(wa.partial, wb.partial);
-	}
+	assert_same_reading(&got, &want->reading);
+	assert_same_windows(ring, want->ring);
 	ck_assert(got.has_closed);
 	ck_assert_uint_eq(x.nr_causes, want->explained.nr_causes);
 	ck_assert_str_eq(x.causes[0].name, "kworker/1:2");
@@ -1068,35 +1084,12 @@ static int same_as_written(void *context, json_t *object, char *why, size_t size
 	struct property *p = context;
 	struct monitor_cpu_reading got = { .counts = buffer() };
 	struct window_ring *ring = window_ring_new(1000);
-	struct window_ring_cursor a, b;
-	struct monitor_window wa, wb;
 	struct monitor_explained x;
 	int ret = state_cpu_parse(object, &got, ring, SEC, &x, why, size);
 
 	ck_assert_msg(!ret, "not read back: %s", why);
-	ck_assert_uint_eq(got.count, p->want.count);
-	ck_assert_uint_eq(got.sum_ns, p->want.sum_ns);
-	ck_assert_uint_eq(got.max_ns, p->want.max_ns);
-	ck_assert_uint_eq(got.missed, p->want.missed);
-	ck_assert_mem_eq(got.classic, p->want.classic, sizeof(got.classic));
-	ck_assert_uint_eq(got.zero_count, p->want.zero_count);
-	ck_assert_uint_eq(got.nr, p->want.nr);
-	if (got.nr) {
-		ck_assert_uint_eq(got.first, p->want.first);
-		ck_assert_mem_eq(got.counts, p->want.counts, got.nr * sizeof(uint64_t));
-	}
-	ck_assert_uint_eq(window_ring_count(ring), window_ring_count(p->ring));
-	window_ring_begin(ring, &a);
-	window_ring_begin(p->ring, &b);
-	while (window_ring_next(&b, &wb)) {
-		ck_assert(window_ring_next(&a, &wa));
-		ck_assert_uint_eq(wa.index, wb.index);
-		ck_assert_uint_eq(wa.count, wb.count);
-		ck_assert_uint_eq(wa.max_ns, wb.max_ns);
-		ck_assert_uint_eq(wa.p99_slot, wb.p99_slot);
-		ck_assert_uint_eq(wa.missed, wb.missed);
-		ck_assert_int_eq(wa.partial, wb.partial);
-	}
+	assert_same_reading(&got, &p->want);
+	assert_same_windows(ring, p->ring);
 	free(got.counts);
 	window_ring_free(ring);
 	p->cpus++;
