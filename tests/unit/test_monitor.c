@@ -950,6 +950,8 @@ START_TEST(one_monitor_per_state)
 	monitor_free(first);
 	/* released with the monitor, and its file removed */
 	ck_assert_uint_eq(files_named("monitor.json.lock"), 0);
+	topology_release(&topo2);
+	sysroot_free(root2);
 	second = fixture_monitor(&root2, &topo2, path, MS);
 	ck_assert_int_eq(monitor_load_state(second, &outcome), 0);
 	ck_assert_int_eq(outcome, STATE_CONTINUED);
