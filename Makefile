@@ -4,12 +4,12 @@
 BUILD ?= build
 SANITIZE_BUILD ?= build-sanitize
 FUZZ_SECONDS ?= 120
-# the system tests that never measure: fixtures, usage errors, refusals, the read-only audit
-SANITIZE_TESTS = irq-fixture noise-usage run-limits check-live no-false-good doctor-usage
-# use_sigaltstack=0: Debian 12's libasan reports an overflow in its own
-# teardown of a thread that pthread_cancel() ended (doc/HACKING.md)
+# the system tests that never measure (fixtures, usage errors, refusals, the
+# read-only audit), and the monitor's, which measure for as long as it runs
+SANITIZE_TESTS = irq-fixture noise-usage run-limits check-live no-false-good doctor-usage \
+	monitor-usage monitor-state monitor-prometheus exporter-prometheus exporter-hostile
 SANITIZE_ENV = LATSCOPE_SANITIZED=1 \
-	ASAN_OPTIONS=detect_leaks=1:use_sigaltstack=0 \
+	ASAN_OPTIONS=detect_leaks=1 \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 
 .PHONY: run test deps build clean sanitize fuzz
@@ -27,8 +27,12 @@ run: deps build
 		exit $$status; \
 	fi
 
+# the system tests as on a machine just booted (tracefs unmounted, no earlier
+# latscope state), then those that trace with tracefs mounted: each in a
+# private mount namespace (scripts/system-tests.sh)
 test: deps build
-	meson test -C $(BUILD) --print-errorlogs
+	meson test -C $(BUILD) --no-suite system --print-errorlogs
+	./scripts/system-tests.sh $(BUILD)
 	$(MAKE) --no-print-directory sanitize
 	./scripts/fuzz.sh 30
 	./scripts/check-package.sh

@@ -12,12 +12,14 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "latscope/clock.h"
 #include "latscope/exporter.h"
 #include "latscope/exporter_http.h"
+#include "latscope/input_file.h"
 #include "latscope/log.h"
 #include "latscope/parse.h"
 #include "latscope/result.h"
@@ -86,17 +88,42 @@ static int load_web_config(struct monitor_run *r)
 	return 0;
 }
 
-/* The state and textfile paths: never writable is a usage error, before any work. */
+/*
+ * A directory the service keeps its files in that cannot be written now (a
+ * read-only file system at boot, no permission yet) is the machine's
+ * state, not a wrong path: a runtime error, which systemd retries.
+ */
+static bool not_writable_now(int err)
+{
+	return err == -EROFS || err == -EACCES;
+}
+
+/*
+ * The state and textfile paths, before any work: a path that can never be
+ * one is a usage error; a state directory that cannot be written now, a
+ * runtime error.
+ */
 static int check_outputs(struct monitor_run *r)
 {
 	const struct monitor_params *p = &r->o.params;
+	/* as every path option is named, or the default with the way to change it */
+	const char *before = r->o.state_given ? "--state '" : "the state ";
+	const char *after = r->o.state_given ? "'" : "";
+	const char *hint = r->o.state_given ? "" : " (choose one with --state)";
+	struct stat st;
 	int ret, status;
 
 	/* the default's directory is made, as a package would have made it */
 	ret = state_check_writable(p->state_path, !r->o.state_given);
+	if (ret == -EINVAL && !stat(p->state_path, &st))
+		return usage_error("cannot use %s%s%s: %s, not a regular file%s", before,
+				   p->state_path, after, input_file_kind(st.st_mode), hint);
+	if (not_writable_now(ret))
+		return runtime_error("cannot write %s%s%s: %s%s", before, p->state_path, after,
+				     strerror(-ret), hint);
 	if (ret)
-		return usage_error("cannot write the state %s: %s%s", p->state_path, strerror(-ret),
-				   r->o.state_given ? "" : " (choose one with --state)");
+		return usage_error("cannot write %s%s%s: %s%s", before, p->state_path, after,
+				   strerror(-ret), hint);
 	if (!p->textfile_dir)
 		return 0;
 	status = output_dir_create("--textfile", p->textfile_dir);

@@ -8,6 +8,8 @@
  * every target as it was.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -227,14 +229,23 @@ static void free_runs(struct run **runs, size_t n)
 	free(runs);
 }
 
-/* The page on standard output, whole: it is built in memory before. */
+/*
+ * The page on standard output, whole: it is built in memory before. A
+ * failure is said here, naming the option; what stdio still holds of the
+ * page is dropped and the error cleared, so that the check of stdout at
+ * exit (main.c) does not say it a second time.
+ */
 static int write_stdout(const struct textbuf *page)
 {
+	int err;
+
 	errno = 0;
-	if (fwrite(textbuf_text(page), 1, page->len, stdout) != page->len || fflush(stdout))
-		return runtime_error("cannot write --output '-': %s",
-				     strerror(errno ? errno : EIO));
-	return 0;
+	if (fwrite(textbuf_text(page), 1, page->len, stdout) == page->len && !fflush(stdout))
+		return 0;
+	err = errno ? errno : EIO;
+	__fpurge(stdout);
+	clearerr(stdout);
+	return runtime_error("cannot write --output '-': %s", strerror(err));
 }
 
 /* "412 kB" */

@@ -51,6 +51,19 @@ static int parse_listen(const struct option_value *value)
 	return 0;
 }
 
+/*
+ * The state is checked with the default's path, once every option is read
+ * (cmd_monitor.c): it is read before it is written, and a directory that
+ * cannot be written now is a runtime error there, not a usage error.
+ */
+static int parse_state(const struct option_value *value)
+{
+	if (!*value->text)
+		return usage_error("empty path for %s", value->spelled);
+	*(const char **)value->field = value->text;
+	return 0;
+}
+
 static const struct option_spec monitor_option_specs[] = {
 	{ .long_name = "cpus",
 	  .short_name = 'c',
@@ -121,9 +134,12 @@ static const struct option_spec monitor_option_specs[] = {
 	  .value_name = "DIR",
 	  .help = "write DIR/latscope.prom for node_exporter's textfile collector every 15s" },
 	{ .long_name = "state",
-	  .kind = OPTION_OUTPUT_FILE,
+	  .kind = OPTION_CUSTOM,
 	  .where = MONITOR(params.state_path),
 	  .given = MONITOR(state_given),
+	  .parse = parse_state,
+	  .complete_as = OPTION_OUTPUT_FILE,
+	  .value_name = "FILE",
 	  .help = "the state: continued when it matches, else kept aside and begun anew" },
 	{ .long_name = "checkpoint",
 	  .kind = OPTION_DURATION,
@@ -184,12 +200,12 @@ static int monitor_finish(void *options, void *context)
 		return usage_error("--audit-every %s is too often: at least 1s (0: never)",
 				   format_duration(p->audit_every_ns, a, sizeof(a)));
 	/* a window is at least 1 s and an interval at most 1 s: it holds one at least */
-	if (p->window_ns / p->interval_ns > MONITOR_MAX_INTERVALS_PER_WINDOW)
+	if (p->window_ns / p->interval_ns > MONITOR_MAX_SAMPLES_PER_WINDOW)
 		return usage_error("--window %s holds %" PRIu64 " intervals of %s: at most %llu",
 				   format_duration(p->window_ns, a, sizeof(a)),
 				   p->window_ns / p->interval_ns,
 				   format_duration(p->interval_ns, b, sizeof(b)),
-				   MONITOR_MAX_INTERVALS_PER_WINDOW);
+				   MONITOR_MAX_SAMPLES_PER_WINDOW);
 	return json_output_finish(&o->json);
 }
 

@@ -26,8 +26,6 @@ struct monitor_options {
 	int verbose;
 };
 
-/* A window may not hold more intervals than its 32-bit counts can take. */
-#define MONITOR_MAX_INTERVALS_PER_WINDOW 0xffffffffULL
 /* an audit more often than this would only load the machine */
 #define MONITOR_MIN_AUDIT_EVERY_NS 1000000000ULL
 

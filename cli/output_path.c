@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "common_options.h"
+#include "latscope/input_file.h"
 #include "latscope/result.h"
 #include "output_path.h"
 
@@ -50,7 +51,8 @@ int output_dir_check(const char *option, const char *dir)
 			return refused(errno, "cannot create %s '%s': %s", option, dir);
 		/* made and removed at once: it can be made, and nothing is left behind */
 		if (mkdir(dir, 0777))
-			return refused(errno, "cannot create %s '%s': %s", option, dir);
+			return refused(-atomic_file_creation_error(dir, errno),
+				       "cannot create %s '%s': %s", option, dir);
 		rmdir(dir);
 		return 0;
 	}
@@ -64,18 +66,17 @@ int output_dir_check(const char *option, const char *dir)
 
 int input_file_check(const char *option, const char *path)
 {
+	char why[128];
 	struct stat st;
 	int fd;
 
 	if (!*path)
 		return usage_error("empty path for %s", option);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	/* the size is the reader's to bound: each says its own */
+	fd = input_file_open(path, UINT64_MAX, &st);
 	if (fd < 0)
-		return usage_error("cannot read '%s' for %s: %s", path, option, strerror(errno));
-	if (!fstat(fd, &st) && S_ISDIR(st.st_mode)) {
-		close(fd);
-		return usage_error("cannot read '%s' for %s: %s", path, option, strerror(EISDIR));
-	}
+		return usage_error("cannot read '%s' for %s: %s", path, option,
+				   input_file_describe(fd, &st, UINT64_MAX, why, sizeof(why)));
 	close(fd);
 	return 0;
 }

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -9,6 +12,7 @@
 #include <unistd.h>
 
 #include "latscope/atomic_file.h"
+#include "latscope/log.h"
 
 /* the longest name part of the target kept in the temporary file's name */
 #define KEPT_NAME (NAME_MAX - 32)
@@ -145,6 +149,17 @@ static int resolve(struct atomic_file *file, const char *path, bool *in_place)
 	return check_name(file->path);
 }
 
+int atomic_file_creation_error(const char *path, int err)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+
+	if (err != ENOENT)
+		return -err;
+	directory_of(path, dir, sizeof(dir));
+	return !stat(dir, &st) && S_ISDIR(st.st_mode) ? -EPERM : -ENOENT;
+}
+
 /*
  * "<dir>/.<name>.<pid>.<n>.tmp": hidden, in the same directory (rename is
  * atomic only within a file system), and within NAME_MAX whatever the
@@ -170,7 +185,7 @@ static int create_temp(struct atomic_file *file)
 		if (fd >= 0)
 			return fd;
 		if (errno != EEXIST)
-			return -errno;
+			return atomic_file_creation_error(file->temp, errno);
 	}
 	return -EEXIST;
 }
@@ -301,6 +316,62 @@ int atomic_file_commit(struct atomic_file *file)
 		unlink(file->temp);
 	release(file);
 	return ret;
+}
+
+/* "<pid>.<n>.tmp" after the name's prefix: the writer's pid, or 0 when not a temporary file */
+static pid_t temp_writer(const char *rest)
+{
+	char *end;
+	long pid;
+
+	if (!isdigit((unsigned char)rest[0]))
+		return 0;
+	pid = strtol(rest, &end, 10);
+	if (*end != '.' || !isdigit((unsigned char)end[1]) || pid <= 0 || pid > INT_MAX)
+		return 0;
+	strtoul(end + 1, &end, 10);
+	return strcmp(end, ".tmp") ? 0 : (pid_t)pid;
+}
+
+int atomic_file_remove_stale(const char *path)
+{
+	struct atomic_file file = { 0 };
+	char dir[PATH_MAX], prefix[NAME_MAX + 3];
+	const char *name, *slash;
+	struct dirent *entry;
+	int ret, removed = 0;
+	bool in_place;
+	pid_t pid;
+	DIR *d;
+
+	ret = resolve(&file, path, &in_place);
+	if (ret || in_place) {
+		release(&file);
+		return ret == -ENOENT ? 0 : ret;
+	}
+	directory_of(file.path, dir, sizeof(dir));
+	slash = strrchr(file.path, '/');
+	name = slash ? slash + 1 : file.path;
+	snprintf(prefix, sizeof(prefix), ".%.*s.", KEPT_NAME, name);
+	release(&file);
+	d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((entry = readdir(d))) {
+		if (strncmp(entry->d_name, prefix, strlen(prefix)))
+			continue;
+		pid = temp_writer(entry->d_name + strlen(prefix));
+		/* a writer still running may be writing it (another command's --json) */
+		if (!pid || pid == getpid() || !kill(pid, 0) || errno == EPERM)
+			continue;
+		if (!unlinkat(dirfd(d), entry->d_name, 0)) {
+			log_warning("removed %s/%s, which a run that did not finish left", dir,
+				    entry->d_name);
+			removed++;
+		}
+	}
+	closedir(d);
+	return removed;
 }
 
 void atomic_file_abandon(struct atomic_file *file)

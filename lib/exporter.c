@@ -171,6 +171,14 @@ int exporter_check_textfile_dir(const char *dir)
 	return ret ? ret : atomic_file_check(path);
 }
 
+int exporter_remove_stale_textfile(const char *dir)
+{
+	char path[4096];
+	int ret = textfile_path(dir, path, sizeof(path));
+
+	return ret ? ret : atomic_file_remove_stale(path);
+}
+
 int exporter_write_textfile(const struct metrics *metrics, const char *dir)
 {
 	struct atomic_file file;

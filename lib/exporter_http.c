@@ -12,19 +12,36 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "latscope/clock.h"
 #include "latscope/exporter.h"
+#include "latscope/exporter_auth.h"
+#include "latscope/exporter_guard.h"
 #include "latscope/exporter_http.h"
 #include "latscope/log.h"
+#include "latscope/parse.h"
+#include "latscope/rt.h"
 
 /* Limits: enough for Prometheus and a person with curl, little for a flood. */
 #define SERVER_THREADS 2
 /* locked in full under the monitor's mlockall; a scrape over TLS touches tens of KiB */
 #define SERVER_STACK_BYTES (512 * 1024)
-#define MAX_CONNECTIONS 32
-#define MAX_CONNECTIONS_PER_IP 8
-#define CONNECTION_TIMEOUT_S 10
+/*
+ * Connections open at once: at the limit the oldest idle one is closed for
+ * a new one (exporter_guard.h). The server's own limit is above it, since
+ * a connection shut down by the guard closes a moment later.
+ */
+#define MAX_CONNECTIONS 256
+#define SERVER_CONNECTION_LIMIT (MAX_CONNECTIONS + 64)
+#define MAX_REQUESTS 32
+/* from the request line: headers within 5 s, the whole answer within 30 s */
+#define HEADER_DEADLINE_NS (5 * NS_PER_SEC)
+#define REQUEST_DEADLINE_NS (30 * NS_PER_SEC)
+/* keep-alive: longer than Prometheus's usual scrape intervals (15 s to 1 min) */
+#define IDLE_TIMEOUT_S 120
+/* the guard sweeps at least this often */
+#define SWEEP_EVERY_NS NS_PER_SEC
 /* the request line and headers must fit: larger requests get 431 or 414 */
-#define CONNECTION_MEMORY 32768
+#define CONNECTION_MEMORY 16384
 
 #define REALM "latscope"
 
@@ -42,7 +59,22 @@ struct exporter_http {
 	int fd;
 	struct MHD_Daemon *daemon;
 	struct web_auth *auth;
+	struct exporter_auth *checker; /* the password checks' thread */
+	struct exporter_guard *guard;
+	/* the sweeping thread: deadlines of the guard */
+	pthread_t sweeper;
+	bool sweeping;
+	pthread_mutex_t sweep_lock;
+	pthread_cond_t sweep_wake;
+	bool stop_sweeping;
 	char priorities[160];
+};
+
+/* One request, from its request line to its end. */
+struct request {
+	struct exporter_guard_connection *guarded;
+	bool headers_read;
+	struct exporter_auth_check check;
 };
 
 int exporter_listen_parse(const char *text, struct sockaddr_storage *addr, socklen_t *len)
@@ -139,8 +171,9 @@ struct exporter_http *exporter_http_open(const struct exporter_http_options *opt
 	setsockopt(server->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (server->addr.ss_family == AF_INET6)
 		setsockopt(server->fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	/* a flood of connections must not fill the queue a scrape's connection waits in */
 	if (bind(server->fd, (struct sockaddr *)&server->addr, server->addr_len) ||
-	    listen(server->fd, 64))
+	    listen(server->fd, SOMAXCONN))
 		goto fail_errno;
 	if (options->web && options->web->nr_users) {
 		server->auth = web_auth_new(options->web);
@@ -184,23 +217,38 @@ static enum MHD_Result queue_empty(struct MHD_Connection *connection, unsigned i
 	return ret;
 }
 
-/* Basic auth, when users are configured: the right credentials or a 401. */
-static bool authorized(struct exporter_http *server, struct MHD_Connection *connection)
+/*
+ * Basic auth, when users are configured: a remembered success at once; any
+ * other credentials go to the checking thread and the request waits,
+ * suspended, for its verdict (exporter_auth.h). Returns the verdict so far.
+ */
+static enum exporter_auth_verdict
+authorize(struct exporter_http *server, struct MHD_Connection *connection, struct request *request)
 {
+	enum exporter_auth_verdict verdict = EXPORTER_AUTH_DENIED;
 	char *password = NULL, *user;
-	bool ok;
 
 	if (!server->auth)
-		return true;
+		return EXPORTER_AUTH_ALLOWED;
+	if (request->check.verdict != EXPORTER_AUTH_UNDECIDED)
+		return request->check.verdict;
 	user = MHD_basic_auth_get_username_password(connection, &password);
-	ok = user && password && web_auth_check(server->auth, user, password);
+	if (user && password) {
+		if (web_auth_remembered(server->auth, user, password))
+			verdict = EXPORTER_AUTH_ALLOWED;
+		else if (exporter_auth_submit(server->checker, &request->check, connection, user,
+					      password))
+			verdict = EXPORTER_AUTH_BUSY;
+		else
+			verdict = EXPORTER_AUTH_UNDECIDED;
+	}
 	if (password) {
 		explicit_bzero(password, strlen(password));
 		MHD_free(password);
 	}
 	if (user)
 		MHD_free(user);
-	return ok;
+	return verdict;
 }
 
 /*
@@ -275,9 +323,10 @@ static enum MHD_Result serve_index(struct MHD_Connection *connection)
 
 static enum MHD_Result answer(void *context, struct MHD_Connection *connection, const char *url,
 			      const char *method, const char *version, const char *upload_data,
-			      size_t *upload_data_size, void **request)
+			      size_t *upload_data_size, void **request_context)
 {
 	struct exporter_http *server = context;
+	struct request *request = *request_context;
 	struct MHD_Response *response;
 	enum MHD_Result ret;
 	bool get = !strcmp(method, MHD_HTTP_METHOD_GET), head = !strcmp(method, "HEAD");
@@ -285,18 +334,30 @@ static enum MHD_Result answer(void *context, struct MHD_Connection *connection, 
 	(void)version;
 	(void)upload_data;
 	(void)upload_data_size;
-	/*
-	 * A GET or HEAD is answered once its request is read whole, which keeps
-	 * the connection open for the next scrape; anything else is answered
-	 * at once, its body never read, and the connection closed.
-	 */
-	if ((get || head) && !*request) {
-		*request = server; /* any non-NULL mark: the request was seen */
-		return MHD_YES;
+	/* no request of our own (out of memory at its request line): closed */
+	if (!request)
+		return MHD_NO;
+	if (!request->headers_read) {
+		request->headers_read = true;
+		exporter_guard_answering(server->guard, request->guarded);
+		/*
+		 * A GET or HEAD is answered once its request is read whole, which
+		 * keeps the connection open for the next scrape; anything else is
+		 * answered at once, its body never read, and the connection closed.
+		 */
+		if (get || head)
+			return MHD_YES;
 	}
 	if (!certificate_accepted(server, connection))
 		return queue_empty(connection, MHD_HTTP_FORBIDDEN, NULL);
-	if (!authorized(server, connection)) {
+	switch (authorize(server, connection, request)) {
+	case EXPORTER_AUTH_ALLOWED:
+		break;
+	case EXPORTER_AUTH_UNDECIDED:
+		return MHD_YES; /* suspended until the verdict */
+	case EXPORTER_AUTH_BUSY:
+		return queue_empty(connection, MHD_HTTP_SERVICE_UNAVAILABLE, NULL);
+	default:
 		response = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
 		if (!response)
 			return MHD_NO;
@@ -309,6 +370,113 @@ static enum MHD_Result answer(void *context, struct MHD_Connection *connection, 
 	if (!get && !head)
 		return queue_empty(connection, MHD_HTTP_METHOD_NOT_ALLOWED, "GET, HEAD");
 	return strcmp(url, "/") ? serve_metrics(server, connection) : serve_index(connection);
+}
+
+/* A connection accepted or closed: the guard's table follows. */
+static void on_connection(void *context, struct MHD_Connection *connection, void **guarded,
+			  enum MHD_ConnectionNotificationCode what)
+{
+	struct exporter_http *server = context;
+	const union MHD_ConnectionInfo *info;
+
+	if (what == MHD_CONNECTION_NOTIFY_CLOSED) {
+		exporter_guard_close(server->guard, *guarded);
+		*guarded = NULL;
+		return;
+	}
+	info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+	*guarded = info ? exporter_guard_open(server->guard, info->connect_fd,
+					      clock_ns(CLOCK_MONOTONIC)) :
+			  NULL;
+}
+
+/* A request line was read: the request begins (its headers are due). */
+static void *on_request_line(void *context, const char *uri, struct MHD_Connection *connection)
+{
+	struct exporter_http *server = context;
+	const union MHD_ConnectionInfo *info =
+		MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct request *request = calloc(1, sizeof(*request));
+
+	(void)uri;
+	if (!request)
+		return NULL;
+	request->guarded = info ? info->socket_context : NULL;
+	exporter_guard_request(server->guard, request->guarded, clock_ns(CLOCK_MONOTONIC));
+	return request;
+}
+
+/* A request ended, answered or not: the connection is idle again. */
+static void on_completed(void *context, struct MHD_Connection *connection, void **request_context,
+			 enum MHD_RequestTerminationCode why)
+{
+	struct exporter_http *server = context;
+	struct request *request = *request_context;
+
+	(void)connection;
+	(void)why;
+	if (!request)
+		return;
+	exporter_guard_done(server->guard, request->guarded, clock_ns(CLOCK_MONOTONIC));
+	free(request);
+	*request_context = NULL;
+}
+
+/* Closes what is past its deadline, at least once a second, until stopped. */
+static void *sweep(void *arg)
+{
+	struct exporter_http *server = arg;
+	uint64_t now, next;
+	struct timespec until;
+
+	pthread_mutex_lock(&server->sweep_lock);
+	while (!server->stop_sweeping) {
+		pthread_mutex_unlock(&server->sweep_lock);
+		now = clock_ns(CLOCK_MONOTONIC);
+		next = exporter_guard_sweep(server->guard, now);
+		if (next > now + SWEEP_EVERY_NS)
+			next = now + SWEEP_EVERY_NS;
+		until = clock_timespec(next);
+		pthread_mutex_lock(&server->sweep_lock);
+		if (!server->stop_sweeping)
+			pthread_cond_timedwait(&server->sweep_wake, &server->sweep_lock, &until);
+	}
+	pthread_mutex_unlock(&server->sweep_lock);
+	return NULL;
+}
+
+static int start_sweeper(struct exporter_http *server)
+{
+	pthread_condattr_t cond_attr;
+	int ret;
+
+	pthread_mutex_init(&server->sweep_lock, NULL);
+	pthread_condattr_init(&cond_attr);
+	pthread_condattr_setclock(&cond_attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&server->sweep_wake, &cond_attr);
+	pthread_condattr_destroy(&cond_attr);
+	ret = rt_start_housekeeping_thread(&server->sweeper, server->options.cpus, sweep, server);
+	if (ret) {
+		pthread_cond_destroy(&server->sweep_wake);
+		pthread_mutex_destroy(&server->sweep_lock);
+		return ret;
+	}
+	server->sweeping = true;
+	return 0;
+}
+
+static void stop_sweeper(struct exporter_http *server)
+{
+	if (!server->sweeping)
+		return;
+	pthread_mutex_lock(&server->sweep_lock);
+	server->stop_sweeping = true;
+	pthread_cond_signal(&server->sweep_wake);
+	pthread_mutex_unlock(&server->sweep_lock);
+	pthread_join(server->sweeper, NULL);
+	pthread_cond_destroy(&server->sweep_wake);
+	pthread_mutex_destroy(&server->sweep_lock);
+	server->sweeping = false;
 }
 
 static void log_from_server(void *context, const char *fmt, va_list args)
@@ -352,30 +520,47 @@ static void leave_server_context(const cpu_set_t *old_cpus, const sigset_t *old_
 
 int exporter_http_start(struct exporter_http *server)
 {
+	static const struct exporter_guard_limits limits = {
+		.max_connections = MAX_CONNECTIONS,
+		.max_requests = MAX_REQUESTS,
+		.header_deadline_ns = HEADER_DEADLINE_NS,
+		.request_deadline_ns = REQUEST_DEADLINE_NS,
+		.idle_timeout_ns = IDLE_TIMEOUT_S * NS_PER_SEC,
+	};
 	const struct web_config *web = server->options.web;
-	struct MHD_OptionItem options[16];
-	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+	struct MHD_OptionItem options[20];
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
+			     MHD_ALLOW_SUSPEND_RESUME;
 	unsigned int n = 0;
 	cpu_set_t old_cpus;
 	sigset_t old_mask;
+	int ret = 0;
 
 	if (server->daemon)
 		return 0;
+	server->guard = exporter_guard_new(&limits);
+	if (!server->guard)
+		return -ENOMEM;
 	/* first, or libmicrohttpd says so through its own logger on stderr */
 	options[n++] = (struct MHD_OptionItem){ MHD_OPTION_EXTERNAL_LOGGER,
 						(intptr_t)log_from_server, NULL };
 	options[n++] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_SOCKET, server->fd, NULL };
 	options[n++] = (struct MHD_OptionItem){ MHD_OPTION_THREAD_POOL_SIZE, SERVER_THREADS, NULL };
+	options[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_LIMIT,
+						SERVER_CONNECTION_LIMIT, NULL };
+	/* the guard's deadlines decide; this is for a client that stops reading */
 	options[n++] =
-		(struct MHD_OptionItem){ MHD_OPTION_CONNECTION_LIMIT, MAX_CONNECTIONS, NULL };
-	options[n++] = (struct MHD_OptionItem){ MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-						MAX_CONNECTIONS_PER_IP, NULL };
-	options[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT, CONNECTION_TIMEOUT_S,
-						NULL };
+		(struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT, IDLE_TIMEOUT_S, NULL };
 	options[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_MEMORY_LIMIT,
 						CONNECTION_MEMORY, NULL };
 	options[n++] =
 		(struct MHD_OptionItem){ MHD_OPTION_THREAD_STACK_SIZE, SERVER_STACK_BYTES, NULL };
+	options[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_CONNECTION,
+						(intptr_t)on_connection, server };
+	options[n++] = (struct MHD_OptionItem){ MHD_OPTION_URI_LOG_CALLBACK,
+						(intptr_t)on_request_line, server };
+	options[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed,
+						server };
 	if (server->addr.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	if (web && web->tls) {
@@ -391,25 +576,46 @@ int exporter_http_start(struct exporter_http *server)
 								web->client_ca_pem };
 	}
 	options[n++] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
-	enter_server_context(server->options.cpus, &old_cpus, &old_mask);
-	server->daemon = MHD_start_daemon(flags, 0, NULL, NULL, answer, server, MHD_OPTION_ARRAY,
-					  options, MHD_OPTION_END);
-	leave_server_context(&old_cpus, &old_mask);
-	if (!server->daemon) {
-		log_error("cannot start the http server on %s", server->where);
-		return -EIO;
+	/* the helpers on the housekeeping CPUs, as the server's own threads below */
+	if (server->auth) {
+		server->checker = exporter_auth_start(server->auth, server->options.cpus);
+		if (!server->checker)
+			ret = -ENOMEM;
 	}
-	return 0;
+	if (!ret)
+		ret = start_sweeper(server);
+	if (!ret) {
+		enter_server_context(server->options.cpus, &old_cpus, &old_mask);
+		server->daemon = MHD_start_daemon(flags, 0, NULL, NULL, answer, server,
+						  MHD_OPTION_ARRAY, options, MHD_OPTION_END);
+		leave_server_context(&old_cpus, &old_mask);
+		if (!server->daemon) {
+			log_error("cannot start the http server on %s", server->where);
+			ret = -EIO;
+		}
+	}
+	if (ret)
+		exporter_http_stop(server);
+	return ret;
 }
 
 void exporter_http_stop(struct exporter_http *server)
 {
-	if (!server || !server->daemon)
+	if (!server)
 		return;
-	MHD_stop_daemon(server->daemon);
-	server->daemon = NULL;
-	/* the daemon closed the listening socket it was given */
-	server->fd = -1;
+	/* no suspended request may be left when the daemon stops */
+	exporter_auth_stop(server->checker);
+	if (server->daemon) {
+		MHD_stop_daemon(server->daemon);
+		server->daemon = NULL;
+		/* the daemon closed the listening socket it was given */
+		server->fd = -1;
+	}
+	exporter_auth_free(server->checker);
+	server->checker = NULL;
+	stop_sweeper(server);
+	exporter_guard_free(server->guard);
+	server->guard = NULL;
 }
 
 void exporter_http_free(struct exporter_http *server)

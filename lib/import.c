@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "import_internal.h"
+#include "latscope/input_file.h"
 #include "latscope/log.h"
 
 int import_fail(struct import_ctx *ctx, int err, const char *fmt, ...)
@@ -315,7 +316,8 @@ int import_buffer(const char *name, const char *text, size_t len, struct run **o
 	/* a byte-order mark and leading white space say nothing of the format */
 	if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3))
 		start = 3;
-	while (start < len && strchr(" \t\r\n", text[start]))
+	while (start < len && (text[start] == ' ' || text[start] == '\n' || text[start] == '\t' ||
+			       text[start] == '\r'))
 		start++;
 	if (start == len) {
 		log_error("%s: empty file: %s", name, expected_formats);
@@ -350,34 +352,16 @@ int import_buffer(const char *name, const char *text, size_t len, struct run **o
 	return 0;
 }
 
-static int read_bounded(const char *path, char **text, size_t *len)
+static int read_bounded(const char *path, char **text, size_t *len, struct stat *st)
 {
-	struct stat st;
 	size_t have = 0, cap;
 	char *buf;
 	int fd, ret = 0;
 
-	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	fd = input_file_open(path, IMPORT_MAX_BYTES, st);
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st)) {
-		ret = -errno;
-		goto out;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		ret = -EISDIR;
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		ret = -EBADF;
-		goto out;
-	}
-	if ((unsigned long long)st.st_size > IMPORT_MAX_BYTES) {
-		ret = -EFBIG;
-		goto out;
-	}
-	cap = (size_t)st.st_size + 1;
+		return fd;
+	cap = (size_t)st->st_size + 1;
 	buf = malloc(cap);
 	if (!buf) {
 		ret = -ENOMEM;
@@ -426,26 +410,17 @@ out:
 
 int import_file(const char *path, struct run **run)
 {
-	char *text = NULL;
+	char *text = NULL, why[128];
+	struct stat st;
 	size_t len = 0;
 	int ret;
 
 	*run = NULL;
-	ret = read_bounded(path, &text, &len);
+	ret = read_bounded(path, &text, &len, &st);
 	if (ret) {
-		switch (ret) {
-		case -EBADF:
-			log_error("%s: not a regular file (a pipe, device or socket is not read)",
-				  path);
-			ret = -EINVAL;
-			break;
-		case -EFBIG:
-			log_error("%s: larger than %llu MiB, more than any result", path,
-				  IMPORT_MAX_BYTES >> 20);
-			break;
-		default:
-			log_error("%s: %s", path, strerror(-ret));
-		}
+		log_error("%s: %s%s", path,
+			  input_file_describe(ret, &st, IMPORT_MAX_BYTES, why, sizeof(why)),
+			  ret == -EFBIG ? ", more than any result" : "");
 		return ret;
 	}
 	ret = import_buffer(path, text, len, run);

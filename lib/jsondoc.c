@@ -55,6 +55,7 @@ struct builder {
 	int depth;
 	locale_t c_locale;
 	const char *failure; /* why a callback stopped the parse */
+	char failure_text[160]; /* a failure that names something */
 };
 
 static int push_value(struct frame *f, int64_t value)
@@ -176,6 +177,18 @@ static int attach(struct builder *b, json_t *value)
 	}
 	top = &b->frames[b->depth - 1];
 	if (top->mode == FRAME_OBJECT) {
+		/*
+		 * A key given twice is refused: which value a reader takes is
+		 * not defined (RFC 8259), and a document with two is not one
+		 * latscope or a peer wrote.
+		 */
+		if (top->key && json_object_get(top->container, top->key)) {
+			json_decref(value);
+			snprintf(b->failure_text, sizeof(b->failure_text),
+				 "the key \"%.100s\" given twice in one object", top->key);
+			b->failure = b->failure_text;
+			return -EEXIST;
+		}
 		if (!top->key || json_object_set_new_nocheck(top->container, top->key, value))
 			return -ENOMEM;
 		return 0;
@@ -184,9 +197,11 @@ static int attach(struct builder *b, json_t *value)
 	return json_array_append_new(top->container, value) ? -ENOMEM : 0;
 }
 
+/* The first reason a callback stopped the parse is kept (a key given twice, then "out of memory"). */
 static int fail(struct builder *b, const char *why)
 {
-	b->failure = why;
+	if (!b->failure)
+		b->failure = why;
 	return 0;
 }
 

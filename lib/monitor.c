@@ -10,8 +10,10 @@
 #include <time.h>
 
 #include "latscope-config.h"
+#include "latscope/atomic_file.h"
 #include "latscope/clock.h"
 #include "latscope/exporter.h"
+#include "latscope/file_lock.h"
 #include "latscope/irq.h"
 #include "latscope/log.h"
 #include "latscope/monitor.h"
@@ -30,8 +32,6 @@
  * a log line. Locked under mlockall, so 256 threads hold 16 MiB, not 128.
  */
 #define MEASURING_STACK_BYTES (64 * 1024)
-/* a window's native counts are 32-bit: windows may not hold more samples */
-#define MAX_SAMPLES_PER_WINDOW 0xffffffffULL
 
 struct lane {
 	unsigned int cpu;
@@ -61,8 +61,9 @@ struct monitor {
 	json_t *final_audit;
 	struct metrics_rule *final_failed;
 	unsigned int nr_final_failed;
-	unsigned long restarts;
+	uint64_t restarts;
 	json_t *host;
+	struct file_lock *state_owner; /* this process alone writes the state */
 	/* running parts */
 	struct timer_run *run;
 	struct timer_thread_params *threads;
@@ -178,9 +179,9 @@ static int check_params(const struct monitor_params *p, const struct topology *t
 		log_error("the window must be at least one interval");
 		return -EINVAL;
 	}
-	if (p->window_ns / p->interval_ns > MAX_SAMPLES_PER_WINDOW) {
+	if (p->window_ns / p->interval_ns > MONITOR_MAX_SAMPLES_PER_WINDOW) {
 		log_error("a window of %" PRIu64 " intervals is too long: at most %llu",
-			  p->window_ns / p->interval_ns, MAX_SAMPLES_PER_WINDOW);
+			  p->window_ns / p->interval_ns, MONITOR_MAX_SAMPLES_PER_WINDOW);
 		return -EINVAL;
 	}
 	if (rt_policy_is_realtime(p->policy) && (p->priority < 1 || p->priority > 99)) {
@@ -275,7 +276,7 @@ static bool cpus_of(json_t *value, struct cpuset *set)
 static int check_header(void *context, json_t *header, char *why, size_t size)
 {
 	struct monitor *m = ((struct load_context *)context)->m;
-	json_t *params = json_object_get(header, "params"), *state;
+	json_t *params = json_object_get(header, "params"), *state, *began, *restarts;
 	struct cpuset cpus;
 	char had[256], now[256];
 	json_int_t interval, window;
@@ -307,12 +308,23 @@ static int check_header(void *context, json_t *header, char *why, size_t size)
 			 (long long)window, m->params.window_ns);
 		return STATE_MISMATCH;
 	}
+	/* a state this version wrote has both; one that has them wrong is not taken */
 	state = json_object_get(header, "state");
-	if (json_is_string(json_object_get(state, "began"))) {
+	if (state) {
+		began = json_object_get(state, "began");
+		restarts = json_object_get(state, "restarts");
+		if (!state_time_valid(json_string_value(began)) || !json_is_integer(restarts) ||
+		    json_integer_value(restarts) < 0) {
+			snprintf(why, size, "its began or restarts is malformed");
+			return STATE_CORRUPT;
+		}
 		json_decref(m->began);
-		m->began = json_incref(json_object_get(state, "began"));
+		m->began = json_incref(began);
+		/* saturated: the state holds an int64 */
+		m->restarts = (uint64_t)json_integer_value(restarts);
+		if (m->restarts < MONITOR_COUNTER_MAX)
+			m->restarts++;
 	}
-	m->restarts = (unsigned long)json_integer_value(json_object_get(state, "restarts")) + 1;
 	return 0;
 }
 
@@ -342,16 +354,43 @@ static int restore_cpu(void *context, json_t *object, char *why, size_t size)
 	return 0;
 }
 
+/*
+ * One monitor per state: a second one would write over the first's
+ * checkpoints, and the last writer's history would be all that is left.
+ * Held until monitor_free(). Temporary files of a writer that died are
+ * removed once the state is this monitor's.
+ */
+static int own_state(struct monitor *m)
+{
+	static const struct file_lock_words words = {
+		"state", "another latscope monitor; give each its own --state"
+	};
+	int ret;
+
+	if (m->state_owner)
+		return 0;
+	ret = file_lock_take(m->state_path, false, 0, &words, &m->state_owner);
+	if (ret)
+		return ret;
+	atomic_file_remove_stale(m->state_path);
+	if (m->textfile_dir)
+		exporter_remove_stale_textfile(m->textfile_dir);
+	return 0;
+}
+
 int monitor_load_state(struct monitor *m, enum state_outcome *outcome)
 {
 	struct load_context load = { .m = m };
 	unsigned int lane;
-	char why[512];
+	char why[512], aside[4200];
 	int ret;
 
 	*outcome = STATE_ABSENT;
 	if (!m->state_path)
 		return 0;
+	ret = own_state(m);
+	if (ret)
+		return ret;
 	load.scratch = malloc(NATIVE_SLOTS * sizeof(uint64_t));
 	if (!load.scratch)
 		return -ENOMEM;
@@ -380,14 +419,17 @@ int monitor_load_state(struct monitor *m, enum state_outcome *outcome)
 	m->restarts = 0;
 	if (ret)
 		return ret;
-	if (*outcome == STATE_MISMATCH) {
-		log_warning("state %s: %s: kept as %s.old, a new state begins", m->state_path, why,
-			    m->state_path);
-		return state_keep_aside(m->state_path, "old");
-	}
-	log_warning("state %s is corrupt (%s): kept as %s.corrupt, a new state begins",
-		    m->state_path, why, m->state_path);
-	return state_keep_aside(m->state_path, "corrupt");
+	ret = state_keep_aside(m->state_path, *outcome == STATE_MISMATCH ? "old" : "corrupt", aside,
+			       sizeof(aside));
+	if (ret)
+		return ret;
+	if (*outcome == STATE_MISMATCH)
+		log_warning("state %s: %s: kept as %s, a new state begins", m->state_path, why,
+			    aside);
+	else
+		log_warning("state %s is corrupt (%s): kept as %s, a new state begins",
+			    m->state_path, why, aside);
+	return 0;
 }
 
 static json_t *params_json(const struct monitor *m)
@@ -637,13 +679,16 @@ static void set_clock_offsets(struct monitor *m)
 				 __ATOMIC_RELAXED);
 }
 
-static void write_textfile(struct monitor *m)
+/* Returns 0 or a negative errno code (logged). */
+static int write_textfile(struct monitor *m)
 {
 	struct metrics *metrics = monitor_collect(m);
+	int ret = metrics ? exporter_write_textfile(metrics, m->textfile_dir) : -ENOMEM;
 
-	if (metrics)
-		exporter_write_textfile(metrics, m->textfile_dir);
+	if (!metrics)
+		log_error("cannot write the textfile: out of memory");
 	metrics_free(metrics);
+	return ret;
 }
 
 static void *housekeeping(void *arg)
@@ -896,8 +941,9 @@ int monitor_stop(struct monitor *m)
 			monitor_cpu_close_window(m->lanes[lane].state);
 		take_windows(m);
 	}
-	if (m->textfile_dir && m->run)
-		write_textfile(m);
+	/* the last textfile and checkpoint are what the run leaves: failing them fails it */
+	if (m->textfile_dir && m->run && write_textfile(m) && !ret)
+		ret = -EIO;
 	if (m->state_path && m->run && monitor_checkpoint(m) && !ret)
 		ret = -EIO;
 	m->error = ret;
@@ -962,6 +1008,7 @@ void monitor_free(struct monitor *m)
 		irq_counts_release(&m->last_counts);
 		irq_table_release(&m->irqs);
 	}
+	file_lock_release(m->state_owner);
 	json_decref(m->began);
 	json_decref(m->host);
 	json_decref(m->run_doc);

@@ -121,6 +121,12 @@ static void open_window(struct monitor_cpu *c, uint64_t expiry_ns, bool first)
 	STORE(c->window_open, true);
 }
 
+/* @sum + @value, at most MONITOR_COUNTER_MAX: what a state can hold */
+static inline uint64_t saturating_add(uint64_t sum, uint64_t value)
+{
+	return value > MONITOR_COUNTER_MAX - sum ? MONITOR_COUNTER_MAX : sum + value;
+}
+
 void monitor_cpu_add(struct monitor_cpu *c, const struct timer_spike *sample, uint64_t skipped)
 {
 	uint64_t latency = sample->latency_ns, head;
@@ -137,7 +143,7 @@ void monitor_cpu_add(struct monitor_cpu *c, const struct timer_spike *sample, ui
 		open_window(c, sample->expiry_ns, false);
 	}
 	STORE(c->count, c->count + 1);
-	STORE(c->sum_ns, c->sum_ns + latency);
+	STORE(c->sum_ns, saturating_add(c->sum_ns, latency));
 	if (latency > c->max_ns)
 		STORE(c->max_ns, latency);
 	STORE(c->missed, c->missed + skipped);

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -12,6 +13,8 @@
 #include <unistd.h>
 
 #include "latscope/atomic_file.h"
+#include "latscope/clock.h"
+#include "latscope/input_file.h"
 #include "latscope/log.h"
 #include "latscope/monitor_state.h"
 
@@ -284,6 +287,23 @@ json_t *state_time(uint64_t realtime_ns)
 	return json_string(text);
 }
 
+bool state_time_valid(const char *text)
+{
+	struct tm tm = { 0 };
+	const char *rest = text ? strptime(text, "%Y-%m-%dT%H:%M:%S", &tm) : NULL;
+
+	if (!rest || tm.tm_year < 70 || tm.tm_year > 8099)
+		return false;
+	if (*rest == '.') {
+		rest++;
+		if (!isdigit((unsigned char)*rest))
+			return false;
+		while (isdigit((unsigned char)*rest))
+			rest++;
+	}
+	return !strcmp(rest, "Z");
+}
+
 static void put_time(struct state_writer *w, uint64_t ns)
 {
 	json_t *text = state_time(ns);
@@ -443,7 +463,8 @@ static json_t *take_value(struct scanner *s, char *why, size_t size)
 
 	skip_space(s);
 	value = json_loadb(s->text + s->at, s->size - s->at,
-			   JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK, &error);
+			   JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES,
+			   &error);
 	if (!value) {
 		snprintf(why, size, "at byte %zu: %s", s->at + (size_t)error.position, error.text);
 		return NULL;
@@ -514,7 +535,13 @@ static int read_document(struct scanner *s, state_header_fn on_header, state_cpu
 			ret = STATE_CORRUPT;
 			break;
 		}
-		if (!strcmp(json_string_value(key), "cpus") && !cpus_seen) {
+		if ((!strcmp(json_string_value(key), "cpus") && cpus_seen) ||
+		    json_object_get(header, json_string_value(key))) {
+			/* which of the two a reader takes is not defined: neither is */
+			snprintf(why, size, "the key \"%.100s\" is given twice",
+				 json_string_value(key));
+			ret = STATE_CORRUPT;
+		} else if (!strcmp(json_string_value(key), "cpus")) {
 			cpus_seen = true;
 			ret = on_header(context, header, why, size);
 			if (!ret)
@@ -550,18 +577,12 @@ int state_read(const char *path, state_header_fn on_header, state_cpu_fn on_cpu,
 	int fd, ret;
 
 	why[0] = '\0';
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* mapped and read a CPU at a time: no bound on its size */
+	fd = input_file_open(path, UINT64_MAX, &st);
+	if (fd == -ENOENT)
+		return STATE_ABSENT;
 	if (fd < 0)
-		return errno == ENOENT ? STATE_ABSENT : -errno;
-	if (fstat(fd, &st)) {
-		ret = -errno;
-		close(fd);
-		return ret;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return -EISDIR;
-	}
+		return fd;
 	if (!st.st_size) {
 		close(fd);
 		return corrupt(why, size, "the file is empty");
@@ -598,6 +619,30 @@ static bool get_u64_array(json_t *array, size_t i, uint64_t *value)
 		return false;
 	*value = (uint64_t)json_integer_value(v);
 	return true;
+}
+
+/*
+ * What the counts say of the max and the sum, checked: a state a monitor
+ * wrote always agrees with itself, and one that does not would carry a
+ * wrong max or mean on for weeks.
+ */
+static int check_extremes(const struct monitor_cpu_reading *r, char *why, size_t size)
+{
+	unsigned int top = 0, i;
+
+	if (!r->count)
+		return r->max_ns || r->sum_ns ?
+			       corrupt(why, size, "a cpu with no sample has a max or a sum") :
+			       0;
+	for (i = r->nr; i > 0 && !top; i--)
+		if (r->counts[i - 1])
+			top = r->first + i - 1;
+	if (native_slot_of(r->max_ns) != top)
+		return corrupt(why, size, "max_ns is not in the highest bucket counted");
+	/* the sum saturates at MONITOR_COUNTER_MAX; the mean can never exceed the max */
+	if (r->sum_ns > MONITOR_COUNTER_MAX || r->sum_ns / r->count > r->max_ns)
+		return corrupt(why, size, "sum_ns is above count times max_ns");
+	return 0;
 }
 
 static int parse_counts(json_t *object, struct monitor_cpu_reading *r, char *why, size_t size)
@@ -639,6 +684,25 @@ static int parse_counts(json_t *object, struct monitor_cpu_reading *r, char *why
 	}
 	if (total != r->count)
 		return corrupt(why, size, "native counts do not add up to count");
+	return check_extremes(r, why, size);
+}
+
+/*
+ * A window as the monitor closes it: after the one before it on the wall
+ * clock's grid and not after now, within the 32-bit count a window holds,
+ * its p99 and max no higher than the CPU's max.
+ */
+static int check_window(const struct monitor_window *w, const struct monitor_window *before,
+			uint64_t window_ns, const struct monitor_cpu_reading *r, char *why,
+			size_t size)
+{
+	uint64_t now_index = clock_ns(CLOCK_REALTIME) / window_ns;
+
+	if ((before && w->index <= before->index) || w->index > now_index + 1)
+		return corrupt(why, size, "a window's index is out of order or in the future");
+	if (w->count > MONITOR_MAX_SAMPLES_PER_WINDOW || w->max_ns > r->max_ns ||
+	    w->p99_slot > native_slot_of(w->max_ns))
+		return corrupt(why, size, "a window's count, max or p99 is out of range");
 	return 0;
 }
 
@@ -648,8 +712,10 @@ static int parse_windows(json_t *object, struct window_ring *ring, uint64_t wind
 	static const char *const names[] = { "index",  "count",	 "max_ns",
 					     "p99_ns", "missed", "partial" };
 	json_t *windows = json_object_get(object, "windows"), *columns[6];
+	struct monitor_window before;
 	uint64_t ns, values[6];
 	size_t n, i, c;
+	int ret;
 
 	if (!get_u64(windows, "window_ns", &ns) || ns != window_ns)
 		return corrupt(why, size, "the windows are not of the run's length");
@@ -672,6 +738,10 @@ static int parse_windows(json_t *object, struct window_ring *ring, uint64_t wind
 		w.p99_slot = native_slot_of(values[3]);
 		w.missed = values[4];
 		w.partial = values[5] != 0;
+		ret = check_window(&w, i ? &before : NULL, window_ns, r, why, size);
+		if (ret)
+			return ret;
+		before = w;
 		if (window_ring_append(ring, &w))
 			return -ENOMEM;
 		if (i == n - 1) {
@@ -759,25 +829,44 @@ int state_cpu_parse(json_t *object, struct monitor_cpu_reading *reading,
 	return ret;
 }
 
-int state_keep_aside(const char *path, const char *suffix)
+int state_keep_aside(const char *path, const char *suffix, char *aside, size_t size)
 {
-	char aside[4200];
+	time_t now = time(NULL);
+	unsigned int attempt;
+	struct tm tm;
+	char stamp[32];
+	int n, err;
 
-	snprintf(aside, sizeof(aside), "%s.%s", path, suffix);
-	if (rename(path, aside)) {
-		int err = errno;
-
-		log_error("cannot keep the state %s aside as %s: %s", path, aside, strerror(err));
-		return -err;
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	/* never over another one: two set aside in one second get a count */
+	for (attempt = 1; attempt < 100; attempt++) {
+		n = attempt == 1 ?
+			    snprintf(aside, size, "%s.%s.%s", path, suffix, stamp) :
+			    snprintf(aside, size, "%s.%s.%s.%u", path, suffix, stamp, attempt);
+		if (n < 0 || (size_t)n >= size) {
+			err = ENAMETOOLONG;
+			break;
+		}
+		if (!renameat2(AT_FDCWD, path, AT_FDCWD, aside, RENAME_NOREPLACE))
+			return 0;
+		err = errno;
+		if (err != EEXIST)
+			break;
 	}
-	return 0;
+	log_error("cannot keep the state %s aside as %s: %s", path, aside, strerror(err));
+	return -err;
 }
 
 int state_check_writable(const char *path, bool make_directory)
 {
 	char copy[4096];
 	const char *dir;
+	struct stat st;
 
+	/* read before it is written: only a regular file can be a state */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode))
+		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
 	snprintf(copy, sizeof(copy), "%s", path);
 	dir = dirname(copy);
 	if (make_directory && mkdir(dir, 0755) && errno != EEXIST)

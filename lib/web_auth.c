@@ -40,13 +40,9 @@ static int make_dummy_hash(struct web_auth *auth)
 	unsigned long cost = 4;
 	size_t i;
 
-	for (i = 0; i < auth->config->nr_users; i++) {
-		const char *hash = auth->config->users[i].hash;
-		unsigned long c = (unsigned long)((hash[4] - '0') * 10 + hash[5] - '0');
-
-		if (c > cost)
-			cost = c;
-	}
+	for (i = 0; i < auth->config->nr_users; i++)
+		if (web_bcrypt_cost(auth->config->users[i].hash) > cost)
+			cost = web_bcrypt_cost(auth->config->users[i].hash);
 	if (getrandom(random_bytes, sizeof(random_bytes), 0) != sizeof(random_bytes))
 		return -1;
 	for (i = 0; i < sizeof(random_bytes); i++)
@@ -149,19 +145,42 @@ static bool bcrypt_matches(struct web_auth *auth, const char *password, const ch
 	return match;
 }
 
-bool web_auth_check(struct web_auth *auth, const char *user, const char *password)
+/* The configured hash of @user, or NULL. */
+static const char *hash_of(const struct web_auth *auth, const char *user)
 {
-	uint64_t now = clock_ns(CLOCK_MONOTONIC);
 	const char *hash = NULL;
-	uint8_t mac[MAC_SIZE];
-	bool ok;
 	size_t i;
 
-	if (!user || !password)
-		return false;
+	/* every user is compared: no early exit */
 	for (i = 0; i < auth->config->nr_users; i++)
 		if (!strcmp(auth->config->users[i].name, user))
 			hash = auth->config->users[i].hash;
+	return hash;
+}
+
+bool web_auth_remembered(struct web_auth *auth, const char *user, const char *password)
+{
+	uint8_t mac[MAC_SIZE];
+	bool found;
+
+	if (!user || !password || !hash_of(auth, user) ||
+	    credentials_mac(auth, user, password, mac))
+		return false;
+	found = cache_find(auth, mac, clock_ns(CLOCK_MONOTONIC));
+	explicit_bzero(mac, sizeof(mac));
+	return found;
+}
+
+bool web_auth_check(struct web_auth *auth, const char *user, const char *password)
+{
+	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+	const char *hash;
+	uint8_t mac[MAC_SIZE];
+	bool ok;
+
+	if (!user || !password)
+		return false;
+	hash = hash_of(auth, user);
 	if (credentials_mac(auth, user, password, mac))
 		return false;
 	if (hash && cache_find(auth, mac, now))

@@ -6,8 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <yaml.h>
 
+#include "latscope/input_file.h"
 #include "latscope/log.h"
 #include "latscope/web_config.h"
 
@@ -44,38 +46,58 @@ static const char *scalar(const yaml_node_t *node)
 							NULL;
 }
 
+/*
+ * A whole file into memory, NUL-terminated: a regular file of at most
+ * @max_bytes (input_file.h). Returns 0, or a negative errno code with
+ * @why said.
+ */
+static int read_whole(const char *path, uint64_t max_bytes, char **text, size_t *len, char *why,
+		      size_t size)
+{
+	struct stat st;
+	ssize_t n;
+	int fd = input_file_open(path, max_bytes, &st);
+
+	*text = NULL;
+	if (fd < 0) {
+		input_file_describe(fd, &st, max_bytes, why, size);
+		return fd;
+	}
+	*text = malloc((size_t)st.st_size + 1);
+	if (!*text) {
+		close(fd);
+		snprintf(why, size, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	n = read(fd, *text, (size_t)st.st_size + 1);
+	close(fd);
+	if (n < 0 || n > st.st_size) {
+		free(*text);
+		*text = NULL;
+		snprintf(why, size, "%s", n < 0 ? strerror(errno) : "it grows while read");
+		return -EIO;
+	}
+	(*text)[n] = '\0';
+	*len = (size_t)n;
+	return 0;
+}
+
 /* Read a whole file referred to by the configuration. */
 static int read_referenced(struct loader *l, const yaml_node_t *node, const char *name, char **text)
 {
-	char path[4096];
-	FILE *f;
-	long size;
-	size_t n;
+	char path[4096], why[128];
+	size_t len;
 
 	if (name[0] == '/')
 		snprintf(path, sizeof(path), "%s", name);
 	else
 		snprintf(path, sizeof(path), "%s/%s", l->dir, name);
-	f = fopen(path, "r");
-	if (!f)
-		return fail_at(l, node, "cannot read %s: %s", path, strerror(errno));
-	if (fseek(f, 0, SEEK_END) || (size = ftell(f)) < 0 || size > 1 << 20 ||
-	    fseek(f, 0, SEEK_SET)) {
-		fclose(f);
-		return fail_at(l, node, "cannot read %s: not a file of at most 1 MiB", path);
-	}
-	*text = malloc((size_t)size + 1);
-	if (!*text) {
-		fclose(f);
-		return -ENOMEM;
-	}
-	n = fread(*text, 1, (size_t)size, f);
-	(*text)[n] = '\0';
-	fclose(f);
-	if (n != (size_t)size || !n) {
+	if (read_whole(path, WEB_REFERENCED_MAX_BYTES, text, &len, why, sizeof(why)))
+		return fail_at(l, node, "cannot read %s: %s", path, why);
+	if (!len) {
 		free(*text);
 		*text = NULL;
-		return fail_at(l, node, "cannot read %s: empty or short", path);
+		return fail_at(l, node, "cannot read %s: it is empty", path);
 	}
 	return 0;
 }
@@ -207,22 +229,23 @@ static int parse_tls(struct loader *l, const yaml_node_t *map)
 	return check_credentials(l, map);
 }
 
-/* bcrypt: $2a$, $2b$ or $2y$, a cost of 04..31, 22 salt and 31 hash characters. */
+/* bcrypt: $2a$, $2b$ or $2y$, a two-digit cost, 22 salt and 31 hash characters. */
 static bool bcrypt_well_formed(const char *hash)
 {
 	static const char alphabet[] =
 		"./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-	int cost;
 
 	if (strlen(hash) != 60 || hash[0] != '$' || hash[1] != '2' || !strchr("aby", hash[2]) ||
 	    hash[3] != '$' || hash[6] != '$')
 		return false;
-	if (hash[4] < '0' || hash[4] > '3' || hash[5] < '0' || hash[5] > '9')
-		return false;
-	cost = (hash[4] - '0') * 10 + hash[5] - '0';
-	if (cost < 4 || cost > 31)
+	if (hash[4] < '0' || hash[4] > '9' || hash[5] < '0' || hash[5] > '9')
 		return false;
 	return strspn(hash + 7, alphabet) == 53;
+}
+
+unsigned int web_bcrypt_cost(const char *hash)
+{
+	return (unsigned int)((hash[4] - '0') * 10 + hash[5] - '0');
 }
 
 static int parse_users(struct loader *l, const yaml_node_t *map)
@@ -249,8 +272,21 @@ static int parse_users(struct loader *l, const yaml_node_t *map)
 			return fail_at(
 				l, v,
 				"the password of %s is not a bcrypt hash ($2a$, $2b$ or $2y$, "
-				"cost 04-31, 53 characters of salt and hash)",
+				"a cost, 53 characters of salt and hash)",
 				name);
+		/*
+		 * Each step of the cost doubles a check (cost 10 takes about 0.1 s,
+		 * 14 about 1.5 s, 31 days): a scrape must not wait for one, and a
+		 * monitor must not spin at start preparing one.
+		 */
+		if (web_bcrypt_cost(hash) < WEB_BCRYPT_MIN_COST ||
+		    web_bcrypt_cost(hash) > WEB_BCRYPT_MAX_COST)
+			return fail_at(
+				l, v,
+				"the password of %s has bcrypt cost %u: it must be %d-%d (each "
+				"step doubles the time of a check; 10 is usual)",
+				name, web_bcrypt_cost(hash), WEB_BCRYPT_MIN_COST,
+				WEB_BCRYPT_MAX_COST);
 		for (i = 0; i < c->nr_users; i++)
 			if (!strcmp(c->users[i].name, name))
 				return fail_at(l, k, "user %s is given twice", name);
@@ -300,46 +336,86 @@ static int parse_root(struct loader *l)
 	return ret;
 }
 
+/*
+ * The nesting of the document, from libyaml's events, before it is loaded:
+ * a file nested thousands of levels deep takes libyaml time quadratic in
+ * the depth, and no configuration is more than a few levels deep. Returns
+ * 0 or -EINVAL after one line.
+ */
+static int check_depth(const char *path, const char *text, size_t len)
+{
+	yaml_parser_t parser;
+	yaml_event_t event;
+	int depth = 0, ret = 0;
+	bool done = false;
+
+	if (!yaml_parser_initialize(&parser))
+		return -ENOMEM;
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	while (!done && !ret) {
+		if (!yaml_parser_parse(&parser, &event))
+			break; /* malformed: the load says where */
+		if (event.type == YAML_SEQUENCE_START_EVENT ||
+		    event.type == YAML_MAPPING_START_EVENT)
+			depth++;
+		else if (event.type == YAML_SEQUENCE_END_EVENT ||
+			 event.type == YAML_MAPPING_END_EVENT)
+			depth--;
+		done = event.type == YAML_STREAM_END_EVENT;
+		if (depth > WEB_CONFIG_MAX_DEPTH) {
+			log_error("web config %s: line %lu: nested more than %d levels deep", path,
+				  (unsigned long)event.start_mark.line + 1, WEB_CONFIG_MAX_DEPTH);
+			ret = -EINVAL;
+		}
+		yaml_event_delete(&event);
+	}
+	yaml_parser_delete(&parser);
+	return ret;
+}
+
 int web_config_load(const char *path, struct web_config **configp)
 {
 	struct loader l = { .path = path };
 	yaml_parser_t parser;
-	char *copy;
-	FILE *f;
+	char *copy, *text, why[128];
+	size_t len;
 	int ret;
 
 	*configp = NULL;
-	f = fopen(path, "r");
-	if (!f) {
-		ret = -errno;
-		log_error("web config %s: cannot read it: %s", path, strerror(-ret));
+	ret = read_whole(path, WEB_CONFIG_MAX_BYTES, &text, &len, why, sizeof(why));
+	if (ret) {
+		log_error("web config %s: cannot read it: %s", path, why);
+		return ret;
+	}
+	ret = check_depth(path, text, len);
+	if (ret) {
+		free(text);
 		return ret;
 	}
 	copy = strdup(path);
 	l.config = calloc(1, sizeof(*l.config));
 	if (!copy || !l.config || !yaml_parser_initialize(&parser)) {
-		fclose(f);
+		free(text);
 		free(copy);
 		free(l.config);
 		return -ENOMEM;
 	}
 	l.dir = strdup(dirname(copy));
 	free(copy);
-	yaml_parser_set_input_file(&parser, f);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
 	if (!yaml_parser_load(&parser, &l.doc)) {
 		log_error("web config %s: line %lu: malformed YAML: %s", path,
 			  (unsigned long)parser.problem_mark.line + 1,
 			  parser.problem ? parser.problem : "parse error");
 		ret = -EINVAL;
 		yaml_parser_delete(&parser);
-		fclose(f);
 		goto out;
 	}
 	yaml_parser_delete(&parser);
-	fclose(f);
 	ret = l.dir ? parse_root(&l) : -ENOMEM;
 	yaml_document_delete(&l.doc);
 out:
+	free(text);
 	free(l.dir);
 	if (ret) {
 		web_config_free(l.config);

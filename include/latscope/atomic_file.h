@@ -80,6 +80,26 @@ int atomic_file_check_directory(const char *dir);
 int atomic_file_commit(struct atomic_file *file);
 
 /**
+ * atomic_file_creation_error - the error to report when creating @path
+ * failed with @err: ENOENT from a directory that exists is a file system
+ * that takes no new files (/proc, /sys), -EPERM, not a missing directory
+ * Returns a negative errno code.
+ */
+int atomic_file_creation_error(const char *path, int err);
+
+/**
+ * atomic_file_remove_stale - remove the temporary files that writers of
+ * @path left when they died before their commit (a kill -9 inside the
+ * fsync window): ".NAME.PID.N.tmp" beside the target, PID no longer alive
+ * @path: the file (symbolic links followed, as atomic_file_open() does)
+ *
+ * Each removal is a warning naming the file. A live process's temporary
+ * file is left alone. Returns how many were removed, or a negative errno
+ * code when the directory cannot be read.
+ */
+int atomic_file_remove_stale(const char *path);
+
+/**
  * atomic_file_abandon - drop the file: the temporary file is removed and
  * the target left as it was
  * @file: opened with atomic_file_open(), or zeroed; safe to repeat

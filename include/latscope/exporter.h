@@ -62,6 +62,13 @@ int exporter_render_protobuf(const struct metrics *metrics, char **body, size_t 
 int exporter_write_textfile(const struct metrics *metrics, const char *dir);
 
 /**
+ * exporter_remove_stale_textfile - remove the temporary files of
+ * DIR/latscope.prom that a writer left when it died (atomic_file.h)
+ * Returns how many were removed, or a negative errno code.
+ */
+int exporter_remove_stale_textfile(const char *dir);
+
+/**
  * exporter_check_textfile_dir - fail early when DIR/latscope.prom could
  * not be written (a missing directory, no permission)
  * Returns 0 or a negative errno code.

@@ -36,8 +36,13 @@
  *   "noise" (or any member object with a "command"), or a "parts" array.
  */
 
-/* the largest input read (a 1024-CPU result with every gap is far below) */
-#define IMPORT_MAX_BYTES (1ULL << 30)
+/*
+ * The largest input read, refused before a byte of it is: above the
+ * largest results (a 64-CPU noise run with 100,000 gaps per CPU is 136 MB,
+ * a 256-CPU monitor state with 35 days of windows 103 MB, so 1024 CPUs
+ * about 410 MB), and a bound on the memory a report or compare takes.
+ */
+#define IMPORT_MAX_BYTES (512ULL << 20)
 
 /**
  * import_file - read one result file

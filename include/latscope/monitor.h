@@ -102,10 +102,14 @@ struct monitor *monitor_new(const struct monitor_params *params, const struct to
  * @m: a monitor not started yet
  * @outcome: receives what happened
  *
- * A state of the same CPUs, interval and window is continued: its counts,
- * windows and causes go on from where they were. Another run's state is
- * kept aside as FILE.old, a corrupt or truncated one as FILE.corrupt, with
- * one warning saying why, and a new state begins. Returns 0, or a negative
+ * The state is this monitor's first: its lock is taken (held until
+ * monitor_free(); another monitor holding it is -EBUSY, logged with its
+ * pid) and the temporary files a killed writer left are removed. A state
+ * of the same CPUs, interval and window is continued: its counts, windows
+ * and causes go on from where they were. Another run's state is kept aside
+ * as FILE.old.TIME, a corrupt or truncated one (or one holding values no
+ * monitor writes) as FILE.corrupt.TIME, never over an earlier one, with one
+ * warning saying why, and a new state begins. Returns 0, or a negative
  * errno code (logged) when the file exists but cannot be read or moved.
  */
 int monitor_load_state(struct monitor *m, enum state_outcome *outcome);

@@ -29,6 +29,14 @@
  */
 #define MONITOR_CLOSED_QUEUE 16
 #define MONITOR_SPIKE_RING 128
+/* a window's native counts are 32-bit: it may not hold more samples */
+#define MONITOR_MAX_SAMPLES_PER_WINDOW 0xffffffffULL
+/*
+ * The largest a counter or a sum may be: the state keeps them as JSON
+ * integers, which are int64. The sum saturates there (at 1 ms of latency a
+ * wake-up, in 292 years); anything above is refused when a state is read.
+ */
+#define MONITOR_COUNTER_MAX ((uint64_t)INT64_MAX)
 
 /* One closed window. */
 struct monitor_window {

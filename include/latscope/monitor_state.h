@@ -88,7 +88,8 @@ typedef int (*state_cpu_fn)(void *context, json_t *cpu, char *why, size_t size);
  * @size: size of @why
  *
  * Returns an outcome (STATE_CONTINUED when every callback accepted), or a
- * negative errno code when the file exists but cannot be read.
+ * negative errno code when the file exists but cannot be read (-EISDIR for
+ * a directory, -EINVAL for what is not a regular file, never waited on).
  */
 int state_read(const char *path, state_header_fn on_header, state_cpu_fn on_cpu, void *context,
 	       char *why, size_t size);
@@ -117,10 +118,23 @@ int state_cpu_parse(json_t *object, struct monitor_cpu_reading *reading,
 json_t *state_time(uint64_t realtime_ns);
 
 /**
- * state_keep_aside - rename @path to @path.@suffix (replacing an older one)
+ * state_keep_aside - rename @path to @path.@suffix.TIME, TIME the UTC time
+ * of the rename ("state.json.old.20260131T120000Z"), never over an earlier
+ * one: every state set aside is kept, so no restart loses a history
+ * @path: the state
+ * @suffix: "old" (another run's) or "corrupt"
+ * @aside: receives the new name
+ * @size: size of @aside
+ *
  * Returns 0 or a negative errno code (logged).
  */
-int state_keep_aside(const char *path, const char *suffix);
+int state_keep_aside(const char *path, const char *suffix, char *aside, size_t size);
+
+/**
+ * state_time_valid - whether @text is a time as states hold them
+ * ("2026-01-31T12:00:00Z", with or without a fraction of a second)
+ */
+bool state_time_valid(const char *text);
 
 /**
  * state_check_writable - fail early when the state could never be written
@@ -128,7 +142,9 @@ int state_keep_aside(const char *path, const char *suffix);
  * @make_directory: create its directory (one level) when missing, as for
  *		    the default /var/lib/latscope/monitor.json
  *
- * Returns 0 or a negative errno code (a missing directory, no permission).
+ * Returns 0 or a negative errno code (a missing directory, no permission,
+ * -EISDIR for a directory, -EINVAL for something else that is not a
+ * regular file: a FIFO, a device).
  */
 int state_check_writable(const char *path, bool make_directory);
 

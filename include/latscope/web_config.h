@@ -55,14 +55,32 @@ struct web_config {
 	size_t nr_users;
 };
 
+/*
+ * What is read: the file itself at most 64 KiB and nested at most 32
+ * levels (a configuration is three), each certificate or key file it names
+ * at most 1 MiB; regular files only.
+ */
+#define WEB_CONFIG_MAX_BYTES (64 * 1024)
+#define WEB_CONFIG_MAX_DEPTH 32
+#define WEB_REFERENCED_MAX_BYTES (1024 * 1024)
+
+/* the bcrypt costs a password hash may have: a check at 14 takes about 1.5 s here */
+#define WEB_BCRYPT_MIN_COST 4
+#define WEB_BCRYPT_MAX_COST 14
+
+/* The cost of a well-formed bcrypt hash ("$2y$10$..." is 10). */
+unsigned int web_bcrypt_cost(const char *hash);
+
 /**
  * web_config_load - read and check a web configuration file
  * @path: the YAML file
  * @config: receives the configuration; free it with web_config_free()
  *
  * Returns 0, or a negative errno code after one log line naming the file,
- * the line and what is wrong (an unreadable file, malformed YAML, an
- * unknown key, a malformed bcrypt hash, a certificate that does not load).
+ * the line and what is wrong (an unreadable file, one that is not a regular
+ * file or is over WEB_CONFIG_MAX_BYTES, nesting over WEB_CONFIG_MAX_DEPTH,
+ * malformed YAML, an unknown key, a malformed bcrypt hash or one of a cost
+ * above WEB_BCRYPT_MAX_COST, a certificate that does not load).
  */
 int web_config_load(const char *path, struct web_config **config);
 
@@ -94,8 +112,13 @@ struct web_auth;
  */
 struct web_auth *web_auth_new(const struct web_config *config);
 
-/* true when @user and @password match a configured user; thread-safe */
+/* true when @user and @password match a configured user (a bcrypt unless
+ * remembered: tens of ms, or seconds at a high cost); thread-safe */
 bool web_auth_check(struct web_auth *auth, const char *user, const char *password);
+
+/* true when @user and @password are a success remembered (microseconds, no
+ * bcrypt); false says nothing: web_auth_check() decides. Thread-safe. */
+bool web_auth_remembered(struct web_auth *auth, const char *user, const char *password);
 
 /* bcrypt computations so far (for tests of the cache) */
 unsigned long web_auth_bcrypt_count(const struct web_auth *auth);

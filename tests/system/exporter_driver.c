@@ -118,6 +118,13 @@ static void fill_cpu(struct metrics_cpu *c, unsigned int cpu, uint64_t samples,
 
 static struct metrics *template;
 
+/* memcpy() of what may be empty, and then NULL (which memcpy may not be given) */
+static void copy(void *to, const void *from, size_t size)
+{
+	if (size)
+		memcpy(to, from, size);
+}
+
 /* Each scrape gets its own copy, as a live monitor's collector gives. */
 static struct metrics *collect_copy(void *context)
 {
@@ -140,11 +147,11 @@ static struct metrics *collect_copy(void *context)
 			metrics_free(m);
 			return NULL;
 		}
-		memcpy(c->native.counts, from->cpus[i].native.counts,
-		       c->native.nr * sizeof(uint64_t));
-		memcpy(c->causes, from->cpus[i].causes, c->nr_causes * sizeof(*c->causes));
-		memcpy(c->interrupts, from->cpus[i].interrupts,
-		       c->nr_interrupts * sizeof(*c->interrupts));
+		copy(c->native.counts, from->cpus[i].native.counts,
+		     c->native.nr * sizeof(uint64_t));
+		copy(c->causes, from->cpus[i].causes, c->nr_causes * sizeof(*c->causes));
+		copy(c->interrupts, from->cpus[i].interrupts,
+		     c->nr_interrupts * sizeof(*c->interrupts));
 	}
 	m->nr_failed = from->nr_failed;
 	m->failed = malloc(m->nr_failed * sizeof(*m->failed) + 1);
@@ -152,7 +159,7 @@ static struct metrics *collect_copy(void *context)
 		metrics_free(m);
 		return NULL;
 	}
-	memcpy(m->failed, from->failed, m->nr_failed * sizeof(*m->failed));
+	copy(m->failed, from->failed, m->nr_failed * sizeof(*m->failed));
 	return m;
 }
 

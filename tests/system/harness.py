@@ -233,6 +233,26 @@ def tracefs_mount():
     return None
 
 
+TRACEFS = "/sys/kernel/tracing"
+
+
+@contextlib.contextmanager
+def tracefs_mounted():
+    """Where tracefs is mounted, mounting it at /sys/kernel/tracing for the
+    block when it is not (as on a machine just booted) and unmounting it
+    after: for a test that itself writes to tracefs, as a user would after
+    mounting it. latscope needs no such help: it mounts tracefs itself."""
+    where = tracefs_mount()
+    if where:
+        yield where
+        return
+    subprocess.run(["mount", "-t", "tracefs", "nodev", TRACEFS], check=True)
+    try:
+        yield TRACEFS
+    finally:
+        subprocess.run(["umount", TRACEFS], check=False)
+
+
 def owned_by_live_process(instance):
     """An instance named latscope-PID whose process still runs: another
     latscope on the machine, not one a test's finished run left behind."""

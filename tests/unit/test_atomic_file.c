@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "latscope/atomic_file.h"
@@ -332,6 +333,51 @@ START_TEST(an_open_file_of_proc_is_written_in_place)
 }
 END_TEST
 
+/* A pid no process has: a child's, once it is reaped. */
+static pid_t dead_pid(void)
+{
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (!pid)
+		_exit(0);
+	ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
+	return pid;
+}
+
+START_TEST(temporaries_of_dead_writers_are_removed)
+{
+	char path[PATH_MAX], name[64], buf[PATH_MAX];
+	pid_t dead = dead_pid();
+
+	put(in_dir("state.json", path, sizeof(path)), "{}\n");
+	/* a writer killed inside its fsync window, twice */
+	snprintf(name, sizeof(name), ".state.json.%d.0.tmp", (int)dead);
+	put(in_dir(name, buf, sizeof(buf)), "{\"cpus\": [");
+	snprintf(name, sizeof(name), ".state.json.%d.12.tmp", (int)dead);
+	put(in_dir(name, buf, sizeof(buf)), "");
+	/* a writer still running, another file's temporary, names that only look alike */
+	snprintf(name, sizeof(name), ".state.json.%d.0.tmp", (int)getppid());
+	put(in_dir(name, buf, sizeof(buf)), "");
+	snprintf(name, sizeof(name), ".state.json.old.%d.0.tmp", (int)dead);
+	put(in_dir(name, buf, sizeof(buf)), "");
+	snprintf(name, sizeof(name), ".state.json.%d.0.tmpx", (int)dead);
+	put(in_dir(name, buf, sizeof(buf)), "");
+	snprintf(name, sizeof(name), "state.json.%d.0.tmp", (int)dead);
+	put(in_dir(name, buf, sizeof(buf)), "");
+	ck_assert_uint_eq(entries(), 7);
+	ck_assert_int_eq(atomic_file_remove_stale(path), 2);
+	ck_assert_uint_eq(entries(), 5);
+	snprintf(name, sizeof(name), ".state.json.%d.0.tmp", (int)dead);
+	ck_assert_int_eq(access(in_dir(name, buf, sizeof(buf)), F_OK), -1);
+	snprintf(name, sizeof(name), ".state.json.%d.0.tmp", (int)getppid());
+	ck_assert_int_eq(access(in_dir(name, buf, sizeof(buf)), F_OK), 0);
+	/* nothing to remove, or no directory: nothing done */
+	ck_assert_int_eq(atomic_file_remove_stale(path), 0);
+	ck_assert_int_eq(atomic_file_remove_stale("/nonexistent-dir/state.json"), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *suite = suite_create("atomic_file");
@@ -352,6 +398,7 @@ int main(void)
 	tcase_add_test(tc, a_dangling_relative_link_creates_its_file);
 	tcase_add_test(tc, a_replaced_file_keeps_its_mode);
 	tcase_add_test(tc, an_open_file_of_proc_is_written_in_place);
+	tcase_add_test(tc, temporaries_of_dead_writers_are_removed);
 	suite_add_tcase(suite, tc);
 	return unit_run(suite);
 }

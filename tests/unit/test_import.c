@@ -365,6 +365,10 @@ START_TEST(files_of_no_known_format_are_refused)
 	refuse("broken.json", "{\"schema\": \"latscope/1\",\n \"command\": }");
 	ck_assert_ptr_nonnull(strstr(last_error, "not valid JSON (line 2"));
 	refuse("trailing.json", "{\"schema\": \"latscope/1\"} {}");
+	/* a key given twice: refused, naming it, whichever value would have counted */
+	refuse("twice.json", "{\"schema\": \"latscope/2\", \"command\": \"timer\",\n"
+			     " \"command\": \"noise\"}");
+	ck_assert_ptr_nonnull(strstr(last_error, "line 2: the key \"command\" given twice"));
 	refuse("notes.txt", "T: 0 ( 1234) P:80 I:1000 C: 100 Min: 3 Act: 4 Avg: 5 Max: 9\n");
 	ck_assert_ptr_nonnull(strstr(last_error, "not a result file"));
 }
@@ -400,9 +404,23 @@ START_TEST(only_regular_files_are_read)
 	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
 	/* a FIFO without a writer must not block */
 	ck_assert_int_eq(import_file(fifo, &run), -EINVAL);
-	ck_assert_ptr_nonnull(strstr(last_error, "not a regular file"));
+	ck_assert_ptr_nonnull(strstr(last_error, "a FIFO, not a regular file"));
 	ck_assert_int_eq(import_file("/nonexistent/x.json", &run), -ENOENT);
 	ck_assert_int_eq(import_file("/dev/zero", &run), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(last_error, "a character device, not a regular file"));
+	/* larger than any result: refused before a byte is read */
+	snprintf(fifo, sizeof(fifo), "%s/huge.json", dir);
+	{
+		FILE *f = fopen(fifo, "w");
+
+		ck_assert_ptr_nonnull(f);
+		fclose(f);
+		ck_assert_int_eq(truncate(fifo, (off_t)IMPORT_MAX_BYTES + 1), 0);
+	}
+	ck_assert_int_eq(import_file(fifo, &run), -EFBIG);
+	ck_assert_ptr_nonnull(strstr(last_error, "larger than the 512 MiB read"));
+	unlink(fifo);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
 	unlink(fifo);
 	rmdir(dir);
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <sys/socket.h>
@@ -373,6 +374,20 @@ static void state_path(char *path, size_t size, const char *name)
 	snprintf(path, size, "%s/%s", tmpdir, name);
 }
 
+/* How many files of the scratch directory begin with @prefix. */
+static unsigned int files_named(const char *prefix)
+{
+	DIR *d = opendir(tmpdir);
+	struct dirent *e;
+	unsigned int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		n += !strncmp(e->d_name, prefix, strlen(prefix));
+	closedir(d);
+	return n;
+}
+
 /* One CPU with samples, windows and explained spikes, and its parts as views. */
 struct cpu_fixture {
 	struct monitor_cpu *c;
@@ -414,8 +429,10 @@ static void free_cpu(struct cpu_fixture *f)
 
 static json_t *fixture_header(const char *cpus)
 {
-	return json_pack("{sssss{sssIsI}}", "schema", "latscope/1", "command", "monitor", "params",
-			 "cpus", cpus, "interval_ns", (json_int_t)MS, "window_ns", (json_int_t)SEC);
+	return json_pack("{sssss{sssIsI}s{sssI}}", "schema", "latscope/1", "command", "monitor",
+			 "params", "cpus", cpus, "interval_ns", (json_int_t)MS, "window_ns",
+			 (json_int_t)SEC, "state", "began", "2026-01-31T12:00:00.000Z", "restarts",
+			 (json_int_t)4);
 }
 
 static void write_fixture_as(const char *path, struct cpu_fixture *f, unsigned int n,
@@ -526,32 +543,32 @@ static int header_ok(void *context, json_t *header, char *why, size_t size)
 	return 0;
 }
 
-static int compare_cpu(void *context, json_t *object, char *why, size_t size)
+/* @got read back as @want was written: every count, the first slot where there are counts. */
+static void assert_same_reading(const struct monitor_cpu_reading *got,
+				const struct monitor_cpu_reading *want)
 {
-	struct read_back *r = context;
-	struct cpu_fixture *want = &r->want[r->nr];
-	struct monitor_cpu_reading got = { .counts = buffer() };
-	struct window_ring *ring = window_ring_new(100);
-	struct window_ring_cursor a, b;
-	struct monitor_explained x;
-	struct monitor_window wa, wb;
-	int ret = state_cpu_parse(object, &got, ring, SEC, &x, why, size);
+	ck_assert_uint_eq(got->count, want->count);
+	ck_assert_uint_eq(got->sum_ns, want->sum_ns);
+	ck_assert_uint_eq(got->max_ns, want->max_ns);
+	ck_assert_uint_eq(got->missed, want->missed);
+	ck_assert_mem_eq(got->classic, want->classic, sizeof(got->classic));
+	ck_assert_uint_eq(got->zero_count, want->zero_count);
+	ck_assert_uint_eq(got->nr, want->nr);
+	if (got->nr) {
+		ck_assert_uint_eq(got->first, want->first);
+		ck_assert_mem_eq(got->counts, want->counts, got->nr * sizeof(uint64_t));
+	}
+}
 
-	if (ret)
-		return ret;
-	ck_assert_uint_eq(json_integer_value(json_object_get(object, "cpu")), 2 + r->nr);
-	ck_assert_uint_eq(got.count, want->reading.count);
-	ck_assert_uint_eq(got.sum_ns, want->reading.sum_ns);
-	ck_assert_uint_eq(got.max_ns, want->reading.max_ns);
-	ck_assert_uint_eq(got.missed, want->reading.missed);
-	ck_assert_mem_eq(got.classic, want->reading.classic, sizeof(got.classic));
-	ck_assert_uint_eq(got.zero_count, want->reading.zero_count);
-	ck_assert_uint_eq(got.first, want->reading.first);
-	ck_assert_uint_eq(got.nr, want->reading.nr);
-	ck_assert_mem_eq(got.counts, want->reading.counts, got.nr * sizeof(uint64_t));
-	ck_assert_uint_eq(window_ring_count(ring), window_ring_count(want->ring));
-	window_ring_begin(ring, &a);
-	window_ring_begin(want->ring, &b);
+/* The same windows in the same order. */
+static void assert_same_windows(const struct window_ring *got, const struct window_ring *want)
+{
+	struct window_ring_cursor a, b;
+	struct monitor_window wa, wb;
+
+	ck_assert_uint_eq(window_ring_count(got), window_ring_count(want));
+	window_ring_begin(got, &a);
+	window_ring_begin(want, &b);
 	while (window_ring_next(&b, &wb)) {
 		ck_assert(window_ring_next(&a, &wa));
 		ck_assert_uint_eq(wa.index, wb.index);
@@ -561,6 +578,31 @@ static int compare_cpu(void *context, json_t *object, char *why, size_t size)
 		ck_assert_uint_eq(wa.missed, wb.missed);
 		ck_assert_int_eq(wa.partial, wb.partial);
 	}
+}
+
+static int header_any(void *context, json_t *header, char *why, size_t size)
+{
+	(void)context;
+	(void)header;
+	(void)why;
+	(void)size;
+	return 0;
+}
+
+static int compare_cpu(void *context, json_t *object, char *why, size_t size)
+{
+	struct read_back *r = context;
+	struct cpu_fixture *want = &r->want[r->nr];
+	struct monitor_cpu_reading got = { .counts = buffer() };
+	struct window_ring *ring = window_ring_new(100);
+	struct monitor_explained x;
+	int ret = state_cpu_parse(object, &got, ring, SEC, &x, why, size);
+
+	if (ret)
+		return ret;
+	ck_assert_uint_eq(json_integer_value(json_object_get(object, "cpu")), 2 + r->nr);
+	assert_same_reading(&got, &want->reading);
+	assert_same_windows(ring, want->ring);
 	ck_assert(got.has_closed);
 	ck_assert_uint_eq(x.nr_causes, want->explained.nr_causes);
 	ck_assert_str_eq(x.causes[0].name, "kworker/1:2");
@@ -818,11 +860,14 @@ START_TEST(monitor_keeps_other_states_aside)
 	ck_assert_int_eq(monitor_load_state(m, &outcome), 0);
 	ck_assert_int_eq(outcome, STATE_MISMATCH);
 	ck_assert_msg(strstr(last_warning, "it measured cpus 2, this run measures 2-3") &&
-			      strstr(last_warning, ".old"),
+			      strstr(last_warning, "kept as ") && strstr(last_warning, ".old.20"),
 		      "%s", last_warning);
-	snprintf(aside, sizeof(aside), "%s.old", path);
+	/* kept with the time it was set aside: "monitor.json.old.20260131T120000Z" */
+	snprintf(aside, sizeof(aside), "%s", strstr(last_warning, "kept as ") + 8);
+	*strchr(aside, ',') = '\0';
 	ck_assert_int_eq(stat(aside, &st), 0);
 	ck_assert_int_eq(stat(path, &st), -1);
+	ck_assert_uint_eq(files_named("monitor.json.old."), 1);
 	metrics = monitor_collect(m);
 	ck_assert_uint_eq(collected_cpu(metrics, 2)->count, 0);
 	metrics_free(metrics);
@@ -835,6 +880,8 @@ START_TEST(monitor_keeps_other_states_aside)
 	ck_assert_int_eq(monitor_load_state(m, &outcome), 0);
 	ck_assert_int_eq(outcome, STATE_MISMATCH);
 	ck_assert_ptr_nonnull(strstr(last_warning, "interval"));
+	/* the first one set aside is still there: no history is lost to a second change */
+	ck_assert_uint_eq(files_named("monitor.json.old."), 2);
 	monitor_free(m);
 	/* the right header, a cpu missing: corrupt, and nothing of it taken */
 	write_fixture(path, f, 1, "2-3");
@@ -844,8 +891,7 @@ START_TEST(monitor_keeps_other_states_aside)
 	ck_assert_int_eq(monitor_load_state(m, &outcome), 0);
 	ck_assert_int_eq(outcome, STATE_CORRUPT);
 	ck_assert_ptr_nonnull(strstr(last_warning, "cpu 3 is missing"));
-	snprintf(aside, sizeof(aside), "%s.corrupt", path);
-	ck_assert_int_eq(stat(aside, &st), 0);
+	ck_assert_uint_eq(files_named("monitor.json.corrupt."), 1);
 	metrics = monitor_collect(m);
 	ck_assert_uint_eq(collected_cpu(metrics, 2)->count, 0);
 	ck_assert_uint_eq(collected_cpu(metrics, 2)->nr_causes, 0);
@@ -864,11 +910,252 @@ START_TEST(monitor_keeps_other_states_aside)
 	ck_assert_int_eq(monitor_load_state(m, &outcome), 0);
 	ck_assert_int_eq(outcome, STATE_CORRUPT);
 	ck_assert_ptr_nonnull(strstr(last_warning, "is corrupt"));
+	ck_assert_uint_eq(files_named("monitor.json.corrupt."), 2);
+	ck_assert_uint_eq(files_named("monitor.json.old."), 2);
 	monitor_free(m);
 	log_set_hook(NULL);
 	topology_release(&topo);
 	sysroot_free(root);
 	free_cpu(&f[0]);
+	remove_tmpdir();
+}
+END_TEST
+
+/* A second monitor on the same state is refused, naming the first; the first's state stays. */
+START_TEST(one_monitor_per_state)
+{
+	struct cpu_fixture f[2];
+	struct sysroot *root, *root2;
+	struct topology topo, topo2;
+	enum state_outcome outcome;
+	struct monitor *first, *second;
+	char path[128], want[64];
+
+	make_tmpdir();
+	log_set_hook(keep_warning);
+	state_path(path, sizeof(path), "monitor.json");
+	make_cpu(&f[0], 0);
+	make_cpu(&f[1], 1);
+	write_fixture(path, f, 2, "2-3");
+	first = fixture_monitor(&root, &topo, path, MS);
+	ck_assert_int_eq(monitor_load_state(first, &outcome), 0);
+	second = fixture_monitor(&root2, &topo2, path, MS);
+	ck_assert_int_eq(monitor_load_state(second, &outcome), -EBUSY);
+	snprintf(want, sizeof(want), "is in use by pid %d (another latscope monitor",
+		 (int)getpid());
+	ck_assert_msg(strstr(last_warning, want), "%s", last_warning);
+	monitor_free(second);
+	ck_assert_uint_eq(files_named("monitor.json.lock"), 1);
+	ck_assert_int_eq(monitor_checkpoint(first), 0);
+	monitor_free(first);
+	/* released with the monitor, and its file removed */
+	ck_assert_uint_eq(files_named("monitor.json.lock"), 0);
+	topology_release(&topo2);
+	sysroot_free(root2);
+	second = fixture_monitor(&root2, &topo2, path, MS);
+	ck_assert_int_eq(monitor_load_state(second, &outcome), 0);
+	ck_assert_int_eq(outcome, STATE_CONTINUED);
+	monitor_free(second);
+	log_set_hook(NULL);
+	topology_release(&topo);
+	topology_release(&topo2);
+	sysroot_free(root);
+	sysroot_free(root2);
+	free_cpu(&f[0]);
+	free_cpu(&f[1]);
+	remove_tmpdir();
+}
+END_TEST
+
+/* A state whose text is changed by @edit: how a monitor takes it. */
+static enum state_outcome load_edited(struct cpu_fixture *f, const char *from, const char *to)
+{
+	struct sysroot *root;
+	struct topology topo;
+	enum state_outcome outcome;
+	struct monitor *m;
+	char path[128], *text, *at, *edited;
+	FILE *file;
+
+	state_path(path, sizeof(path), "edited.json");
+	write_fixture(path, f, 2, "2-3");
+	text = slurp(path);
+	at = strstr(text, from);
+	ck_assert_msg(at != NULL, "'%s' is not in the state", from);
+	ck_assert_int_ge(
+		asprintf(&edited, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from)), 0);
+	file = fopen(path, "w");
+	ck_assert_ptr_nonnull(file);
+	fputs(edited, file);
+	fclose(file);
+	free(text);
+	free(edited);
+	m = fixture_monitor(&root, &topo, path, MS);
+	ck_assert_int_eq(monitor_load_state(m, &outcome), 0);
+	monitor_free(m);
+	topology_release(&topo);
+	sysroot_free(root);
+	return outcome;
+}
+
+/* Values no monitor writes are refused on load, each with its reason. */
+START_TEST(impossible_values_are_refused)
+{
+	static const struct {
+		const char *from, *to, *why;
+	} cases[] = {
+		{ "\"began\":\"2026-01-31T12:00:00.000Z\"", "\"began\":\"yesterday\"",
+		  "began or restarts" },
+		{ "\"restarts\":4", "\"restarts\":-1", "began or restarts" },
+		{ "\"restarts\":4", "\"restarts\":9223372036854775808", "" },
+		{ "MAX", "\"max_ns\":40000", "highest bucket" },
+		{ "MAX", "\"max_ns\":4150000", "highest bucket" },
+		{ "\"sum_ns\":", "\"sum_ns\":9223372036854775807,\"x\":", "sum_ns" },
+		{ "\"window_ns\":1000000000,\"index\":[100,",
+		  "\"window_ns\":1000000000,"
+		  "\"index\":[4611686018427387904,",
+		  "index" },
+		{ "\"window_ns\":1000000000,\"index\":[100,101",
+		  "\"window_ns\":1000000000,\"index\":[101,101", "index" },
+		/* keys given twice, in the header and in a CPU: which one counts is not defined */
+		{ "\"command\":\"monitor\"", "\"command\":\"monitor\",\"command\":\"monitor\"",
+		  "\"command\" is given twice" },
+		{ "\"restarts\":4", "\"restarts\":4,\"restarts\":4", "duplicate" },
+		{ "MAX", "\"max_ns\":1,\"max_ns\":1", "duplicate" },
+	};
+	struct cpu_fixture f[2];
+	unsigned int i;
+	char max[64];
+
+	make_tmpdir();
+	log_set_hook(keep_warning);
+	make_cpu(&f[0], 0);
+	make_cpu(&f[1], 1);
+	/* the first CPU's own max */
+	snprintf(max, sizeof(max), "\"max_ns\":%llu", (unsigned long long)f[0].reading.max_ns);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *from = strcmp(cases[i].from, "MAX") ? cases[i].from : max;
+
+		ck_assert_msg(load_edited(f, from, cases[i].to) == STATE_CORRUPT, "taken: %s",
+			      cases[i].to);
+		ck_assert_msg(strstr(last_warning, cases[i].why), "%s: %s", cases[i].to,
+			      last_warning);
+	}
+	/* unedited, it is continued */
+	ck_assert_int_eq(load_edited(f, "\"restarts\":4", "\"restarts\":4"), STATE_CONTINUED);
+	log_set_hook(NULL);
+	free_cpu(&f[0]);
+	free_cpu(&f[1]);
+	remove_tmpdir();
+}
+END_TEST
+
+/* A small deterministic generator: the same states every run. */
+static uint64_t next_random(uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
+}
+
+/* A latency as the test wants them: zero, tiny, anything up to minutes, or huge. */
+static uint64_t random_latency(uint64_t *rng)
+{
+	switch (next_random(rng) % 8) {
+	case 0:
+		return next_random(rng) % 15; /* the zero bucket */
+	case 1:
+		return 32 * SEC + next_random(rng) % (100 * SEC); /* above the last bucket */
+	case 2:
+		return (1ULL << 61) + next_random(rng) % SEC; /* the sum saturates */
+	default:
+		/* log-uniform over 15 ns .. 15 s */
+		return 15 + next_random(rng) % (1ULL << (4 + next_random(rng) % 30));
+	}
+}
+
+struct property {
+	struct monitor_cpu_reading want;
+	struct window_ring *ring;
+	unsigned int cpus;
+};
+
+static int same_as_written(void *context, json_t *object, char *why, size_t size)
+{
+	struct property *p = context;
+	struct monitor_cpu_reading got = { .counts = buffer() };
+	struct window_ring *ring = window_ring_new(1000);
+	struct monitor_explained x;
+	int ret = state_cpu_parse(object, &got, ring, SEC, &x, why, size);
+
+	ck_assert_msg(!ret, "not read back: %s", why);
+	assert_same_reading(&got, &p->want);
+	assert_same_windows(ring, p->ring);
+	free(got.counts);
+	window_ring_free(ring);
+	p->cpus++;
+	return 0;
+}
+
+/*
+ * Whatever a CPU measured, the state written of it reads back the same:
+ * random latencies from the zero bucket to past the last one, sums that
+ * saturate, restored counts continued, windows of every shape.
+ */
+START_TEST(what_is_written_reads_back)
+{
+	uint64_t rng = 0x9e3779b97f4a7c15ULL, sum;
+	char path[128], why[256];
+	unsigned int round, i, n, saturated = 0;
+
+	make_tmpdir();
+	state_path(path, sizeof(path), "property.json");
+	for (round = 0; round < 200; round++) {
+		struct monitor_cpu *c = new_cpu(SEC);
+		struct property p = { .want = { .counts = buffer() },
+				      .ring = window_ring_new(1000) };
+		uint64_t expiry = 100 * SEC;
+		json_t *header = fixture_header("2");
+		struct state_cpu cpu = {
+			.cpu = 2, .reading = &p.want, .window_ns = SEC, .windows = p.ring
+		};
+		struct state_writer *w;
+		struct monitor_window win;
+
+		n = (unsigned int)(next_random(&rng) % 3000);
+		for (i = 0; i < n; i++) {
+			if (round % 4 == 1 && i == n / 2) {
+				/* a restart from a state whose sum is near its bound */
+				monitor_cpu_read(c, &p.want);
+				sum = MONITOR_COUNTER_MAX - next_random(&rng) % SEC;
+				/* as a state may hold it: a mean no higher than the max */
+				if (p.want.count && sum / p.want.count <= p.want.max_ns)
+					p.want.sum_ns = sum;
+				monitor_cpu_restore(c, &p.want);
+			}
+			expiry += next_random(&rng) % (next_random(&rng) % 4 ? 50 * MS : 3 * SEC);
+			add(c, expiry, random_latency(&rng), next_random(&rng) % 9 ? 0 : 3);
+		}
+		monitor_cpu_close_window(c);
+		while (monitor_cpu_take_window(c, &win))
+			ck_assert_int_eq(window_ring_append(p.ring, &win), 0);
+		monitor_cpu_read(c, &p.want);
+		ck_assert_uint_le(p.want.sum_ns, MONITOR_COUNTER_MAX);
+		saturated += p.want.sum_ns == MONITOR_COUNTER_MAX;
+		ck_assert_int_eq(state_writer_open(&w, path, header, RESULT_LAYOUT_COMPACT), 0);
+		ck_assert_int_eq(state_writer_cpu(w, &cpu), 0);
+		ck_assert_int_eq(state_writer_close(w), 0);
+		json_decref(header);
+		ck_assert_int_eq(
+			state_read(path, header_any, same_as_written, &p, why, sizeof(why)),
+			STATE_CONTINUED);
+		ck_assert_uint_eq(p.cpus, 1);
+		free(p.want.counts);
+		window_ring_free(p.ring);
+		free(c);
+	}
+	ck_assert_uint_gt(saturated, 10);
 	remove_tmpdir();
 }
 END_TEST
@@ -954,6 +1241,9 @@ int main(void)
 	tcase_add_test(state, truncated_state_is_corrupt);
 	tcase_add_test(state, monitor_continues_a_matching_state);
 	tcase_add_test(state, monitor_keeps_other_states_aside);
+	tcase_add_test(state, one_monitor_per_state);
+	tcase_add_test(state, impossible_values_are_refused);
+	tcase_add_test(state, what_is_written_reads_back);
 	tcase_add_test(state, monitor_writes_its_result_elsewhere);
 	tcase_add_test(state, audit_reports_the_failing_rules);
 	tcase_add_test(state, systemd_hears_ready_and_stopping);

@@ -9,6 +9,8 @@
 static const struct exercise_hint hints[] = {
 	{ .long_name = "listen", .valid = "127.0.0.1:0", .invalid = "127.0.0.1:65536" },
 	{ .long_name = "explain-above", .companion = "--explain" },
+	/* checked once every option is read (cmd_monitor.c): only the empty path here */
+	{ .long_name = "state", .valid = "/tmp/latscope-exercise-state.json", .invalid = "" },
 	EXERCISE_JSON_COMPACT,
 	{ NULL },
 };

@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "latscope/log.h"
 #include "latscope/web_config.h"
@@ -91,6 +93,54 @@ START_TEST(malformed_hash_is_refused)
 }
 END_TEST
 
+START_TEST(a_costly_hash_is_refused)
+{
+	/* cost 31: the check at start alone would spin for days */
+	check_refused(WEB("costly.yml"), -EINVAL, "bcrypt cost 31: it must be 4-14");
+}
+END_TEST
+
+/* A file of @text in a scratch directory: its path (static). */
+static const char *scratch_file(const char *name, const char *text, size_t repeat)
+{
+	static char path[256];
+	FILE *f;
+	size_t i;
+
+	snprintf(path, sizeof(path), "/tmp/latscope-web-%d-%s", (int)getpid(), name);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	for (i = 0; i < repeat; i++)
+		fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+START_TEST(inputs_are_bounded)
+{
+	char deep[4096] = "", path[256];
+	int i;
+
+	/* over 64 KiB: refused before it is parsed */
+	snprintf(path, sizeof(path), "%s", scratch_file("big.yml", "# padding\n", 8000));
+	check_refused(path, -EFBIG, "larger than the 64 KiB read");
+	unlink(path);
+	/* nested 40 levels deep, in a few hundred bytes: refused at level 33 */
+	for (i = 0; i < 40; i++)
+		snprintf(deep + strlen(deep), sizeof(deep) - strlen(deep), "%*sk%d:\n", 2 * i, "",
+			 i);
+	snprintf(path, sizeof(path), "%s", scratch_file("deep.yml", deep, 1));
+	check_refused(path, -EINVAL, "line 33: nested more than 32 levels deep");
+	unlink(path);
+	/* a FIFO is refused, not waited on; a device is not read */
+	snprintf(path, sizeof(path), "/tmp/latscope-web-%d-fifo", (int)getpid());
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	check_refused(path, -EINVAL, "a FIFO, not a regular file");
+	unlink(path);
+	check_refused("/dev/zero", -EINVAL, "a character device, not a regular file");
+}
+END_TEST
+
 START_TEST(unknown_keys_are_refused_by_name)
 {
 	check_refused(WEB("unknown-key.yml"), -EINVAL, "cipher_suites is not supported");
@@ -123,6 +173,12 @@ START_TEST(credentials_are_checked_and_successes_remembered)
 	/* remembered: no second bcrypt */
 	ck_assert(web_auth_check(auth, "prometheus", "secret"));
 	ck_assert_uint_eq(web_auth_bcrypt_count(auth), before);
+	/* and said so without one, for the server's threads */
+	ck_assert(web_auth_remembered(auth, "prometheus", "secret"));
+	ck_assert(!web_auth_remembered(auth, "prometheus", "Secret"));
+	ck_assert(!web_auth_remembered(auth, "alice", "secret"));
+	ck_assert(!web_auth_remembered(auth, "mallory", "secret"));
+	ck_assert_uint_eq(web_auth_bcrypt_count(auth), before);
 	/* $2y$ is the same algorithm */
 	ck_assert(web_auth_check(auth, "alice", "secret"));
 	/* a wrong password costs a bcrypt each time and is never remembered */
@@ -152,6 +208,8 @@ int main(void)
 	tcase_add_test(parse, missing_file_is_one_line);
 	tcase_add_test(parse, malformed_yaml_names_the_line);
 	tcase_add_test(parse, malformed_hash_is_refused);
+	tcase_add_test(parse, a_costly_hash_is_refused);
+	tcase_add_test(parse, inputs_are_bounded);
 	tcase_add_test(parse, unknown_keys_are_refused_by_name);
 	tcase_add_test(parse, mismatched_key_is_refused);
 	tcase_add_test(parse, verification_needs_a_ca);
