@@ -679,8 +679,8 @@ static int find_trains(struct explain_cause *cause, uint64_t run_ns)
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++)
-		events[i] = (struct period_event){ cause->occurrences[i].t_ns,
-						   cause->occurrences[i].ns };
+		events[i] = (struct period_event){ .t_ns = cause->occurrences[i].t_ns,
+						   .duration_ns = cause->occurrences[i].ns };
 	nr = period_detect(events, n, &params, found, PERIOD_MAX_SOURCES, cause->occurrence_train);
 	free(events);
 	if (nr <= 0)

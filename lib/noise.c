@@ -736,6 +736,7 @@ int noise_find_periods(struct noise_run *run)
 				continue;
 			events[n].t_ns = noise_gap_start_ns(run, c, &c->gaps[g]);
 			events[n].duration_ns = c->gaps[g].duration_ns;
+			events[n].causes = 0;
 			index[n++] = g;
 		}
 		found = period_detect(events, n, &params, c->periodic, PERIOD_MAX_SOURCES,

@@ -13,10 +13,22 @@
  * Each source is a train t = phase + k * period (k integer) within a
  * tolerance; occurrences may be missing. Harmonics (2x, 3x the period) of a
  * found source are not reported separately; several interleaved trains are.
+ * A slower source in phase with a faster one (a 4 ms tick on every fourth
+ * slot of a 1 ms train, every third wake-up of a thread spinning longer) is
+ * a source of its own when its occurrences differ from the faster train's:
+ * longer, or with a cause the others lack. The faster source still counts
+ * those slots as its own occurrences (it was there, inside the slower
+ * one's gap); its duration and jitter come from its other slots.
  */
 struct period_event {
 	uint64_t t_ns; /* when it started, since the run began; ascending */
 	uint64_t duration_ns;
+	/*
+	 * Optional: what made it, one bit per cause (bit c % 64 for cause c),
+	 * 0 when unknown. Events of one train that differ in their causes are
+	 * told apart like events that differ in length.
+	 */
+	uint64_t causes;
 };
 
 struct period_source {

@@ -286,8 +286,8 @@ START_TEST(one_cause_two_phases)
 	uint64_t t;
 
 	for (t = 0; t + 60 * MS <= 6 * SEC; t += 60 * MS) {
-		gaps[n++] = (struct period_event){ t + 7 * MS, 12 * US };
-		gaps[n++] = (struct period_event){ t + 29 * MS, 12 * US };
+		gaps[n++] = (struct period_event){ .t_ns = t + 7 * MS, .duration_ns = 12 * US };
+		gaps[n++] = (struct period_event){ .t_ns = t + 29 * MS, .duration_ns = 12 * US };
 	}
 	for (g = 0; g < n; g++)
 		gap_with_softirq(g, gaps[g].t_ns, 7, 10 * US);
