@@ -789,6 +789,17 @@ const struct explain_cause *explain_cpu_causes(const struct explain_cpu *e, unsi
 	return e->causes;
 }
 
+void explain_cpu_window_causes(const struct explain_cpu *e, uint64_t *causes, size_t nr_windows)
+{
+	unsigned int c, i;
+
+	memset(causes, 0, nr_windows * sizeof(*causes));
+	for (c = 0; c < e->nr_causes; c++)
+		for (i = 0; i < e->causes[c].nr_occurrences; i++)
+			if (e->causes[c].occurrences[i].window < nr_windows)
+				causes[e->causes[c].occurrences[i].window] |= 1ULL << (c % 64);
+}
+
 const struct explain_spike *explain_cpu_worst(const struct explain_cpu *e, unsigned int *nr_spikes)
 {
 	*nr_spikes = e->nr_worst;

@@ -320,6 +320,76 @@ START_TEST(one_cause_two_phases)
 }
 END_TEST
 
+/*
+ * Under --explain the gap list's search sees each gap's causes: every 1 ms
+ * a gap the trace cannot explain (the host), every fourth one with the
+ * guest's local_timer inside, no longer than the others. The 4 ms tick is a
+ * source of its own, nested in the 1 ms one, and the cause table says so:
+ * local_timer's train is the 4 ms source.
+ */
+START_TEST(causes_split_a_nested_source)
+{
+	struct period_event *gaps = malloc(3000 * sizeof(*gaps));
+	struct period_params params = { .run_ns = 3 * SEC };
+	struct window_source *windows = calloc(3000, sizeof(*windows));
+	uint64_t *causes = malloc(3000 * sizeof(*causes));
+	const struct explain_train *train;
+	uint8_t assignment[3000];
+	unsigned int local_timer;
+	int tick[2], host[2];
+	size_t n = 0, g;
+	uint64_t t;
+
+	for (t = 400 * US; t < 3 * SEC; t += MS, n++) {
+		struct explain_window w = { .start_ns = t, .end_ns = t + 30 * US, .tag = n };
+		struct trace_record r = { .cpu = 1, .pid = 100, .kind = TRACE_VECTOR_ENTRY };
+
+		w.own_pid = 100;
+		gaps[n] = (struct period_event){ .t_ns = t, .duration_ns = 30 * US };
+		ck_assert_int_eq(explain_cpu_add_window(engine, &w), 0);
+		if (n % 4 != 1)
+			continue;
+		r.ts = t + 12 * US;
+		r.vector.vector = VECTOR_LOCAL_TIMER;
+		explain_cpu_feed(engine, &r);
+		r.ts = t + 20 * US;
+		r.kind = TRACE_VECTOR_EXIT;
+		explain_cpu_feed(engine, &r);
+	}
+	ck_assert_int_eq(explain_cpu_finish(engine, 3 * SEC, 3 * SEC), 0);
+	/* without the causes, one train */
+	ck_assert_int_eq(period_detect(gaps, n, &params, sources, PERIOD_MAX_SOURCES, NULL), 1);
+	/* the unexplained time in every gap, local_timer in every fourth */
+	explain_cpu_window_causes(engine, causes, n);
+	for (g = 0; g < n; g++) {
+		gaps[g].causes = causes[g];
+		ck_assert_uint_eq(__builtin_popcountll(causes[g]), g % 4 == 1 ? 2 : 1);
+	}
+	nr_sources = period_detect(gaps, n, &params, sources, PERIOD_MAX_SOURCES, assignment);
+	ck_assert_int_eq(nr_sources, 2);
+	ck_assert_int_eq(sources_at(1 * MS, host, 2), 1);
+	ck_assert_int_eq(sources_at(4 * MS, tick, 2), 1);
+	ck_assert_uint_eq(sources[host[0]].seen, 3000);
+	ck_assert_uint_eq(sources[tick[0]].seen, 750);
+	for (g = 0; g < n; g++)
+		windows[g] =
+			(struct window_source){ assignment[g], period_slot(&sources[assignment[g]],
+									   gaps[g].t_ns) };
+	join = explain_join_new(engine, sources, 2, windows, n);
+	ck_assert_ptr_nonnull(join);
+	local_timer = cause_index(CAUSE_VECTOR, "local_timer");
+	ck_assert(main_cause_of((unsigned int)tick[0], local_timer));
+	ck_assert(!main_cause_of((unsigned int)host[0], local_timer));
+	train = train_for(local_timer, (unsigned int)tick[0]);
+	ck_assert_ptr_nonnull(train);
+	ck_assert(near(train->period.period_ns, 4 * MS));
+	ck_assert_ptr_null(train_for(local_timer, (unsigned int)host[0]));
+	free(causes);
+	free(windows);
+	free(gaps);
+}
+END_TEST
+
 /* Without a gap list the join still gives every train its company. */
 START_TEST(no_sources_keeps_own_trains)
 {
@@ -355,6 +425,7 @@ int main(void)
 	tcase_add_checked_fixture(synthetic, setup, teardown);
 	tcase_add_test(synthetic, one_cause_two_phases);
 	tcase_add_test(synthetic, no_sources_keeps_own_trains);
+	tcase_add_test(synthetic, causes_split_a_nested_source);
 	suite_add_tcase(s, recorded);
 	suite_add_tcase(s, synthetic);
 	return unit_run(s);
