@@ -1189,10 +1189,19 @@ struct nest {
 	uint8_t followers; /* a known source that is its followers, or PERIOD_UNASSIGNED */
 };
 
+/* Whether @a's period is a whole multiple of @b's (within 0.2%). */
+static bool multiple_of(const struct period_source *a, const struct period_source *b)
+{
+	double pa = (double)a->period_ns, pb = (double)b->period_ns, m = pb ? round(pa / pb) : 0;
+
+	return m >= 1 && fabs(pa - m * pb) <= 0.002 * pa;
+}
+
 /*
  * Where a nested train stands to another known source (not @base, nor what
  * @base is nested in). Its period must be a multiple of the other's for
- * them to meet at all. The other's slots just after its slots, at one
+ * them to meet at all, and @base's must not be (the other would meet every
+ * slot of @base alike, not one residue). The other's slots just after its slots, at one
  * period, are its followers (its occurrences' softirqs, found as a train
  * while it hid in @base): they join it. Otherwise, the other's slots inside
  * its occurrences (@duration long), or its slots inside the other's
@@ -1214,7 +1223,8 @@ static bool apart_from_others(const struct detector *d, const struct period_sour
 			continue;
 		other = (double)sources[j].period_ns;
 		m = round(period / other);
-		if (m < 1 || fabs(period - m * other) > 0.002 * period)
+		if (m < 1 || fabs(period - m * other) > 0.002 * period ||
+		    multiple_of(&sources[base], &sources[j]))
 			continue;
 		tolerance = 3 * fmax(4 * (double)sources[j].jitter_ns, MIN_TOLERANCE_NS);
 		/* from the train's slots to the other's next ones */
