@@ -409,6 +409,38 @@ START_TEST(every_third_occurrence_longer)
 END_TEST
 
 /*
+ * The same on this VM, recorded: the thread's slots are in phase with the
+ * host's 1 ms train too, which meets each of them alike; the 6 ms source
+ * was once dropped as a meeting of the two.
+ */
+START_TEST(recorded_every_third_wake_up_longer)
+{
+	struct period_source sources[PERIOD_MAX_SOURCES];
+	struct event_list list = { 0 };
+	uint64_t run = load_recording(FIXTURE("gaps/kvm-2ms-thread-every-third-longer.txt"), &list);
+	const struct period_source *fast, *slow;
+	int n, i;
+
+	n = detect(&list, run, sources);
+	fast = find_source(sources, n, 2 * MS);
+	slow = find_source(sources, n, 6 * MS);
+	ck_assert_ptr_nonnull(fast);
+	ck_assert_ptr_nonnull(slow);
+	ck_assert_uint_ge(slow->seen, 450);
+	ck_assert_uint_ge(slow->duration_ns, fast->duration_ns + 40 * US);
+	ck_assert_uint_ge(fast->seen, 1350);
+	for (i = 0; i < n; i++)
+		ck_assert_msg(find_source(sources + i, 1, 1 * MS) ||
+				      find_source(sources + i, 1, 2 * MS) ||
+				      find_source(sources + i, 1, 4 * MS) ||
+				      find_source(sources + i, 1, 6 * MS) ||
+				      sources[i].period_ns >= 50 * MS,
+			      "a %llu ns source", (unsigned long long)sources[i].period_ns);
+	free(list.events);
+}
+END_TEST
+
+/*
  * A guest's 4 ms tick inside the host's 1 ms train: the tick comes 14 us
  * before every fourth host interruption and its gap swallows it. Two
  * sources, the tick's gap its own, the host's 1 ms train at every slot.
@@ -696,6 +728,7 @@ int main(void)
 	tcase_add_test(tc, recorded_guest_with_two_threads);
 	tcase_add_test(tc, recorded_sources_inside_the_host_train);
 	tcase_add_test(tc, every_third_occurrence_longer);
+	tcase_add_test(tc, recorded_every_third_wake_up_longer);
 	tcase_add_test(tc, tick_inside_a_faster_train);
 	tcase_add_test(tc, causes_tell_a_nested_source_apart);
 	tcase_add_test(tc, lone_source_has_no_nested_harmonics);
