@@ -121,6 +121,7 @@ struct detector {
 	size_t nr_bins;
 	/* per source: the faster source it is nested in, or PERIOD_UNASSIGNED */
 	uint8_t nested_in[PERIOD_MAX_SOURCES];
+	const struct period_source *sources; /* as described so far */
 };
 
 struct train {
@@ -663,26 +664,61 @@ static bool nested_within(const struct detector *d, uint8_t inner, uint8_t outer
 	return false;
 }
 
+/* How many sources @index is nested in, one inside the other. */
+static unsigned int nesting_depth(const struct detector *d, uint8_t index)
+{
+	unsigned int depth = 0;
+
+	while (index < PERIOD_MAX_SOURCES && d->nested_in[index] != PERIOD_UNASSIGNED &&
+	       depth < PERIOD_MAX_SOURCES) {
+		index = d->nested_in[index];
+		depth++;
+	}
+	return depth;
+}
+
 /*
- * The slots of @index's line (t = a + b*k) that the sources nested in it
- * hold and it does not.
+ * Whether an event of source @owner on a slot of source @index is an
+ * occurrence of @index too: @owner is nested in @index, or in what @index
+ * is nested in (where two sources nested in one meet, the slots went to
+ * one of them, and both were there).
+ */
+static bool holds_slots_of(const struct detector *d, uint8_t owner, uint8_t index)
+{
+	uint8_t outer = d->nested_in[index];
+
+	return owner != index && owner != PERIOD_UNASSIGNED &&
+	       (nested_within(d, owner, index) ||
+		(outer != PERIOD_UNASSIGNED && nested_within(d, owner, outer)));
+}
+
+/*
+ * The slots of @index's line (t = a + b*k) that other sources hold for it
+ * (holds_slots_of()) and it does not. An event counts on the slot it lies
+ * on, within half the period of the train @index is nested in.
  */
 static uint64_t nested_slots(const struct detector *d, uint8_t index, double a, double b)
 {
-	double origin = (double)d->events[0].t_ns;
+	double origin = (double)d->events[0].t_ns, reach = b / 2, t;
+	uint8_t outer = d->nested_in[index];
 	int64_t slot, current = INT64_MIN;
 	bool own = false, nested = false;
 	uint64_t n = 0;
 	size_t i;
 
+	if (outer != PERIOD_UNASSIGNED)
+		reach = (double)d->sources[outer].period_ns / 2;
 	/* in time order the slots never go back: one group of events per slot */
 	for (i = 0; i <= d->nr_events; i++) {
-		if (i < d->nr_events &&
-		    (d->owner[i] == PERIOD_UNASSIGNED ||
-		     (d->owner[i] != index && !nested_within(d, d->owner[i], index))))
-			continue;
-		slot = i < d->nr_events ? nearest_slot((double)d->events[i].t_ns - origin, a, b) :
-					  INT64_MAX;
+		slot = INT64_MAX;
+		if (i < d->nr_events) {
+			if (d->owner[i] != index && !holds_slots_of(d, d->owner[i], index))
+				continue;
+			t = (double)d->events[i].t_ns - origin;
+			slot = nearest_slot(t, a, b);
+			if (fabs(t - (a + b * (double)slot)) > reach)
+				continue;
+		}
 		if (slot != current) {
 			n += nested && !own;
 			own = nested = false;
@@ -700,8 +736,8 @@ static uint64_t nested_slots(const struct detector *d, uint8_t index, double a, 
  * Statistics of a source from the events assigned to it. Events falling in
  * the same slot are one occurrence (an interrupt and the softirq after it
  * are two gaps of one tick): their durations add up, the first one times it.
- * The slots of the sources nested in it count as seen: it was there, inside
- * their gaps.
+ * The slots other sources hold for it count as seen (holds_slots_of()): it
+ * was there, inside their gaps.
  */
 static int describe_source(const struct detector *d, uint8_t index, struct period_source *source)
 {
@@ -757,6 +793,26 @@ static int describe_source(const struct detector *d, uint8_t index, struct perio
 	source->jitter_ns = n ? (uint64_t)llround(sqrt(sum_squares / (double)n)) : 0;
 	source->duration_ns = n ? durations[(n - 1) / 2] : 0;
 	source->max_duration_ns = n ? durations[n - 1] : 0;
+	/*
+	 * A nested source's gaps hold the faster one's occurrence, and that
+	 * one's the occurrence of any it is nested in: what it adds to them.
+	 */
+	source->nested_in = d->nested_in[index];
+	if (source->nested_in != PERIOD_UNASSIGNED) {
+		uint64_t faster = 0;
+		unsigned int depth;
+		uint8_t outer;
+
+		for (outer = source->nested_in, depth = 0;
+		     outer < PERIOD_MAX_SOURCES && depth < PERIOD_MAX_SOURCES;
+		     outer = d->nested_in[outer], depth++)
+			faster += d->sources[outer].duration_ns;
+
+		source->duration_ns =
+			source->duration_ns > faster ? source->duration_ns - faster : 0;
+		source->max_duration_ns =
+			source->max_duration_ns > faster ? source->max_duration_ns - faster : 0;
+	}
 	source->seen = n + nested_slots(d, index, a, b);
 	source->expected =
 		phase <= (double)d->run_ns ? (uint64_t)(((double)d->run_ns - phase) / b) + 1 : 0;
@@ -1059,21 +1115,18 @@ struct residues {
 };
 
 static void collect_occurrences(const struct detector *d, uint8_t index,
-				const struct period_source *source, struct residues *x,
-				uint64_t *all_causes)
+				const struct period_source *source, struct residues *x)
 {
 	struct occurrence *o = x->occurrences;
 	size_t i;
 
 	x->n = 0;
-	*all_causes = 0;
 	for (i = 0; i < d->nr_events; i++) {
 		const struct period_event *e = &d->events[i];
 		int64_t slot;
 
 		if (d->owner[i] != index)
 			continue;
-		*all_causes |= e->causes;
 		slot = period_slot(source, e->t_ns);
 		if (x->n && o[x->n - 1].slot == slot) {
 			o[x->n - 1].duration += e->duration_ns;
@@ -1096,6 +1149,7 @@ static void rank_durations(struct residues *x)
 {
 	size_t i, j, k;
 
+	memset(x->cause_total, 0, sizeof(x->cause_total));
 	for (i = 0; i < x->n; i++)
 		x->order[i] = &x->occurrences[i];
 	qsort(x->order, x->n, sizeof(*x->order), compare_durations);
@@ -1245,13 +1299,14 @@ static bool apart_from_others(const struct detector *d, const struct period_sour
 }
 
 /*
- * The clearest nested train among @base's occurrences: for each modulus the
- * clearest residue; a larger modulus only when clearly clearer (the 6 ms
- * source in a 2 ms train also shows at 12 ms).
+ * The clearest residue of any modulus up to @max_m: for each modulus its
+ * clearest residue that is not another source's meeting with @base; a
+ * larger modulus only when clearly clearer (the 6 ms source in a 2 ms
+ * train also shows at 12 ms).
  */
-static bool find_nested(const struct detector *d, const struct period_source *sources,
-			size_t nr_sources, uint8_t base, struct residues *x, int64_t max_m,
-			struct nest *best)
+static bool clearest_residue(const struct detector *d, const struct period_source *sources,
+			     size_t nr_sources, uint8_t base, struct residues *x, int64_t max_m,
+			     struct nest *best)
 {
 	const struct period_source *s = &sources[base];
 	struct period_source train = *s;
@@ -1283,6 +1338,68 @@ static bool find_nested(const struct detector *d, const struct period_source *so
 	return found;
 }
 
+static int64_t common_divisor(int64_t a, int64_t b)
+{
+	while (b) {
+		int64_t r = a % b;
+
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
+/*
+ * The clearest nested train among @base's occurrences. Two of them meeting
+ * (a thread's long spins every 6 ms and the 4 ms tick, both in its 2 ms
+ * gaps, every 12 ms) make the clearest residue of all, each only half as
+ * clear on its own: the other one lengthens half of the gaps it is
+ * compared with. So the clearest residue r modulo m = m1 * m2 (m1 and m2
+ * coprime, r modulo m the slots of r modulo m1 and of r modulo m2) yields
+ * to the train of r modulo m1 when, away from the slots of r modulo m2,
+ * that one's are clearly apart from those of neither; then the other shows
+ * once it is gone (the smallest such m1 first). @rest is work space for
+ * that.
+ */
+static bool find_nested(const struct detector *d, const struct period_source *sources,
+			size_t nr_sources, uint8_t base, struct residues *x, struct residues *rest,
+			int64_t max_m, struct nest *best)
+{
+	const struct period_source *s = &sources[base];
+	struct period_source train = *s;
+	struct nest meeting, factor;
+	int64_t m1, m2;
+	size_t i;
+
+	if (!clearest_residue(d, sources, nr_sources, base, x, max_m, best))
+		return false;
+	meeting = *best;
+	for (m1 = 2; m1 < meeting.m; m1++) {
+		m2 = meeting.m / m1;
+		if (meeting.m % m1 || common_divisor(m1, m2) != 1)
+			continue;
+		for (i = 0, rest->n = 0; i < x->n; i++)
+			if (residue_of(x->occurrences[i].slot, m2) != meeting.r % m2)
+				rest->occurrences[rest->n++] = x->occurrences[i];
+		rank_durations(rest);
+		count_residues(rest, m1);
+		rest->expected = (double)s->expected / (double)m1 * (1 - 1 / (double)m2);
+		factor = (struct nest){ m1, meeting.r % m1, 0, PERIOD_UNASSIGNED };
+		factor.score = nested_score(rest, m1, factor.r);
+		train.period_ns = (uint64_t)m1 * s->period_ns;
+		train.phase_ns =
+			(s->phase_ns + (uint64_t)factor.r * s->period_ns) % train.period_ns;
+		if (factor.score > 0 &&
+		    apart_from_others(d, sources, nr_sources, base, &train,
+				      residue_median(rest, m1, factor.r, true), &factor)) {
+			/* the smallest: the trains of the larger ones show after it */
+			*best = factor;
+			break;
+		}
+	}
+	return true;
+}
+
 /* Give residue @nest of @base's slots to a new source nested in it. */
 static int split_off(struct detector *d, struct period_source *sources, struct train *trains,
 		     size_t *nr_sources, uint8_t base, const struct nest *nest)
@@ -1304,9 +1421,10 @@ static int split_off(struct detector *d, struct period_source *sources, struct t
 			base--;
 		inner = merge_source(d, sources, trains, nr_sources, inner, nest->followers);
 	}
-	ret = describe_source(d, inner, &sources[inner]);
+	/* the faster one first: the nested one's durations are beyond its */
+	ret = describe_source(d, base, &sources[base]);
 	if (!ret)
-		ret = describe_source(d, base, &sources[base]);
+		ret = describe_source(d, inner, &sources[inner]);
 	trains[inner].b = (double)sources[inner].period_ns;
 	trains[inner].a = (double)sources[inner].phase_ns - (double)d->events[0].t_ns;
 	return ret;
@@ -1317,49 +1435,72 @@ static int split_off(struct detector *d, struct period_source *sources, struct t
  * whether, *removed which source before it went (followers merged into
  * the nested one), or PERIOD_UNASSIGNED.
  */
+static void residues_free(struct residues *x)
+{
+	free(x->occurrences);
+	free(x->order);
+	free(x->count);
+	free(x->rank_sum);
+	free(x->with_cause);
+}
+
+/* Room for @n occurrences and @max_m residues; returns 0 or -ENOMEM. */
+static int residues_alloc(struct residues *x, size_t n, int64_t max_m, bool causes)
+{
+	x->occurrences = malloc(n * sizeof(*x->occurrences));
+	x->order = malloc(n * sizeof(*x->order));
+	x->count = malloc((size_t)max_m * sizeof(*x->count));
+	x->rank_sum = malloc((size_t)max_m * sizeof(*x->rank_sum));
+	if (causes)
+		x->with_cause = malloc((size_t)max_m * CAUSE_BITS * sizeof(*x->with_cause));
+	return x->occurrences && x->order && x->count && x->rank_sum && (!causes || x->with_cause) ?
+		       0 :
+		       -ENOMEM;
+}
+
+/*
+ * Split off the clearest nested source of @base, if any; *split says
+ * whether, *removed which source before it went (followers merged into
+ * the nested one), or PERIOD_UNASSIGNED.
+ */
 static int split_one(struct detector *d, struct period_source *sources, struct train *trains,
 		     size_t *nr_sources, uint8_t base, bool *split, uint8_t *removed)
 {
-	struct residues x = { 0 };
+	struct residues x = { 0 }, rest = { 0 };
+	const struct period_source *s = &sources[base];
 	struct nest nest = { 0 };
-	uint64_t all_causes;
+	uint64_t n = 0, all_causes = 0;
 	int64_t max_m = 0;
-	int ret = -ENOMEM;
+	size_t i;
+	int ret;
 
 	*split = false;
 	*removed = PERIOD_UNASSIGNED;
-	x.occurrences = malloc(d->nr_events * sizeof(*x.occurrences));
-	x.order = malloc(d->nr_events * sizeof(*x.order));
-	if (!x.occurrences || !x.order)
-		goto out;
-	collect_occurrences(d, base, &sources[base], &x, &all_causes);
-	if (x.n >= 2 * MIN_SEEN && sources[base].period_ns)
-		max_m = (int64_t)fmin(fmin((double)d->max_period / (double)sources[base].period_ns,
-					   (double)x.n / MIN_SEEN),
-				      (double)NEST_WORK / (double)x.n);
-	ret = 0;
+	for (i = 0; i < d->nr_events; i++) {
+		n += d->owner[i] == base;
+		all_causes |= d->owner[i] == base ? d->events[i].causes : 0;
+	}
+	if (n >= 2 * MIN_SEEN && s->period_ns)
+		max_m = (int64_t)fmin(
+			fmin((double)d->max_period / (double)s->period_ns, (double)n / MIN_SEEN),
+			(double)NEST_WORK / (double)n);
 	if (max_m < 2)
+		return 0;
+	ret = residues_alloc(&x, n, max_m, all_causes);
+	if (!ret)
+		ret = residues_alloc(&rest, n, max_m, all_causes);
+	if (ret)
 		goto out;
-	ret = -ENOMEM;
-	x.count = malloc((size_t)max_m * sizeof(*x.count));
-	x.rank_sum = malloc((size_t)max_m * sizeof(*x.rank_sum));
-	if (all_causes)
-		x.with_cause = malloc((size_t)max_m * CAUSE_BITS * sizeof(*x.with_cause));
-	if (!x.count || !x.rank_sum || (all_causes && !x.with_cause))
-		goto out;
+	collect_occurrences(d, base, s, &x);
 	rank_durations(&x);
-	ret = 0;
-	if (find_nested(d, sources, *nr_sources, base, &x, max_m, &nest)) {
+	if (find_nested(d, sources, *nr_sources, base, &x, &rest, max_m, &nest)) {
 		*removed = nest.followers;
 		ret = split_off(d, sources, trains, nr_sources, base, &nest);
 		*split = !ret;
 	}
 out:
-	free(x.occurrences);
-	free(x.order);
-	free(x.count);
-	free(x.rank_sum);
-	free(x.with_cause);
+	residues_free(&x);
+	residues_free(&rest);
 	return ret;
 }
 
@@ -1429,7 +1570,9 @@ static int detect(struct detector *d, struct period_source *sources, size_t max_
 	struct train trains[PERIOD_MAX_SOURCES];
 	size_t nr_sources = 0, nr_candidates, c, i, p;
 	int ret, round, owner, pass;
+	unsigned int depth;
 
+	d->sources = sources;
 	for (round = 0; round < MAX_ROUNDS && nr_sources < max_sources; round++) {
 		struct train best = { 0 }, train;
 		bool found = false;
@@ -1491,17 +1634,21 @@ static int detect(struct detector *d, struct period_source *sources, size_t max_
 		return ret;
 	/*
 	 * The followers of each occurrence are part of it; nested sources
-	 * take theirs first (the faster source's other slots lack them), then
-	 * every source is described again, for the nested slots' count.
+	 * take theirs first (the faster source's other slots lack them). Then
+	 * every source is described again, each before those nested in it.
 	 */
 	for (pass = 0; pass < 2; pass++)
 		for (i = 0; i < nr_sources; i++)
 			if ((d->nested_in[i] == PERIOD_UNASSIGNED) == (pass == 1))
 				absorb_satellites(d, &trains[i], (uint8_t)i, &sources[i]);
-	for (i = 0; i < nr_sources; i++) {
-		ret = describe_source(d, (uint8_t)i, &sources[i]);
-		if (ret)
-			return ret;
+	for (depth = 0; depth < PERIOD_MAX_SOURCES; depth++) {
+		for (i = 0; i < nr_sources; i++) {
+			if (nesting_depth(d, (uint8_t)i) != depth)
+				continue;
+			ret = describe_source(d, (uint8_t)i, &sources[i]);
+			if (ret)
+				return ret;
+		}
 	}
 	return (int)nr_sources;
 }
@@ -1526,6 +1673,9 @@ static void sort_by_seen(struct period_source *sources, size_t n, uint8_t *owner
 		rank[order[i]] = (uint8_t)i;
 	}
 	memcpy(sources, sorted, n * sizeof(*sources));
+	for (i = 0; i < n; i++)
+		if (sources[i].nested_in != PERIOD_UNASSIGNED)
+			sources[i].nested_in = rank[sources[i].nested_in];
 	for (i = 0; i < nr_events; i++)
 		if (owner[i] != PERIOD_UNASSIGNED)
 			owner[i] = rank[owner[i]];

@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "latscope/explain_join.h"
+#include "latscope/explain_result.h"
+#include "latscope/result.h"
 #include "recording.h"
 #include "unit.h"
 
@@ -390,6 +392,70 @@ START_TEST(causes_split_a_nested_source)
 }
 END_TEST
 
+/*
+ * A softirq every 2 ms, every third time six times longer: the cause's own
+ * search finds a 6 ms train nested in its 2 ms one, and so does the gap
+ * list's; in the JSON each says which train or source it is nested in, its
+ * duration what it adds.
+ */
+START_TEST(nested_trains_and_sources_say_so)
+{
+	struct period_event *gaps = malloc(1500 * sizeof(*gaps));
+	struct period_params params = { .run_ns = 3 * SEC };
+	const struct explain_train *trains;
+	unsigned int softirq, nr, t, slow = 0, fast = 0;
+	json_t *cpu, *periods, *list;
+	size_t n = 0;
+	uint64_t at;
+
+	for (at = 300 * US; at < 3 * SEC; at += 2 * MS, n++) {
+		uint64_t ns = n % 3 == 2 ? 60 * US : 10 * US;
+
+		gaps[n] = (struct period_event){ .t_ns = at, .duration_ns = ns };
+		gap_with_softirq(n, at, 7, ns);
+	}
+	ck_assert_int_eq(explain_cpu_finish(engine, 3 * SEC, 3 * SEC), 0);
+	join = explain_join_new(engine, NULL, 0, NULL, 0);
+	ck_assert_ptr_nonnull(join);
+	softirq = cause_index(CAUSE_SOFTIRQ, NULL);
+	trains = explain_join_trains(join, softirq, &nr);
+	ck_assert_uint_eq(nr, 2);
+	for (t = 0; t < nr; t++) {
+		if (near(trains[t].period.period_ns, 6 * MS))
+			slow = t;
+		else
+			fast = t;
+	}
+	ck_assert(near(trains[fast].period.period_ns, 2 * MS));
+	ck_assert_int_eq(explain_train_nested_in(trains, nr, slow), (int)fast);
+	ck_assert_int_eq(explain_train_nested_in(trains, nr, fast), -1);
+	ck_assert_uint_eq(trains[slow].period.duration_ns, 50 * US);
+	ck_assert_uint_eq(trains[fast].period.seen, 1500);
+	cpu = explain_result_cpu(engine, names, join);
+	periods =
+		json_object_get(json_array_get(json_object_get(cpu, "causes"), softirq), "periods");
+	ck_assert_int_eq(
+		json_integer_value(json_object_get(json_array_get(periods, slow), "nested_in")),
+		fast);
+	ck_assert(json_is_null(json_object_get(json_array_get(periods, fast), "nested_in")));
+	json_decref(cpu);
+	/* the gap list, as noise writes it */
+	nr_sources = period_detect(gaps, n, &params, sources, PERIOD_MAX_SOURCES, NULL);
+	ck_assert_int_eq(nr_sources, 2);
+	list = result_period_sources(sources, nr_sources);
+	for (t = 0; t < 2; t++)
+		if (near(sources[t].period_ns, 6 * MS))
+			ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(list, t),
+									    "nested_in")),
+					 1 - t);
+		else
+			ck_assert(json_is_null(
+				json_object_get(json_array_get(list, t), "nested_in")));
+	json_decref(list);
+	free(gaps);
+}
+END_TEST
+
 /* Without a gap list the join still gives every train its company. */
 START_TEST(no_sources_keeps_own_trains)
 {
@@ -426,6 +492,7 @@ int main(void)
 	tcase_add_test(synthetic, one_cause_two_phases);
 	tcase_add_test(synthetic, no_sources_keeps_own_trains);
 	tcase_add_test(synthetic, causes_split_a_nested_source);
+	tcase_add_test(synthetic, nested_trains_and_sources_say_so);
 	suite_add_tcase(s, recorded);
 	suite_add_tcase(s, synthetic);
 	return unit_run(s);

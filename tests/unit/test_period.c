@@ -315,7 +315,9 @@ static void check_recording(const char *name)
 	host_job = find_source(sources, n, 100 * host->period_ns);
 	ck_assert_msg(host_job != NULL, "%s: no host job every 100 host ticks", name);
 	ck_assert_uint_ge(host_job->seen, 28);
-	ck_assert_uint_ge(host_job->duration_ns, 3 * host->duration_ns);
+	ck_assert_ptr_eq(&sources[host_job->nested_in], host);
+	/* what it adds to the host's interruption */
+	ck_assert_uint_ge(host_job->duration_ns, 2 * host->duration_ns);
 	free(list.events);
 }
 
@@ -396,8 +398,11 @@ START_TEST(every_third_occurrence_longer)
 	ck_assert_uint_le(fast->duration_ns, 13 * US);
 	ck_assert_uint_eq(slow->expected, 500);
 	ck_assert_uint_ge(slow->seen, 495);
-	ck_assert_uint_ge(slow->duration_ns, 60 * US);
-	ck_assert_uint_le(slow->duration_ns, 63 * US);
+	/* nested in the 2 ms source: what the long spin adds to a short one */
+	ck_assert_ptr_eq(&sources[slow->nested_in], fast);
+	ck_assert_uint_eq(fast->nested_in, PERIOD_UNASSIGNED);
+	ck_assert_uint_ge(slow->duration_ns, 48 * US);
+	ck_assert_uint_le(slow->duration_ns, 52 * US);
 	/* in phase: the 6 ms slots are 2 ms slots, to the jitter */
 	ck_assert_uint_lt(
 		llabs((int64_t)slow->phase_ns -
@@ -427,7 +432,8 @@ START_TEST(recorded_every_third_wake_up_longer)
 	ck_assert_ptr_nonnull(fast);
 	ck_assert_ptr_nonnull(slow);
 	ck_assert_uint_ge(slow->seen, 450);
-	ck_assert_uint_ge(slow->duration_ns, fast->duration_ns + 40 * US);
+	ck_assert_ptr_eq(&sources[slow->nested_in], fast);
+	ck_assert_uint_ge(slow->duration_ns, 40 * US);
 	ck_assert_uint_ge(fast->seen, 1350);
 	for (i = 0; i < n; i++)
 		ck_assert_msg(find_source(sources + i, 1, 1 * MS) ||
@@ -473,7 +479,10 @@ START_TEST(tick_inside_a_faster_train)
 	ck_assert_uint_ge(host->seen, 2990);
 	ck_assert_uint_le(host->duration_ns, 40 * US);
 	ck_assert_uint_ge(tick->seen, 745);
-	ck_assert_uint_ge(tick->duration_ns, 60 * US);
+	ck_assert_ptr_eq(&sources[tick->nested_in], host);
+	/* 14 us before the host's slot, 12 us after its interruption */
+	ck_assert_uint_ge(tick->duration_ns, 24 * US);
+	ck_assert_uint_le(tick->duration_ns, 32 * US);
 	free(list.events);
 }
 END_TEST
@@ -549,6 +558,7 @@ START_TEST(nested_twice)
 {
 	struct event_list list = { 0 };
 	struct period_source sources[PERIOD_MAX_SOURCES];
+	const struct period_source *host, *tick, *job;
 	uint64_t run = 5 * SEC;
 	int n, k;
 
@@ -562,10 +572,17 @@ START_TEST(nested_twice)
 				     5000 * uniform()));
 	n = detect(&list, run, sources);
 	ck_assert_int_eq(n, 3);
-	ck_assert_uint_ge(find_source(sources, n, 1 * MS)->seen, 4995);
-	ck_assert_uint_ge(find_source(sources, n, 4 * MS)->seen, 1245);
-	ck_assert_uint_eq(find_source(sources, n, 100 * MS)->seen, 50);
-	ck_assert_uint_ge(find_source(sources, n, 100 * MS)->duration_ns, 300 * US);
+	host = find_source(sources, n, 1 * MS);
+	tick = find_source(sources, n, 4 * MS);
+	job = find_source(sources, n, 100 * MS);
+	ck_assert_uint_ge(host->seen, 4995);
+	ck_assert_uint_ge(tick->seen, 1245);
+	ck_assert_uint_eq(job->seen, 50);
+	ck_assert_ptr_eq(&sources[tick->nested_in], host);
+	ck_assert_ptr_eq(&sources[job->nested_in], tick);
+	/* 300 us where the tick's gaps are 70 us */
+	ck_assert_uint_ge(job->duration_ns, 225 * US);
+	ck_assert_uint_le(job->duration_ns, 240 * US);
 	free(list.events);
 }
 END_TEST
