@@ -151,7 +151,7 @@ static int compare_peer_buckets(const void *a, const void *b)
 static int read_peer_buckets(struct import_ctx *ctx, const json_t *hist, const char *who,
 			     struct peer_bucket **out, size_t *nr)
 {
-	size_t n = json_object_size(hist), i = 0;
+	size_t n = json_object_size(hist), i = 0, k;
 	struct peer_bucket *b;
 	const char *key;
 	json_t *v;
@@ -178,6 +178,16 @@ static int read_peer_buckets(struct import_ctx *ctx, const json_t *hist, const c
 	}
 	if (i)
 		qsort(b, i, sizeof(*b), compare_peer_buckets);
+	/* "62" and "062" are one bucket: twice, its counts would overlap */
+	for (k = 1; k < i; k++) {
+		if (b[k].key == b[k - 1].key) {
+			double twice = b[k].key;
+
+			free(b);
+			return import_fail(ctx, -EINVAL, "%s: histogram bucket %g is given twice",
+					   who, twice);
+		}
+	}
 	*out = b;
 	*nr = i;
 	return 0;

@@ -424,6 +424,21 @@ START_TEST(cyclictest_histogram_that_contradicts_its_thread)
 }
 END_TEST
 
+/* "62" and "062" name one bucket: given twice, the file is refused (found by fuzzing) */
+START_TEST(peer_bucket_given_twice_is_refused)
+{
+	refuse("twice.json",
+	       "{\"file_version\": 1, \"cmdline:\": \"cyclictest -h 400 --json=x\","
+	       "\"thread\": {\"0\": {\"histogram\": {\"62\": 8, \"062\": 1}, \"cycles\": 9,"
+	       "\"min\": 62, \"max\": 62, \"avg\": 62, \"cpu\": 1}}}");
+	ck_assert_ptr_nonnull(strstr(last_error, "histogram bucket 62 is given twice"));
+	refuse("twice.json", "{\"file_version\": 1, \"cmdline:\": \"oslat --json=x\","
+			     "\"thread\": {\"0\": {\"histogram\": {\"3\": 8, \"3.0\": 1},"
+			     "\"cpu\": 1, \"min\": 1, \"max\": 3, \"avg\": 2}}}");
+	ck_assert_ptr_nonnull(strstr(last_error, "histogram bucket 3 is given twice"));
+}
+END_TEST
+
 START_TEST(cyclictest_in_nanoseconds_and_without_histogram)
 {
 	struct run *run =
@@ -627,6 +642,7 @@ int main(void)
 	tcase_add_test(tc, only_regular_files_are_read);
 	tcase_add_test(tc, cyclictest_histogram_that_contradicts_its_thread);
 	tcase_add_test(tc, cyclictest_in_nanoseconds_and_without_histogram);
+	tcase_add_test(tc, peer_bucket_given_twice_is_refused);
 	tcase_add_test(tc, events_block_maxima_and_windows);
 	tcase_add_test(tc, time_blocks_are_read_and_checked);
 	tcase_add_test(tc, malformed_latscope_fields_are_refused);
