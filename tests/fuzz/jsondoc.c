@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The JSON reader of every imported file, against jansson: what one
+ * accepts the other accepts, and the trees are the same (packed arrays
+ * read back as tables). The known differences are allowed: an integer
+ * beyond int64 (a real for us, an error for jansson), nesting beyond 512
+ * levels (refused by us only) and duplicate keys (which we may refuse).
+ */
+#include "fuzz.h"
+#include "latscope/jsondoc.h"
+
+static bool same(struct jsondoc *doc, const json_t *ours, const json_t *theirs)
+{
+	struct jsondoc_table t;
+	const char *key;
+	json_t *value;
+	size_t i, j;
+
+	if (json_is_array(theirs) && json_is_array(ours) && !json_array_size(ours) &&
+	    json_array_size(theirs)) {
+		/* packed: the table holds the items */
+		if (jsondoc_table(doc, ours, &t) || t.rows != json_array_size(theirs))
+			return false;
+		for (i = 0; i < t.rows; i++) {
+			const json_t *item = json_array_get(theirs, i);
+
+			if (t.width > 1 && json_array_size(item) != t.width)
+				return false;
+			for (j = 0; j < t.width; j++) {
+				const json_t *x = t.width == 1 ? item : json_array_get(item, j);
+
+				if (!json_is_integer(x) ||
+				    json_integer_value(x) != t.values[i * t.width + j])
+					return false;
+			}
+		}
+		return true;
+	}
+	if (json_typeof(ours) != json_typeof(theirs))
+		return false;
+	switch (json_typeof(theirs)) {
+	case JSON_OBJECT:
+		if (json_object_size(ours) != json_object_size(theirs))
+			return false;
+		json_object_foreach(
+			(json_t *)theirs, key,
+			value) if (!same(doc, json_object_get(ours, key), value)) return false;
+		return true;
+	case JSON_ARRAY:
+		if (json_array_size(ours) != json_array_size(theirs))
+			return false;
+		for (i = 0; i < json_array_size(theirs); i++)
+			if (!same(doc, json_array_get(ours, i), json_array_get(theirs, i)))
+				return false;
+		return true;
+	case JSON_STRING:
+		return json_string_length(ours) == json_string_length(theirs) &&
+		       !memcmp(json_string_value(ours), json_string_value(theirs),
+			       json_string_length(theirs));
+	case JSON_INTEGER:
+		return json_integer_value(ours) == json_integer_value(theirs);
+	case JSON_REAL:
+		return json_real_value(ours) == json_real_value(theirs);
+	default:
+		return true;
+	}
+}
+
+/* Every array read as a table, as the importers read them: no crash, a sane shape. */
+static void read_tables(struct jsondoc *doc, const json_t *value)
+{
+	struct jsondoc_table t;
+	const char *key;
+	json_t *item;
+	size_t i;
+
+	if (json_is_array(value)) {
+		if (!jsondoc_table(doc, value, &t) &&
+		    ((t.rows && !t.width) || (!t.rows && t.width) || (t.rows && !t.values)))
+			abort();
+		json_array_foreach(value, i, item) read_tables(doc, item);
+	} else if (json_is_object(value)) {
+		json_object_foreach((json_t *)value, key, item) read_tables(doc, item);
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *text = (const char *)data;
+	struct jsondoc *doc;
+	json_error_t error;
+	json_t *theirs;
+	char why[256];
+
+	doc = jsondoc_parse(text, size, why, sizeof(why));
+	if (!doc && strncmp(why, "line ", 5) && strcmp(why, "out of memory"))
+		abort();
+	theirs = json_loadb(text, size, JSON_DECODE_ANY | JSON_ALLOW_NUL, &error);
+	if (doc && theirs && !same(doc, jsondoc_root(doc), theirs))
+		abort();
+	if (doc && !theirs && !strstr(error.text, "too big") && !strstr(error.text, "nesting"))
+		abort();
+	if (!doc && theirs && !strstr(why, "nested more than") && !strstr(why, "too long") &&
+	    !strstr(why, "duplicate")) {
+		/* the one other refusal we may make: a key given twice */
+		json_decref(theirs);
+		theirs = json_loadb(text, size,
+				    JSON_DECODE_ANY | JSON_ALLOW_NUL | JSON_REJECT_DUPLICATES,
+				    &error);
+		if (theirs)
+			abort();
+	}
+	if (doc)
+		read_tables(doc, jsondoc_root(doc));
+	json_decref(theirs);
+	jsondoc_free(doc);
+	return 0;
+}
