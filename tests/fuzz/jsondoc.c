@@ -5,6 +5,7 @@
  * read back as tables). The known differences are allowed: an integer
  * beyond int64 (a real for us, an error for jansson), nesting beyond 512
  * levels (refused by us only) and duplicate keys (which we may refuse).
+ * Found so: jansson accepts a NUL byte after a number; we refuse it.
  */
 #include "fuzz.h"
 #include "latscope/jsondoc.h"
@@ -95,6 +96,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	doc = jsondoc_parse(text, size, why, sizeof(why));
 	if (!doc && strncmp(why, "line ", 5) && strcmp(why, "out of memory"))
 		abort();
+	/*
+	 * A raw NUL is JSON nowhere (in a string it must be escaped), but
+	 * jansson skips one right after a number ("[599\0,9]"): no comparison.
+	 */
+	if (memchr(text, '\0', size)) {
+		if (doc)
+			abort();
+		return 0;
+	}
 	theirs = json_loadb(text, size, JSON_DECODE_ANY | JSON_ALLOW_NUL, &error);
 	if (doc && theirs && !same(doc, jsondoc_root(doc), theirs))
 		abort();
