@@ -1430,11 +1430,6 @@ static int split_off(struct detector *d, struct period_source *sources, struct t
 	return ret;
 }
 
-/*
- * Split off the clearest nested source of @base, if any; *split says
- * whether, *removed which source before it went (followers merged into
- * the nested one), or PERIOD_UNASSIGNED.
- */
 static void residues_free(struct residues *x)
 {
 	free(x->occurrences);
@@ -1458,6 +1453,11 @@ static int residues_alloc(struct residues *x, size_t n, int64_t max_m, bool caus
 		       -ENOMEM;
 }
 
+/*
+ * Split off the clearest nested source of @base, if any; *split says
+ * whether, *removed which source before it went (followers merged into
+ * the nested one), or PERIOD_UNASSIGNED.
+ */
 /*
  * Split off the clearest nested source of @base, if any; *split says
  * whether, *removed which source before it went (followers merged into

@@ -7,65 +7,9 @@
  * levels (refused by us only) and duplicate keys (which we may refuse).
  * Found so: jansson accepts a NUL byte after a number; we refuse it.
  */
+#include "../unit/jsondoc_same.h"
 #include "fuzz.h"
 #include "latscope/jsondoc.h"
-
-static bool same(struct jsondoc *doc, const json_t *ours, const json_t *theirs)
-{
-	struct jsondoc_table t;
-	const char *key;
-	json_t *value;
-	size_t i, j;
-
-	if (json_is_array(theirs) && json_is_array(ours) && !json_array_size(ours) &&
-	    json_array_size(theirs)) {
-		/* packed: the table holds the items */
-		if (jsondoc_table(doc, ours, &t) || t.rows != json_array_size(theirs))
-			return false;
-		for (i = 0; i < t.rows; i++) {
-			const json_t *item = json_array_get(theirs, i);
-
-			if (t.width > 1 && json_array_size(item) != t.width)
-				return false;
-			for (j = 0; j < t.width; j++) {
-				const json_t *x = t.width == 1 ? item : json_array_get(item, j);
-
-				if (!json_is_integer(x) ||
-				    json_integer_value(x) != t.values[i * t.width + j])
-					return false;
-			}
-		}
-		return true;
-	}
-	if (json_typeof(ours) != json_typeof(theirs))
-		return false;
-	switch (json_typeof(theirs)) {
-	case JSON_OBJECT:
-		if (json_object_size(ours) != json_object_size(theirs))
-			return false;
-		json_object_foreach(
-			(json_t *)theirs, key,
-			value) if (!same(doc, json_object_get(ours, key), value)) return false;
-		return true;
-	case JSON_ARRAY:
-		if (json_array_size(ours) != json_array_size(theirs))
-			return false;
-		for (i = 0; i < json_array_size(theirs); i++)
-			if (!same(doc, json_array_get(ours, i), json_array_get(theirs, i)))
-				return false;
-		return true;
-	case JSON_STRING:
-		return json_string_length(ours) == json_string_length(theirs) &&
-		       !memcmp(json_string_value(ours), json_string_value(theirs),
-			       json_string_length(theirs));
-	case JSON_INTEGER:
-		return json_integer_value(ours) == json_integer_value(theirs);
-	case JSON_REAL:
-		return json_real_value(ours) == json_real_value(theirs);
-	default:
-		return true;
-	}
-}
 
 /* Every array read as a table, as the importers read them: no crash, a sane shape. */
 static void read_tables(struct jsondoc *doc, const json_t *value)
@@ -106,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	theirs = json_loadb(text, size, JSON_DECODE_ANY | JSON_ALLOW_NUL, &error);
-	if (doc && theirs && !same(doc, jsondoc_root(doc), theirs))
+	if (doc && theirs && !jsondoc_same(doc, jsondoc_root(doc), theirs))
 		abort();
 	if (doc && !theirs && !strstr(error.text, "too big") && !strstr(error.text, "nesting"))
 		abort();
