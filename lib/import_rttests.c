@@ -575,13 +575,18 @@ static int parse_text_lines(struct import_ctx *ctx, const char *text, size_t len
 			if (ret)
 				return ret;
 		} else {
+			size_t length = (size_t)(eol - p);
 			unsigned int thread, interval;
+			char line[128];
 
+			/* the line alone: the text need not end in a NUL, nor sscanf() stop at it */
+			snprintf(line, sizeof(line), "%.*s",
+				 (int)(length < sizeof(line) ? length : sizeof(line) - 1), p);
 			/* "Thread 0 Interval: 1000" (with -v) and "T: 0 (...) P:80 I:1000 ..." */
-			if (sscanf(p, "Thread %u Interval: %u", &thread, &interval) == 2 &&
+			if (sscanf(line, "Thread %u Interval: %u", &thread, &interval) == 2 &&
 			    thread < 1024)
 				t->intervals[thread] = interval;
-			else if (sscanf(p, "T:%u (%*u) P:%*d I:%u", &thread, &interval) == 2 &&
+			else if (sscanf(line, "T:%u (%*u) P:%*d I:%u", &thread, &interval) == 2 &&
 				 thread < 1024)
 				t->intervals[thread] = interval;
 		}

@@ -167,6 +167,31 @@ START_TEST(cyclictest_text_with_histogram)
 }
 END_TEST
 
+/*
+ * The text need not end in a NUL (import_buffer()), and a line is read on
+ * its own: "Thread 0 Interval:" with its number on the next line has none
+ * (the fuzz harness found sscanf() reading on past the end of the text).
+ */
+START_TEST(cyclictest_text_lines_read_on_their_own)
+{
+	static const char text[] = "# Max Latencies: 00010\n"
+				   "Thread 0 Interval:\n"
+				   "1000\n"
+				   "Thread 1 Interval: 500";
+	size_t len = sizeof(text) - 1;
+	char *exact = malloc(len);
+	struct run *run = NULL;
+
+	/* no NUL after the last byte: ASan sees any read past it */
+	memcpy(exact, text, len);
+	ck_assert_int_eq(import_buffer("exact.txt", exact, len, &run), 0);
+	ck_assert_uint_eq(run->nr_series, 1);
+	ck_assert_uint_eq(run->series[0].interval_ns, RUN_NONE);
+	run_free(run);
+	free(exact);
+}
+END_TEST
+
 START_TEST(cyclictest_text_with_a_sum_column)
 {
 	/* -H 30: a last column and a last max summing every thread */
@@ -643,6 +668,7 @@ int main(void)
 	tcase_add_test(tc, cyclictest_histogram_that_contradicts_its_thread);
 	tcase_add_test(tc, cyclictest_in_nanoseconds_and_without_histogram);
 	tcase_add_test(tc, peer_bucket_given_twice_is_refused);
+	tcase_add_test(tc, cyclictest_text_lines_read_on_their_own);
 	tcase_add_test(tc, events_block_maxima_and_windows);
 	tcase_add_test(tc, time_blocks_are_read_and_checked);
 	tcase_add_test(tc, malformed_latscope_fields_are_refused);
