@@ -1087,7 +1087,13 @@ static uint8_t merge_source(struct detector *d, struct period_source *sources, s
  * its own at m times the period. A plain source's residues do not differ,
  * whatever m: its harmonics stay one source.
  */
-#define NEST_MIN_LONGER 0.8 /* chance that a nested occurrence outlasts another one */
+/*
+ * Chance that a nested occurrence outlasts another one: 0.7, as a spin
+ * 50 us longer every third wake-up shows when other tasks of a busy CPU
+ * lengthen a tenth of the gaps by more than that (the median test and the
+ * z score keep chance and small shifts out).
+ */
+#define NEST_MIN_LONGER 0.7
 #define NEST_MIN_RATIO 1.25 /* their median over the others' */
 #define NEST_MIN_CAUSE 0.6 /* share of the nested ones with a cause, less the others' */
 #define NEST_MIN_Z 6.0 /* thousands of moduli and residues are tried: only clear cases */

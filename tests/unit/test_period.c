@@ -421,29 +421,38 @@ END_TEST
 
 /*
  * The same on this VM, recorded: the thread's slots are in phase with the
- * host's 1 ms train too, which meets each of them alike; the 6 ms source
- * was once dropped as a meeting of the two.
+ * host's 1 ms train too, which meets each of them alike (the 6 ms source
+ * was once dropped as a meeting of the two). Measured with the loop at
+ * FIFO 10, and with the default policy on a CPU busy with builds, whose
+ * tasks lengthen a tenth of the thread's gaps by more than the spin.
  */
 START_TEST(recorded_every_third_wake_up_longer)
 {
+	static const char *const names[] = {
+		FIXTURE("gaps/kvm-2ms-thread-every-third-longer.txt"),
+		FIXTURE("gaps/kvm-2ms-thread-every-third-longer-other.txt"),
+	};
 	static const double periods[] = { 1 * MS, 2 * MS, 4 * MS, 6 * MS };
 	struct period_source sources[PERIOD_MAX_SOURCES];
-	struct event_list list = { 0 };
-	uint64_t run = load_recording(FIXTURE("gaps/kvm-2ms-thread-every-third-longer.txt"), &list);
 	const struct period_source *fast, *slow;
+	unsigned int f;
 	int n;
 
-	n = detect(&list, run, sources);
-	fast = find_source(sources, n, 2 * MS);
-	slow = find_source(sources, n, 6 * MS);
-	ck_assert_ptr_nonnull(fast);
-	ck_assert_ptr_nonnull(slow);
-	ck_assert_uint_ge(slow->seen, 450);
-	ck_assert_ptr_eq(&sources[slow->nested_in], fast);
-	ck_assert_uint_ge(slow->duration_ns, 40 * US);
-	ck_assert_uint_ge(fast->seen, 1350);
-	assert_only_known_below_50ms(sources, n, periods, 4, "2 ms thread");
-	free(list.events);
+	for (f = 0; f < 2; f++) {
+		struct event_list list = { 0 };
+		uint64_t run = load_recording(names[f], &list);
+
+		n = detect(&list, run, sources);
+		fast = find_source(sources, n, 2 * MS);
+		slow = find_source(sources, n, 6 * MS);
+		ck_assert_msg(fast && slow, "%s: no 2 ms or no 6 ms source", names[f]);
+		ck_assert_uint_ge(slow->seen, 400);
+		ck_assert_ptr_eq(&sources[slow->nested_in], fast);
+		ck_assert_uint_ge(slow->duration_ns, 40 * US);
+		ck_assert_uint_ge(fast->seen, 1300);
+		assert_only_known_below_50ms(sources, n, periods, 4, names[f]);
+		free(list.events);
+	}
 }
 END_TEST
 
