@@ -1086,9 +1086,8 @@ static uint8_t merge_source(struct detector *d, struct period_source *sources, s
  * median), or have a cause the others lack. Such a residue is a source of
  * its own at m times the period. A plain source's residues do not differ,
  * whatever m: its harmonics stay one source.
- */
-/*
- * Chance that a nested occurrence outlasts another one: 0.7, as a spin
+ *
+ * The chance that a nested occurrence outlasts another one need only be 0.7: a spin
  * 50 us longer every third wake-up shows when other tasks of a busy CPU
  * lengthen a tenth of the gaps by more than that (the median test and the
  * z score keep chance and small shifts out).
@@ -1098,7 +1097,12 @@ static uint8_t merge_source(struct detector *d, struct period_source *sources, s
 #define NEST_MIN_CAUSE 0.6 /* share of the nested ones with a cause, less the others' */
 #define NEST_MIN_Z 6.0 /* thousands of moduli and residues are tried: only clear cases */
 #define NEST_CLEARER 0.05 /* a larger modulus wins only when this much clearer */
-#define NEST_WORK (1ULL << 26) /* occurrences times moduli tried, per source */
+/*
+ * Occurrences times moduli tried, per source: a 1 ms train of a 10 s run is
+ * searched for nested periods up to the usual third of the run, one of a
+ * 60 s run up to 1.1 s, one of an hour up to 18 ms.
+ */
+#define NEST_WORK (1ULL << 26)
 #define CAUSE_BITS 64
 
 struct occurrence {
