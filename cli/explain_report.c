@@ -93,13 +93,14 @@ static void print_period(FILE *out, const struct explain_cpu *engine,
 			 const struct explain_train *trains, unsigned int nr, unsigned int t,
 			 bool virtual_machine)
 {
-	char duration[32], period[32], company[512], counts[128];
+	char duration[32], period[32], faster[32], company[512], counts[128];
 	const struct explain_train *train = &trains[t];
 	uint64_t seen = 0, expected = 0;
 	struct explain_train common = *train;
 	unsigned int k, phases = 0;
 	double weighted = 0;
 	size_t used = 0;
+	int nested_in;
 
 	for (k = t; k < nr; k++) {
 		if (trains[k].phase_group != t)
@@ -116,7 +117,16 @@ static void print_period(FILE *out, const struct explain_cpu *engine,
 		phases++;
 	}
 	format_company(engine, causes, cause, &common, virtual_machine, company, sizeof(company));
-	if (phases == 1)
+	nested_in = explain_train_nested_in(trains, nr, t);
+	if (phases == 1 && nested_in >= 0)
+		/* its gaps hold the faster train's occurrences: what it adds to them */
+		fprintf(out, "%s more every %s (%s of %llu), in its %s train%s\n",
+			format_duration(train->period.duration_ns, duration, sizeof(duration)),
+			format_duration(train->period.period_ns, period, sizeof(period)), counts,
+			(unsigned long long)expected,
+			format_duration(trains[nested_in].period.period_ns, faster, sizeof(faster)),
+			company);
+	else if (phases == 1)
 		fprintf(out, "%s every %s (%s of %llu)%s\n",
 			format_duration(train->period.duration_ns, duration, sizeof(duration)),
 			format_duration(train->period.period_ns, period, sizeof(period)), counts,
@@ -172,8 +182,7 @@ static void print_causes(FILE *out, const struct explain_cpu *engine,
 	const struct explain_cause *causes;
 	const struct explain_train *trains;
 	struct explain_train own[PERIOD_MAX_SOURCES];
-	size_t groups[PERIOD_MAX_SOURCES];
-	unsigned int n, i, nr, t;
+	unsigned int n, i, nr;
 
 	causes = explain_cpu_causes(engine, &n);
 	fprintf(out, "  %-40s %7s %11s %6s %11s  %s\n", "cause", "spikes", "total", "share", "max",
@@ -190,17 +199,12 @@ static void print_causes(FILE *out, const struct explain_cpu *engine,
 			(unsigned long long)c->spikes,
 			format_duration(c->total_ns, total, sizeof(total)), share,
 			format_duration(c->max_ns, max, sizeof(max)));
-		trains = join ? explain_join_trains(join, i, &nr) : NULL;
-		if (!join) {
-			/* no join (out of memory): the cause's own trains, bare */
-			nr = c->nr_trains < PERIOD_MAX_SOURCES ? c->nr_trains : PERIOD_MAX_SOURCES;
-			for (t = 0; t < nr; t++)
-				own[t] = (struct explain_train){ .period = c->trains[t] };
-			period_phase_groups(c->trains, nr, groups);
-			for (t = 0; t < nr; t++)
-				own[t].phase_group = groups[t];
-			trains = own;
-		}
+		/* no join (out of memory): the cause's own trains, bare */
+		trains = own;
+		if (join)
+			trains = explain_join_trains(join, i, &nr);
+		else
+			nr = explain_own_trains(c, own);
 		print_trains(out, engine, causes, c, trains, nr, virtual_machine);
 	}
 }

@@ -102,6 +102,24 @@ int noise_explain_end(struct noise_explain *x, const struct noise_run *run)
 	return explain_run_finish(&x->run, end_ns, run_ns);
 }
 
+int noise_explain_gap_causes(const struct noise_explain *x, struct noise_run *run)
+{
+	unsigned int i;
+
+	for (i = 0; x->run.session && i < run->nr_cpus; i++) {
+		struct noise_cpu *c = &run->cpus[i];
+
+		free(c->gap_causes);
+		c->gap_causes = malloc((c->nr_gaps ? c->nr_gaps : 1) * sizeof(*c->gap_causes));
+		if (!c->gap_causes)
+			return -ENOMEM;
+		/* a window's tag is its gap's index */
+		explain_cpu_window_causes(explain_run_engine(&x->run, i), c->gap_causes,
+					  c->nr_gaps);
+	}
+	return 0;
+}
+
 int noise_explain_join(struct noise_explain *x, const struct noise_run *run)
 {
 	unsigned int i;

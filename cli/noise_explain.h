@@ -31,6 +31,13 @@ void noise_explain_pump(struct noise_explain *x, const struct noise_run *run);
 int noise_explain_end(struct noise_explain *x, const struct noise_run *run);
 
 /**
+ * noise_explain_gap_causes - after noise_explain_end(), before
+ * noise_find_periods(): give each CPU's gaps the causes found in them
+ * Returns 0 or -ENOMEM.
+ */
+int noise_explain_gap_causes(const struct noise_explain *x, struct noise_run *run);
+
+/**
  * noise_explain_join - after noise_find_periods(): join each CPU's periodic
  * sources with the causes of their gaps
  * Returns 0 or -ENOMEM.

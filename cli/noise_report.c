@@ -205,15 +205,27 @@ static void print_table(FILE *out, const struct noise_run *run)
 		row(out, run, "Throttled (n / ms):", cell_throttled, NULL);
 }
 
-/* "42.9 us every 4.000 ms (2496 of 2500), jitter 1.5 us, max 4.621 ms" */
-static void print_source(FILE *out, const struct period_source *p, const char *causes)
+/*
+ * "42.9 us every 4.000 ms (2496 of 2500), jitter 1.5 us, max 4.621 ms"; a
+ * source nested in a faster one: "28.1 us more every 4.000 ms, in the
+ * 1.000 ms source's gaps (748 of 750), ..." (its gaps hold that one's).
+ */
+static void print_source(FILE *out, const struct noise_cpu *c, const struct period_source *p,
+			 const char *causes)
 {
-	char duration[32], period[32], jitter[32], max[32];
+	char duration[32], period[32], jitter[32], max[32], faster[32], in_faster[64] = "";
 
-	fprintf(out, "  %s every %s (%llu of %llu), jitter %s, max %s%s%s\n",
-		format_duration(p->duration_ns, duration, sizeof(duration)),
-		format_duration(p->period_ns, period, sizeof(period)), (unsigned long long)p->seen,
-		(unsigned long long)p->expected,
+	if (p->nested_in < c->nr_periodic)
+		snprintf(in_faster, sizeof(in_faster), " more every %s, in the %s source's gaps",
+			 format_duration(p->period_ns, period, sizeof(period)),
+			 format_duration(c->periodic[p->nested_in].period_ns, faster,
+					 sizeof(faster)));
+	else
+		snprintf(in_faster, sizeof(in_faster), " every %s",
+			 format_duration(p->period_ns, period, sizeof(period)));
+	fprintf(out, "  %s%s (%llu of %llu), jitter %s, max %s%s%s\n",
+		format_duration(p->duration_ns, duration, sizeof(duration)), in_faster,
+		(unsigned long long)p->seen, (unsigned long long)p->expected,
 		format_duration(p->jitter_ns, jitter, sizeof(jitter)),
 		format_duration(p->max_duration_ns, max, sizeof(max)), *causes ? ": " : "", causes);
 }
@@ -303,7 +315,7 @@ static void print_periodic(FILE *out, const struct noise_run *run, const struct 
 				print_phases(out, c, i, x, group, s);
 				continue;
 			}
-			print_source(out, &c->periodic[s],
+			print_source(out, c, &c->periodic[s],
 				     noise_explain_source_causes(x, i, (unsigned int)s, causes,
 								 sizeof(causes)));
 		}

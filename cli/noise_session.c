@@ -186,7 +186,8 @@ int noise_session_run(struct noise_session *s, FILE *out)
 	noise_stop(&s->run);
 	/* kernel state first: nothing of ours outlives the measurement */
 	release_machine(s);
-	if (noise_explain_end(&s->explain, &s->run))
+	if (noise_explain_end(&s->explain, &s->run) ||
+	    noise_explain_gap_causes(&s->explain, &s->run))
 		log_warning("out of memory explaining the gaps");
 	noise_classify_throttling(&s->run, &s->limit);
 	if (noise_find_periods(&s->run))

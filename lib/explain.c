@@ -679,8 +679,8 @@ static int find_trains(struct explain_cause *cause, uint64_t run_ns)
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++)
-		events[i] = (struct period_event){ cause->occurrences[i].t_ns,
-						   cause->occurrences[i].ns };
+		events[i] = (struct period_event){ .t_ns = cause->occurrences[i].t_ns,
+						   .duration_ns = cause->occurrences[i].ns };
 	nr = period_detect(events, n, &params, found, PERIOD_MAX_SOURCES, cause->occurrence_train);
 	free(events);
 	if (nr <= 0)
@@ -787,6 +787,17 @@ const struct explain_cause *explain_cpu_causes(const struct explain_cpu *e, unsi
 {
 	*nr_causes = e->nr_causes;
 	return e->causes;
+}
+
+void explain_cpu_window_causes(const struct explain_cpu *e, uint64_t *causes, size_t nr_windows)
+{
+	unsigned int c, i;
+
+	memset(causes, 0, nr_windows * sizeof(*causes));
+	for (c = 0; c < e->nr_causes; c++)
+		for (i = 0; i < e->causes[c].nr_occurrences; i++)
+			if (e->causes[c].occurrences[i].window < nr_windows)
+				causes[e->causes[c].occurrences[i].window] |= 1ULL << (c % 64);
 }
 
 const struct explain_spike *explain_cpu_worst(const struct explain_cpu *e, unsigned int *nr_spikes)

@@ -271,8 +271,10 @@ static int build_trains(struct explain_join *j, const struct explain_cause *caus
 				return ret;
 			train->period = sources[s];
 			train->period.seen = on[c].slots[s];
+			/* the cause's own part, not what a nested source adds */
 			train->period.duration_ns = median;
 			train->period.max_duration_ns = max;
+			train->period.nested_in = PERIOD_UNASSIGNED;
 			train->from_source = true;
 			train->own_index = PERIOD_UNASSIGNED;
 			train->source = (uint8_t)s;
@@ -547,6 +549,35 @@ void explain_join_free(struct explain_join *j)
 const struct explain_source *explain_join_source(const struct explain_join *j, unsigned int source)
 {
 	return source < j->nr_sources ? &j->sources[source] : NULL;
+}
+
+unsigned int explain_own_trains(const struct explain_cause *cause, struct explain_train *trains)
+{
+	unsigned int nr = cause->nr_trains < PERIOD_MAX_SOURCES ? cause->nr_trains :
+								  PERIOD_MAX_SOURCES,
+		     t;
+	size_t groups[PERIOD_MAX_SOURCES];
+
+	period_phase_groups(cause->trains, nr, groups);
+	for (t = 0; t < nr; t++)
+		trains[t] = (struct explain_train){ .period = cause->trains[t],
+						    .own_index = (uint8_t)t,
+						    .source = PERIOD_UNASSIGNED,
+						    .phase_group = groups[t] };
+	return nr;
+}
+
+int explain_train_nested_in(const struct explain_train *trains, unsigned int nr, unsigned int t)
+{
+	uint8_t outer = trains[t].period.nested_in;
+	unsigned int k;
+
+	if (trains[t].from_source || outer == PERIOD_UNASSIGNED)
+		return -1;
+	for (k = 0; k < nr; k++)
+		if (!trains[k].from_source && trains[k].own_index == outer)
+			return (int)k;
+	return -1;
 }
 
 const struct explain_train *explain_join_trains(const struct explain_join *j, unsigned int cause,

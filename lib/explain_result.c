@@ -17,9 +17,11 @@ static const char *cause_name(const struct explain_cause *cause, const struct na
 }
 
 static json_t *train_json(const struct explain_cpu *engine, const struct explain_cause *causes,
-			  const struct explain_train *train)
+			  const struct explain_train *trains, unsigned int nr, unsigned int t)
 {
-	json_t *with = json_array();
+	const struct explain_train *train = &trains[t];
+	int nested_in = explain_train_nested_in(trains, nr, t);
+	json_t *with = json_array(), *entry;
 	char label[128];
 	unsigned int k;
 
@@ -27,7 +29,7 @@ static json_t *train_json(const struct explain_cpu *engine, const struct explain
 		json_array_append_new(
 			with, json_string(explain_cause_label(engine, &causes[train->with[k]],
 							      label, sizeof(label))));
-	return json_pack(
+	entry = json_pack(
 		"{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:o, s:o, s:b, s:I}", "period_ns",
 		(json_int_t)train->period.period_ns, "phase_ns", (json_int_t)train->period.phase_ns,
 		"duration_ns", (json_int_t)train->period.duration_ns, "max_duration_ns",
@@ -37,34 +39,27 @@ static json_t *train_json(const struct explain_cpu *engine, const struct explain
 		train->from_source ? "spike_list" : "cause", "spike_source",
 		train->source == PERIOD_UNASSIGNED ? json_null() : json_integer(train->source),
 		"with", with, "alone", train->alone, "phase_group", (json_int_t)train->phase_group);
+	/* nested: its durations are what it adds to that period's */
+	json_object_set_new(entry, "nested_in",
+			    nested_in < 0 ? json_null() : json_integer(nested_in));
+	return entry;
 }
 
 /* Every train of a cause: from the join, or its own when there is none. */
 static json_t *periods_json(const struct explain_cpu *engine, const struct explain_cause *causes,
 			    unsigned int index, const struct explain_join *join)
 {
-	const struct explain_cause *cause = &causes[index];
-	size_t groups[PERIOD_MAX_SOURCES];
-	const struct explain_train *trains;
+	struct explain_train own[PERIOD_MAX_SOURCES];
+	const struct explain_train *trains = own;
 	json_t *list = json_array();
 	unsigned int nr, t;
 
-	if (join) {
+	if (join)
 		trains = explain_join_trains(join, index, &nr);
-		for (t = 0; t < nr; t++)
-			json_array_append_new(list, train_json(engine, causes, &trains[t]));
-		return list;
-	}
-	nr = cause->nr_trains < PERIOD_MAX_SOURCES ? cause->nr_trains : PERIOD_MAX_SOURCES;
-	period_phase_groups(cause->trains, nr, groups);
-	for (t = 0; t < nr; t++) {
-		struct explain_train own = { .period = cause->trains[t],
-					     .own_index = (uint8_t)t,
-					     .source = PERIOD_UNASSIGNED,
-					     .phase_group = groups[t] };
-
-		json_array_append_new(list, train_json(engine, causes, &own));
-	}
+	else
+		nr = explain_own_trains(&causes[index], own);
+	for (t = 0; t < nr; t++)
+		json_array_append_new(list, train_json(engine, causes, trains, nr, t));
 	return list;
 }
 

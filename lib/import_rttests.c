@@ -151,7 +151,7 @@ static int compare_peer_buckets(const void *a, const void *b)
 static int read_peer_buckets(struct import_ctx *ctx, const json_t *hist, const char *who,
 			     struct peer_bucket **out, size_t *nr)
 {
-	size_t n = json_object_size(hist), i = 0;
+	size_t n = json_object_size(hist), i = 0, k;
 	struct peer_bucket *b;
 	const char *key;
 	json_t *v;
@@ -178,6 +178,16 @@ static int read_peer_buckets(struct import_ctx *ctx, const json_t *hist, const c
 	}
 	if (i)
 		qsort(b, i, sizeof(*b), compare_peer_buckets);
+	/* "62" and "062" are one bucket: twice, its counts would overlap */
+	for (k = 1; k < i; k++) {
+		if (b[k].key == b[k - 1].key) {
+			double twice = b[k].key;
+
+			free(b);
+			return import_fail(ctx, -EINVAL, "%s: histogram bucket %g is given twice",
+					   who, twice);
+		}
+	}
 	*out = b;
 	*nr = i;
 	return 0;
@@ -565,13 +575,18 @@ static int parse_text_lines(struct import_ctx *ctx, const char *text, size_t len
 			if (ret)
 				return ret;
 		} else {
+			size_t length = (size_t)(eol - p);
 			unsigned int thread, interval;
+			char line[128];
 
+			/* the line alone: the text need not end in a NUL, nor sscanf() stop at it */
+			snprintf(line, sizeof(line), "%.*s",
+				 (int)(length < sizeof(line) ? length : sizeof(line) - 1), p);
 			/* "Thread 0 Interval: 1000" (with -v) and "T: 0 (...) P:80 I:1000 ..." */
-			if (sscanf(p, "Thread %u Interval: %u", &thread, &interval) == 2 &&
+			if (sscanf(line, "Thread %u Interval: %u", &thread, &interval) == 2 &&
 			    thread < 1024)
 				t->intervals[thread] = interval;
-			else if (sscanf(p, "T:%u (%*u) P:%*d I:%u", &thread, &interval) == 2 &&
+			else if (sscanf(line, "T:%u (%*u) P:%*d I:%u", &thread, &interval) == 2 &&
 				 thread < 1024)
 				t->intervals[thread] = interval;
 		}

@@ -302,12 +302,14 @@ static void free_cpu_buffers(struct noise_run *run)
 		free(c->gaps);
 		free(c->throttled);
 		free(c->gap_source);
+		free(c->gap_causes);
 		c->hist = NULL;
 		c->gaps = NULL;
 		c->nr_gaps = 0;
 		c->gaps_capacity = 0;
 		c->throttled = NULL;
 		c->gap_source = NULL;
+		c->gap_causes = NULL;
 	}
 }
 
@@ -736,6 +738,7 @@ int noise_find_periods(struct noise_run *run)
 				continue;
 			events[n].t_ns = noise_gap_start_ns(run, c, &c->gaps[g]);
 			events[n].duration_ns = c->gaps[g].duration_ns;
+			events[n].causes = c->gap_causes ? c->gap_causes[g] : 0;
 			index[n++] = g;
 		}
 		found = period_detect(events, n, &params, c->periodic, PERIOD_MAX_SOURCES,

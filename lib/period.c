@@ -23,7 +23,13 @@
  *    of its period. A train repeating a known source in phase (a harmonic
  *    filling missed occurrences, or the followers of its occurrences) joins
  *    it; two halves at twice a period become one train.
- * 5. Events just after a source's slots (the softirq after an interrupt)
+ * 5. A slower source in phase with a faster one shares its slots: found
+ *    on its own (its gap swallowed the faster one's occurrence) it is
+ *    nested in it; found inside the faster train, it is split off when the
+ *    occurrences of one residue of the slots modulo m are longer than the
+ *    others or have a cause the others lack. The faster source counts the
+ *    nested slots among its occurrences.
+ * 6. Events just after a source's slots (the softirq after an interrupt)
  *    are part of its occurrences: their durations add up.
  *
  * Everything in a virtual machine runs in step with the host's tick, so
@@ -33,6 +39,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,6 +119,9 @@ struct detector {
 	uint64_t *bin_prefix; /* nr_bins + 1 running sums of bin_count */
 	double *bin_sum;
 	size_t nr_bins;
+	/* per source: the faster source it is nested in, or PERIOD_UNASSIGNED */
+	uint8_t nested_in[PERIOD_MAX_SOURCES];
+	const struct period_source *sources; /* as described so far */
 };
 
 struct train {
@@ -362,11 +372,34 @@ static void walk_from(const struct detector *d, size_t seed, double period, doub
 		walk->accepted > 1 ? sqrt(sum_squares / (double)(walk->accepted - 1)) : tolerance;
 }
 
-static int compare_doubles(const void *x, const void *y)
+/* The median of @n values, which it reorders: the one a sort would put in the middle. */
+static double median_in_place(double *v, size_t n)
 {
-	double a = *(const double *)x, b = *(const double *)y;
+	ptrdiff_t want = (ptrdiff_t)n / 2, low = 0, high = (ptrdiff_t)n - 1, i, j;
+	double pivot, swap;
 
-	return a < b ? -1 : a > b;
+	/* Hoare's selection: partition around a value, keep the side holding the middle */
+	while (low < high) {
+		pivot = v[want];
+		i = low;
+		j = high;
+		do {
+			while (v[i] < pivot)
+				i++;
+			while (pivot < v[j])
+				j--;
+			if (i <= j) {
+				swap = v[i];
+				v[i++] = v[j];
+				v[j--] = swap;
+			}
+		} while (i <= j);
+		if (j < want)
+			low = i;
+		if (want < i)
+			high = j;
+	}
+	return v[want];
 }
 
 /*
@@ -374,11 +407,15 @@ static int compare_doubles(const void *x, const void *y)
  * closest event per slot; refit the line. @spread receives a robust spread
  * of the kept events around the line (1.4826 x their median distance, the
  * standard deviation for normal jitter), which background events filling
- * a minority of the slots cannot inflate.
+ * a minority of the slots cannot inflate. The spread is taken around the
+ * median offset from the line, not the line itself: when another source
+ * lands on every m-th slot a little early (a tick whose gap swallows the
+ * host's interruption), a least-squares line sits between the two clusters
+ * and neither would look tight around it.
  */
 static uint64_t sweep(struct detector *d, struct line_fit *fit, double tolerance, double *spread)
 {
-	double a = fit_intercept(fit), b = fit_slope(fit), best_residual = 0, inlier;
+	double a = fit_intercept(fit), b = fit_slope(fit), best_residual = 0, inlier, centre;
 	int64_t previous_slot = INT64_MIN;
 	size_t p, previous = 0, n = 0;
 	uint64_t seen = 0;
@@ -406,19 +443,21 @@ static uint64_t sweep(struct detector *d, struct line_fit *fit, double tolerance
 	}
 	for (p = 0; p < d->nr_unused; p++)
 		if (d->slot[p] != -1)
-			d->residuals[n++] = fabs(event_t(d, p) - (a + b * (double)d->slot[p]));
+			d->residuals[n++] = event_t(d, p) - (a + b * (double)d->slot[p]);
 	if (!n) {
 		*spread = tolerance;
 		return 0;
 	}
-	qsort(d->residuals, n, sizeof(*d->residuals), compare_doubles);
-	*spread = 1.4826 * d->residuals[n / 2];
+	centre = median_in_place(d->residuals, n);
+	for (p = 0; p < n; p++)
+		d->residuals[p] = fabs(d->residuals[p] - centre);
+	*spread = 1.4826 * median_in_place(d->residuals, n);
 	/* refit on the inliers only: a few background events must not bend it */
 	inlier = fmax(3 * *spread, MIN_TOLERANCE_NS);
 	fit_reset(&refit, fit->fallback_b);
 	for (p = 0; p < d->nr_unused; p++)
 		if (d->slot[p] != -1 &&
-		    fabs(event_t(d, p) - (a + b * (double)d->slot[p])) <= inlier)
+		    fabs(event_t(d, p) - (a + b * (double)d->slot[p]) - centre) <= inlier)
 			fit_add(&refit, (double)d->slot[p], event_t(d, p));
 	if (refit.n >= 2)
 		*fit = refit;
@@ -612,10 +651,93 @@ static int compare_u64(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
+/* Whether source @inner is nested, at any depth, in source @outer. */
+static bool nested_within(const struct detector *d, uint8_t inner, uint8_t outer)
+{
+	unsigned int depth;
+
+	for (depth = 0; inner < PERIOD_MAX_SOURCES && depth < PERIOD_MAX_SOURCES; depth++) {
+		inner = d->nested_in[inner];
+		if (inner == outer)
+			return true;
+	}
+	return false;
+}
+
+/* How many sources @index is nested in, one inside the other. */
+static unsigned int nesting_depth(const struct detector *d, uint8_t index)
+{
+	unsigned int depth = 0;
+
+	while (index < PERIOD_MAX_SOURCES && d->nested_in[index] != PERIOD_UNASSIGNED &&
+	       depth < PERIOD_MAX_SOURCES) {
+		index = d->nested_in[index];
+		depth++;
+	}
+	return depth;
+}
+
+/*
+ * Whether an event of source @owner on a slot of source @index is an
+ * occurrence of @index too: @owner is nested in @index, or in what @index
+ * is nested in (where two sources nested in one meet, the slots went to
+ * one of them, and both were there).
+ */
+static bool holds_slots_of(const struct detector *d, uint8_t owner, uint8_t index)
+{
+	uint8_t outer = d->nested_in[index];
+
+	return owner != index && owner != PERIOD_UNASSIGNED &&
+	       (nested_within(d, owner, index) ||
+		(outer != PERIOD_UNASSIGNED && nested_within(d, owner, outer)));
+}
+
+/*
+ * The slots of @index's line (t = a + b*k) that other sources hold for it
+ * (holds_slots_of()) and it does not. An event counts on the slot it lies
+ * on, within half the period of the train @index is nested in.
+ */
+static uint64_t nested_slots(const struct detector *d, uint8_t index, double a, double b)
+{
+	double origin = (double)d->events[0].t_ns, reach = b / 2, t;
+	uint8_t outer = d->nested_in[index];
+	int64_t slot, current = INT64_MIN;
+	bool own = false, nested = false;
+	uint64_t n = 0;
+	size_t i;
+
+	if (outer != PERIOD_UNASSIGNED)
+		reach = (double)d->sources[outer].period_ns / 2;
+	/* in time order the slots never go back: one group of events per slot */
+	for (i = 0; i <= d->nr_events; i++) {
+		slot = INT64_MAX;
+		if (i < d->nr_events) {
+			if (d->owner[i] != index && !holds_slots_of(d, d->owner[i], index))
+				continue;
+			t = (double)d->events[i].t_ns - origin;
+			slot = nearest_slot(t, a, b);
+			if (fabs(t - (a + b * (double)slot)) > reach)
+				continue;
+		}
+		if (slot != current) {
+			n += nested && !own;
+			own = nested = false;
+			current = slot;
+		}
+		if (i < d->nr_events) {
+			own |= d->owner[i] == index;
+			nested |= d->owner[i] != index;
+		}
+	}
+	return n;
+}
+
 /*
  * Statistics of a source from the events assigned to it. Events falling in
  * the same slot are one occurrence (an interrupt and the softirq after it
  * are two gaps of one tick): their durations add up, the first one times it.
+ * The slots other sources hold for it count as seen (holds_slots_of()): it
+ * was there, inside their gaps.
  */
 static int describe_source(const struct detector *d, uint8_t index, struct period_source *source)
 {
@@ -671,7 +793,27 @@ static int describe_source(const struct detector *d, uint8_t index, struct perio
 	source->jitter_ns = n ? (uint64_t)llround(sqrt(sum_squares / (double)n)) : 0;
 	source->duration_ns = n ? durations[(n - 1) / 2] : 0;
 	source->max_duration_ns = n ? durations[n - 1] : 0;
-	source->seen = n;
+	/*
+	 * A nested source's gaps hold the faster one's occurrence, and that
+	 * one's the occurrence of any it is nested in: what it adds to them.
+	 */
+	source->nested_in = d->nested_in[index];
+	if (source->nested_in != PERIOD_UNASSIGNED) {
+		uint64_t faster = 0;
+		unsigned int depth;
+		uint8_t outer;
+
+		for (outer = source->nested_in, depth = 0;
+		     outer < PERIOD_MAX_SOURCES && depth < PERIOD_MAX_SOURCES;
+		     outer = d->nested_in[outer], depth++)
+			faster += d->sources[outer].duration_ns;
+
+		source->duration_ns =
+			source->duration_ns > faster ? source->duration_ns - faster : 0;
+		source->max_duration_ns =
+			source->max_duration_ns > faster ? source->max_duration_ns - faster : 0;
+	}
+	source->seen = n + nested_slots(d, index, a, b);
 	source->expected =
 		phase <= (double)d->run_ns ? (uint64_t)(((double)d->run_ns - phase) / b) + 1 : 0;
 	/* a train may begin a little before the run's first event */
@@ -904,13 +1046,543 @@ static int repeated_source(const struct detector *d, const struct period_source 
 	return -1;
 }
 
+/*
+ * Source @from becomes part of source @into: its events are @into's, and
+ * the sources after it move down one place. Returns @into's new index.
+ */
+static uint8_t merge_source(struct detector *d, struct period_source *sources, struct train *trains,
+			    size_t *nr_sources, uint8_t into, uint8_t from)
+{
+	size_t p, after = *nr_sources - from - 1;
+
+	for (p = 0; p < d->nr_events; p++)
+		if (d->owner[p] == from)
+			d->owner[p] = into;
+	for (p = 0; p < d->nr_events; p++)
+		if (d->owner[p] != PERIOD_UNASSIGNED && d->owner[p] > from)
+			d->owner[p]--;
+	for (p = 0; p < *nr_sources; p++)
+		if (d->nested_in[p] == from)
+			d->nested_in[p] = into;
+	for (p = 0; p < *nr_sources; p++)
+		if (d->nested_in[p] != PERIOD_UNASSIGNED && d->nested_in[p] > from)
+			d->nested_in[p]--;
+	memmove(&sources[from], &sources[from + 1], after * sizeof(*sources));
+	memmove(&trains[from], &trains[from + 1], after * sizeof(*trains));
+	memmove(&d->nested_in[from], &d->nested_in[from + 1], after * sizeof(*d->nested_in));
+	d->nested_in[*nr_sources - 1] = PERIOD_UNASSIGNED;
+	(*nr_sources)--;
+	return into > from ? into - 1 : into;
+}
+
+/*
+ * Nested sources. A slower source in phase with a faster one lands on every
+ * m-th of its slots: its gap swallows the faster one's (a guest's 4 ms tick
+ * on every fourth of the host's 1 ms interruptions), or one thread does more
+ * every m-th time (every third wake-up spins longer). The search sees one
+ * train; what the occurrences are tells the two apart. Those of one residue
+ * of the slots modulo m are longer than the others (by rank: the chance
+ * that one of them outlasts one of the others, and by a quarter at the
+ * median), or have a cause the others lack. Such a residue is a source of
+ * its own at m times the period. A plain source's residues do not differ,
+ * whatever m: its harmonics stay one source.
+ *
+ * The chance that a nested occurrence outlasts another one need only be 0.7: a spin
+ * 50 us longer every third wake-up shows when other tasks of a busy CPU
+ * lengthen a tenth of the gaps by more than that (the median test and the
+ * z score keep chance and small shifts out).
+ */
+#define NEST_MIN_LONGER 0.7
+#define NEST_MIN_RATIO 1.25 /* their median over the others' */
+#define NEST_MIN_CAUSE 0.6 /* share of the nested ones with a cause, less the others' */
+#define NEST_MIN_Z 6.0 /* thousands of moduli and residues are tried: only clear cases */
+#define NEST_CLEARER 0.05 /* a larger modulus wins only when this much clearer */
+/*
+ * Occurrences times moduli tried, per source: a 1 ms train of a 10 s run is
+ * searched for nested periods up to the usual third of the run, one of a
+ * 60 s run up to 1.1 s, one of an hour up to 18 ms.
+ */
+#define NEST_WORK (1ULL << 26)
+#define CAUSE_BITS 64
+
+struct occurrence {
+	int64_t slot;
+	uint64_t duration;
+	uint64_t causes;
+	double rank; /* of its duration among the source's occurrences, from 1; ties share */
+};
+
+/* A source's occurrences, and what those of each residue modulo m add up to. */
+struct residues {
+	struct occurrence *occurrences; /* in slot order */
+	struct occurrence **order; /* by duration */
+	uint64_t n;
+	uint64_t *count; /* per residue */
+	double *rank_sum;
+	uint32_t *with_cause; /* CAUSE_BITS per residue; NULL when no event has causes */
+	uint64_t cause_total[CAUSE_BITS];
+	double expected; /* slots of one residue within the run */
+};
+
+static void collect_occurrences(const struct detector *d, uint8_t index,
+				const struct period_source *source, struct residues *x)
+{
+	struct occurrence *o = x->occurrences;
+	size_t i;
+
+	x->n = 0;
+	for (i = 0; i < d->nr_events; i++) {
+		const struct period_event *e = &d->events[i];
+		int64_t slot;
+
+		if (d->owner[i] != index)
+			continue;
+		slot = period_slot(source, e->t_ns);
+		if (x->n && o[x->n - 1].slot == slot) {
+			o[x->n - 1].duration += e->duration_ns;
+			o[x->n - 1].causes |= e->causes;
+			continue;
+		}
+		o[x->n++] = (struct occurrence){ slot, e->duration_ns, e->causes, 0 };
+	}
+}
+
+static int compare_durations(const void *x, const void *y)
+{
+	const struct occurrence *a = *(const struct occurrence *const *)x;
+	const struct occurrence *b = *(const struct occurrence *const *)y;
+
+	return a->duration < b->duration ? -1 : a->duration > b->duration;
+}
+
+static void rank_durations(struct residues *x)
+{
+	size_t i, j, k;
+
+	memset(x->cause_total, 0, sizeof(x->cause_total));
+	for (i = 0; i < x->n; i++)
+		x->order[i] = &x->occurrences[i];
+	qsort(x->order, x->n, sizeof(*x->order), compare_durations);
+	for (i = 0; i < x->n; i = j) {
+		for (j = i + 1; j < x->n && x->order[j]->duration == x->order[i]->duration; j++)
+			;
+		for (k = i; k < j; k++)
+			x->order[k]->rank = (double)(i + j + 1) / 2;
+	}
+	for (i = 0; i < x->n; i++)
+		for (uint64_t c = x->occurrences[i].causes; c; c &= c - 1)
+			x->cause_total[__builtin_ctzll(c)]++;
+}
+
+static int64_t residue_of(int64_t slot, int64_t m)
+{
+	return ((slot % m) + m) % m;
+}
+
+static void count_residues(struct residues *x, int64_t m)
+{
+	size_t i;
+	int64_t r;
+
+	memset(x->count, 0, (size_t)m * sizeof(*x->count));
+	memset(x->rank_sum, 0, (size_t)m * sizeof(*x->rank_sum));
+	if (x->with_cause)
+		memset(x->with_cause, 0, (size_t)m * CAUSE_BITS * sizeof(*x->with_cause));
+	/* slots ascend, mostly one by one: the residue follows without dividing */
+	for (i = 0, r = x->n ? residue_of(x->occurrences[0].slot, m) : 0; i < x->n; i++) {
+		uint64_t causes = x->occurrences[i].causes;
+
+		if (i) {
+			r += x->occurrences[i].slot - x->occurrences[i - 1].slot;
+			if (r >= m)
+				r %= m;
+		}
+		x->count[r]++;
+		x->rank_sum[r] += x->occurrences[i].rank;
+		for (; x->with_cause && causes; causes &= causes - 1)
+			x->with_cause[r * CAUSE_BITS + __builtin_ctzll(causes)]++;
+	}
+}
+
+/* The median duration of residue @r's occurrences (@inside) or the others' (!@inside). */
+static double residue_median(const struct residues *x, int64_t m, int64_t r, bool inside)
+{
+	uint64_t count = inside ? x->count[r] : x->n - x->count[r], seen = 0;
+	size_t i;
+
+	for (i = 0; i < x->n; i++)
+		if ((residue_of(x->order[i]->slot, m) == r) == inside && seen++ == (count - 1) / 2)
+			return (double)x->order[i]->duration;
+	return 0;
+}
+
+/*
+ * How clearly residue @r's occurrences are another source's, from 0 (not
+ * at all) through 0.5 + half the difference: the chance that one of them
+ * outlasts one of the others, or the share of them with a cause less the
+ * share of the others with it. Either must stand clear of chance.
+ */
+static double nested_score(const struct residues *x, int64_t m, int64_t r)
+{
+	double a = (double)x->count[r], b = (double)x->n - a, n = (double)x->n;
+	double longer, z, score = 0;
+	unsigned int c;
+
+	if (a < MIN_SEEN || b < MIN_SEEN || a < MIN_FILL * x->expected)
+		return 0;
+	longer = (x->rank_sum[r] - a * (a + 1) / 2) / (a * b);
+	z = (longer - 0.5) / sqrt((n + 1) / (12 * a * b));
+	if (longer >= NEST_MIN_LONGER && z >= NEST_MIN_Z &&
+	    residue_median(x, m, r, true) >= NEST_MIN_RATIO * residue_median(x, m, r, false))
+		score = longer;
+	for (c = 0; x->with_cause && c < CAUSE_BITS; c++) {
+		double with = (double)x->with_cause[r * CAUSE_BITS + c];
+		double pooled = (double)x->cause_total[c] / n;
+		double difference = with / a - ((double)x->cause_total[c] - with) / b;
+		double error = sqrt(pooled * (1 - pooled) * (1 / a + 1 / b));
+
+		if (difference >= NEST_MIN_CAUSE && error > 0 && difference / error >= NEST_MIN_Z)
+			score = fmax(score, 0.5 + difference / 2);
+	}
+	return score;
+}
+
+struct nest {
+	int64_t m, r;
+	double score;
+	uint8_t followers; /* a known source that is its followers, or PERIOD_UNASSIGNED */
+};
+
+/* Whether @a's period is a whole multiple of @b's (within 0.2%). */
+static bool multiple_of(const struct period_source *a, const struct period_source *b)
+{
+	double pa = (double)a->period_ns, pb = (double)b->period_ns, m = pb ? round(pa / pb) : 0;
+
+	return m >= 1 && fabs(pa - m * pb) <= 0.002 * pa;
+}
+
+/*
+ * Where a nested train stands to another known source (not @base, nor what
+ * @base is nested in). Its period must be a multiple of the other's for
+ * them to meet at all, and @base's must not be (the other would meet every
+ * slot of @base alike, not one residue). The other's slots just after its slots, at one
+ * period, are its followers (its occurrences' softirqs, found as a train
+ * while it hid in @base): they join it. Otherwise, the other's slots inside
+ * its occurrences (@duration long), or its slots inside the other's
+ * occurrences or among their followers, make it where the other meets
+ * @base: where a 5 ms and a 7 ms thread meet every 35 ms, or a 7 ms thread
+ * wakes just after every fourth 4 ms tick, the gaps are longer, but no
+ * 35 ms or 28 ms source is there. Returns false for a meeting.
+ */
+static bool apart_from_others(const struct detector *d, const struct period_source *sources,
+			      size_t nr_sources, uint8_t base, const struct period_source *train,
+			      double duration, struct nest *nest)
+{
+	double period = (double)train->period_ns, other, m, offset, tolerance;
+	size_t j;
+
+	nest->followers = PERIOD_UNASSIGNED;
+	for (j = 0; j < nr_sources; j++) {
+		if (j == base || nested_within(d, base, (uint8_t)j) || !sources[j].period_ns)
+			continue;
+		other = (double)sources[j].period_ns;
+		m = round(period / other);
+		if (m < 1 || fabs(period - m * other) > 0.002 * period ||
+		    multiple_of(&sources[base], &sources[j]))
+			continue;
+		tolerance = 3 * fmax(4 * (double)sources[j].jitter_ns, MIN_TOLERANCE_NS);
+		/* from the train's slots to the other's next ones */
+		offset = fmod((double)sources[j].phase_ns - (double)train->phase_ns, other);
+		if (offset < 0)
+			offset += other;
+		if (m == 1 && offset <= satellite_reach(duration, tolerance, period) &&
+		    nest->followers == PERIOD_UNASSIGNED) {
+			nest->followers = (uint8_t)j;
+			continue;
+		}
+		if (offset <= duration + tolerance ||
+		    other - offset <=
+			    satellite_reach((double)sources[j].duration_ns, tolerance, other))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The clearest residue of any modulus up to @max_m: for each modulus its
+ * clearest residue that is not another source's meeting with @base; a
+ * larger modulus only when clearly clearer (the 6 ms source in a 2 ms
+ * train also shows at 12 ms).
+ */
+static bool clearest_residue(const struct detector *d, const struct period_source *sources,
+			     size_t nr_sources, uint8_t base, struct residues *x, int64_t max_m,
+			     struct nest *best)
+{
+	const struct period_source *s = &sources[base];
+	struct period_source train = *s;
+	int64_t m, r;
+	bool found = false;
+
+	for (m = 2; m <= max_m; m++) {
+		struct nest here = { m, 0, 0, PERIOD_UNASSIGNED }, candidate = here;
+
+		x->expected = (double)s->expected / (double)m;
+		count_residues(x, m);
+		for (r = 0; r < m; r++) {
+			candidate.score = nested_score(x, m, r);
+			if (candidate.score <= here.score)
+				continue;
+			candidate.r = r;
+			train.period_ns = (uint64_t)m * s->period_ns;
+			train.phase_ns =
+				(s->phase_ns + (uint64_t)r * s->period_ns) % train.period_ns;
+			if (apart_from_others(d, sources, nr_sources, base, &train,
+					      residue_median(x, m, r, true), &candidate))
+				here = candidate;
+		}
+		if (here.score > 0 && (!found || here.score > best->score + NEST_CLEARER)) {
+			*best = here;
+			found = true;
+		}
+	}
+	return found;
+}
+
+static int64_t common_divisor(int64_t a, int64_t b)
+{
+	while (b) {
+		int64_t r = a % b;
+
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
+/*
+ * The clearest nested train among @base's occurrences. Two of them meeting
+ * (a thread's long spins every 6 ms and the 4 ms tick, both in its 2 ms
+ * gaps, every 12 ms) make the clearest residue of all, each only half as
+ * clear on its own: the other one lengthens half of the gaps it is
+ * compared with. So the clearest residue r modulo m = m1 * m2 (m1 and m2
+ * coprime, r modulo m the slots of r modulo m1 and of r modulo m2) yields
+ * to the train of r modulo m1 when, away from the slots of r modulo m2,
+ * that one's are clearly apart from those of neither; then the other shows
+ * once it is gone (the smallest such m1 first). @rest is work space for
+ * that.
+ */
+static bool find_nested(const struct detector *d, const struct period_source *sources,
+			size_t nr_sources, uint8_t base, struct residues *x, struct residues *rest,
+			int64_t max_m, struct nest *best)
+{
+	const struct period_source *s = &sources[base];
+	struct period_source train = *s;
+	struct nest meeting, factor;
+	int64_t m1, m2;
+	size_t i;
+
+	if (!clearest_residue(d, sources, nr_sources, base, x, max_m, best))
+		return false;
+	meeting = *best;
+	for (m1 = 2; m1 < meeting.m; m1++) {
+		m2 = meeting.m / m1;
+		if (meeting.m % m1 || common_divisor(m1, m2) != 1)
+			continue;
+		for (i = 0, rest->n = 0; i < x->n; i++)
+			if (residue_of(x->occurrences[i].slot, m2) != meeting.r % m2)
+				rest->occurrences[rest->n++] = x->occurrences[i];
+		rank_durations(rest);
+		count_residues(rest, m1);
+		rest->expected = (double)s->expected / (double)m1 * (1 - 1 / (double)m2);
+		factor = (struct nest){ m1, meeting.r % m1, 0, PERIOD_UNASSIGNED };
+		factor.score = nested_score(rest, m1, factor.r);
+		train.period_ns = (uint64_t)m1 * s->period_ns;
+		train.phase_ns =
+			(s->phase_ns + (uint64_t)factor.r * s->period_ns) % train.period_ns;
+		if (factor.score > 0 &&
+		    apart_from_others(d, sources, nr_sources, base, &train,
+				      residue_median(rest, m1, factor.r, true), &factor)) {
+			/* the smallest: the trains of the larger ones show after it */
+			*best = factor;
+			break;
+		}
+	}
+	return true;
+}
+
+/* Give residue @nest of @base's slots to a new source nested in it. */
+static int split_off(struct detector *d, struct period_source *sources, struct train *trains,
+		     size_t *nr_sources, uint8_t base, const struct nest *nest)
+{
+	uint8_t inner = (uint8_t)*nr_sources;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < d->nr_events; i++)
+		if (d->owner[i] == base &&
+		    residue_of(period_slot(&sources[base], d->events[i].t_ns), nest->m) == nest->r)
+			d->owner[i] = inner;
+	d->nested_in[inner] = base;
+	sources[inner].period_ns = (uint64_t)nest->m * sources[base].period_ns;
+	trains[inner] = trains[base];
+	(*nr_sources)++;
+	if (nest->followers != PERIOD_UNASSIGNED) {
+		if (base > nest->followers)
+			base--;
+		inner = merge_source(d, sources, trains, nr_sources, inner, nest->followers);
+	}
+	/* the faster one first: the nested one's durations are beyond its */
+	ret = describe_source(d, base, &sources[base]);
+	if (!ret)
+		ret = describe_source(d, inner, &sources[inner]);
+	trains[inner].b = (double)sources[inner].period_ns;
+	trains[inner].a = (double)sources[inner].phase_ns - (double)d->events[0].t_ns;
+	return ret;
+}
+
+static void residues_free(struct residues *x)
+{
+	free(x->occurrences);
+	free(x->order);
+	free(x->count);
+	free(x->rank_sum);
+	free(x->with_cause);
+}
+
+/* Room for @n occurrences and @max_m residues; returns 0 or -ENOMEM. */
+static int residues_alloc(struct residues *x, size_t n, int64_t max_m, bool causes)
+{
+	x->occurrences = malloc(n * sizeof(*x->occurrences));
+	x->order = malloc(n * sizeof(*x->order));
+	x->count = malloc((size_t)max_m * sizeof(*x->count));
+	x->rank_sum = malloc((size_t)max_m * sizeof(*x->rank_sum));
+	if (causes)
+		x->with_cause = malloc((size_t)max_m * CAUSE_BITS * sizeof(*x->with_cause));
+	return x->occurrences && x->order && x->count && x->rank_sum && (!causes || x->with_cause) ?
+		       0 :
+		       -ENOMEM;
+}
+
+/*
+ * Split off the clearest nested source of @base, if any; *split says
+ * whether, *removed which source before it went (followers merged into
+ * the nested one), or PERIOD_UNASSIGNED.
+ */
+/*
+ * Split off the clearest nested source of @base, if any; *split says
+ * whether, *removed which source before it went (followers merged into
+ * the nested one), or PERIOD_UNASSIGNED.
+ */
+static int split_one(struct detector *d, struct period_source *sources, struct train *trains,
+		     size_t *nr_sources, uint8_t base, bool *split, uint8_t *removed)
+{
+	struct residues x = { 0 }, rest = { 0 };
+	const struct period_source *s = &sources[base];
+	struct nest nest = { 0 };
+	uint64_t n = 0, all_causes = 0;
+	int64_t max_m = 0;
+	size_t i;
+	int ret;
+
+	*split = false;
+	*removed = PERIOD_UNASSIGNED;
+	for (i = 0; i < d->nr_events; i++) {
+		n += d->owner[i] == base;
+		all_causes |= d->owner[i] == base ? d->events[i].causes : 0;
+	}
+	if (n >= 2 * MIN_SEEN && s->period_ns)
+		max_m = (int64_t)fmin(
+			fmin((double)d->max_period / (double)s->period_ns, (double)n / MIN_SEEN),
+			(double)NEST_WORK / (double)n);
+	if (max_m < 2)
+		return 0;
+	ret = residues_alloc(&x, n, max_m, all_causes);
+	if (!ret)
+		ret = residues_alloc(&rest, n, max_m, all_causes);
+	if (ret)
+		goto out;
+	collect_occurrences(d, base, s, &x);
+	rank_durations(&x);
+	if (find_nested(d, sources, *nr_sources, base, &x, &rest, max_m, &nest)) {
+		*removed = nest.followers;
+		ret = split_off(d, sources, trains, nr_sources, base, &nest);
+		*split = !ret;
+	}
+out:
+	residues_free(&x);
+	residues_free(&rest);
+	return ret;
+}
+
+/*
+ * A slower source the search found on its own, whose occurrences hold the
+ * slots of a faster one (every m-th of them, which the faster one lacks:
+ * the slower one's gap swallowed them), is nested in it, as a split would
+ * have made it. The slowest such faster source is its place.
+ */
+static void link_nested(struct detector *d, const struct period_source *sources, size_t nr_sources)
+{
+	double inner, outer, m, offset, tolerance;
+	size_t i, j, best;
+
+	for (j = 0; j < nr_sources; j++) {
+		if (d->nested_in[j] != PERIOD_UNASSIGNED)
+			continue;
+		inner = (double)sources[j].period_ns;
+		for (i = 0, best = SIZE_MAX; i < nr_sources; i++) {
+			outer = (double)sources[i].period_ns;
+			m = outer ? round(inner / outer) : 0;
+			if (i == j || m < 2 || fabs(inner - m * outer) > 0.002 * inner ||
+			    (best != SIZE_MAX && sources[best].period_ns >= sources[i].period_ns) ||
+			    nested_within(d, (uint8_t)i, (uint8_t)j))
+				continue;
+			tolerance = 3 * fmax(4 * (double)sources[i].jitter_ns, MIN_TOLERANCE_NS);
+			/* from the slower one's slots to the faster one's next ones */
+			offset = fmod((double)sources[i].phase_ns - (double)sources[j].phase_ns,
+				      outer);
+			if (offset < 0)
+				offset += outer;
+			if ((offset <= (double)sources[j].duration_ns + tolerance ||
+			     outer - offset <= tolerance) &&
+			    share_on_occupied_slots(d, (uint8_t)i, &sources[i], (uint8_t)j) < 0.5)
+				best = i;
+		}
+		if (best != SIZE_MAX)
+			d->nested_in[j] = (uint8_t)best;
+	}
+}
+
+/* Every source, those split off included, until none has a nested one left. */
+static int split_nested(struct detector *d, struct period_source *sources, struct train *trains,
+			size_t *nr_sources, size_t max_sources)
+{
+	uint8_t removed;
+	bool split;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < *nr_sources; i++) {
+		for (split = true; split && *nr_sources < max_sources;) {
+			ret = split_one(d, sources, trains, nr_sources, (uint8_t)i, &split,
+					&removed);
+			if (ret)
+				return ret;
+			if (removed < i)
+				i--;
+		}
+	}
+	return 0;
+}
+
 static int detect(struct detector *d, struct period_source *sources, size_t max_sources)
 {
 	struct candidate candidates[MAX_CANDIDATES];
 	struct train trains[PERIOD_MAX_SOURCES];
 	size_t nr_sources = 0, nr_candidates, c, i, p;
-	int ret, round, owner;
+	int ret, round, owner, pass;
+	unsigned int depth;
 
+	d->sources = sources;
 	for (round = 0; round < MAX_ROUNDS && nr_sources < max_sources; round++) {
 		struct train best = { 0 }, train;
 		bool found = false;
@@ -957,30 +1629,36 @@ static int detect(struct detector *d, struct period_source *sources, size_t max_
 		for (c = i + 1; c < nr_sources; c++) {
 			if (!is_split_half(&sources[i], &sources[c]))
 				continue;
-			for (p = 0; p < d->nr_events; p++)
-				if (d->owner[p] == c)
-					d->owner[p] = (uint8_t)i;
-				else if (d->owner[p] != PERIOD_UNASSIGNED && d->owner[p] > c)
-					d->owner[p]--;
+			merge_source(d, sources, trains, &nr_sources, (uint8_t)i, (uint8_t)c);
 			sources[i].period_ns /= 2;
 			trains[i].b /= 2;
 			ret = describe_source(d, (uint8_t)i, &sources[i]);
 			if (ret)
 				return ret;
-			memmove(&sources[c], &sources[c + 1],
-				(nr_sources - c - 1) * sizeof(*sources));
-			memmove(&trains[c], &trains[c + 1], (nr_sources - c - 1) * sizeof(*trains));
-			nr_sources--;
 			c--;
 		}
 	}
-	/* the followers of each occurrence are part of it */
-	for (i = 0; i < nr_sources; i++) {
-		if (!absorb_satellites(d, &trains[i], (uint8_t)i, &sources[i]))
-			continue;
-		ret = describe_source(d, (uint8_t)i, &sources[i]);
-		if (ret)
-			return ret;
+	link_nested(d, sources, nr_sources);
+	ret = split_nested(d, sources, trains, &nr_sources, max_sources);
+	if (ret)
+		return ret;
+	/*
+	 * The followers of each occurrence are part of it; nested sources
+	 * take theirs first (the faster source's other slots lack them). Then
+	 * every source is described again, each before those nested in it.
+	 */
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < nr_sources; i++)
+			if ((d->nested_in[i] == PERIOD_UNASSIGNED) == (pass == 1))
+				absorb_satellites(d, &trains[i], (uint8_t)i, &sources[i]);
+	for (depth = 0; depth < PERIOD_MAX_SOURCES; depth++) {
+		for (i = 0; i < nr_sources; i++) {
+			if (nesting_depth(d, (uint8_t)i) != depth)
+				continue;
+			ret = describe_source(d, (uint8_t)i, &sources[i]);
+			if (ret)
+				return ret;
+		}
 	}
 	return (int)nr_sources;
 }
@@ -1005,6 +1683,9 @@ static void sort_by_seen(struct period_source *sources, size_t n, uint8_t *owner
 		rank[order[i]] = (uint8_t)i;
 	}
 	memcpy(sources, sorted, n * sizeof(*sources));
+	for (i = 0; i < n; i++)
+		if (sources[i].nested_in != PERIOD_UNASSIGNED)
+			sources[i].nested_in = rank[sources[i].nested_in];
 	for (i = 0; i < nr_events; i++)
 		if (owner[i] != PERIOD_UNASSIGNED)
 			owner[i] = rank[owner[i]];
@@ -1040,6 +1721,7 @@ int period_detect(const struct period_event *events, size_t nr_events,
 	d.bin_count = malloc(d.nr_bins * sizeof(*d.bin_count));
 	d.bin_prefix = malloc((d.nr_bins + 1) * sizeof(*d.bin_prefix));
 	d.bin_sum = malloc(d.nr_bins * sizeof(*d.bin_sum));
+	memset(d.nested_in, PERIOD_UNASSIGNED, sizeof(d.nested_in));
 	if (d.owner && d.unused && d.slot && d.best_slot && d.octave_previous && d.residuals &&
 	    d.bin_count && d.bin_prefix && d.bin_sum) {
 		memset(d.owner, PERIOD_UNASSIGNED, nr_events);

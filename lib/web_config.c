@@ -102,6 +102,26 @@ static int read_referenced(struct loader *l, const yaml_node_t *node, const char
 	return 0;
 }
 
+/*
+ * A key a mapping gave before @pair: YAML leaves duplicates to the reader,
+ * and a value read twice would be the second one silently (and the first
+ * one's file left behind).
+ */
+static const yaml_node_t *given_before(struct loader *l, const yaml_node_t *map,
+				       const yaml_node_pair_t *pair)
+{
+	const char *key = scalar(yaml_document_get_node(&l->doc, pair->key));
+	const yaml_node_pair_t *earlier;
+
+	for (earlier = map->data.mapping.pairs.start; key && earlier < pair; earlier++) {
+		const char *other = scalar(yaml_document_get_node(&l->doc, earlier->key));
+
+		if (other && !strcmp(other, key))
+			return yaml_document_get_node(&l->doc, pair->key);
+	}
+	return NULL;
+}
+
 static int parse_client_auth(struct loader *l, const yaml_node_t *node)
 {
 	static const char *const names[] = {
@@ -195,6 +215,8 @@ static int parse_tls(struct loader *l, const yaml_node_t *map)
 		key = scalar(k);
 		if (!key)
 			return fail_at(l, k, "a key must be a word");
+		if (given_before(l, map, pair))
+			return fail_at(l, k, "tls_server_config: %s is given twice", key);
 		if (strcmp(key, "cert_file") && strcmp(key, "key_file") &&
 		    strcmp(key, "client_ca_file") && strcmp(key, "client_auth_type") &&
 		    strcmp(key, "min_version") && strcmp(key, "max_version"))
@@ -264,7 +286,6 @@ static int parse_users(struct loader *l, const yaml_node_t *map)
 		yaml_node_t *k = yaml_document_get_node(&l->doc, pair->key);
 		yaml_node_t *v = yaml_document_get_node(&l->doc, pair->value);
 		const char *name = scalar(k), *hash = scalar(v);
-		size_t i;
 
 		if (!name || !*name || strchr(name, ':'))
 			return fail_at(l, k, "a user name must be a word without ':'");
@@ -287,9 +308,8 @@ static int parse_users(struct loader *l, const yaml_node_t *map)
 				"step doubles the time of a check; 10 is usual)",
 				name, web_bcrypt_cost(hash), WEB_BCRYPT_MIN_COST,
 				WEB_BCRYPT_MAX_COST);
-		for (i = 0; i < c->nr_users; i++)
-			if (!strcmp(c->users[i].name, name))
-				return fail_at(l, k, "user %s is given twice", name);
+		if (given_before(l, map, pair))
+			return fail_at(l, k, "user %s is given twice", name);
 		c->users[c->nr_users].name = strdup(name);
 		c->users[c->nr_users].hash = strdup(hash);
 		c->nr_users++;
@@ -320,6 +340,8 @@ static int parse_root(struct loader *l)
 
 		if (!key)
 			return fail_at(l, k, "a key must be a word");
+		if (given_before(l, root, pair))
+			return fail_at(l, k, "%s is given twice", key);
 		/* "key:" with nothing after it is an empty scalar: nothing set */
 		if (v->type == YAML_SCALAR_NODE && !v->data.scalar.length)
 			continue;

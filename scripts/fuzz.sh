@@ -7,14 +7,17 @@
 # Sets up a clang build (FUZZ_BUILD, default build-fuzz), replays the crash
 # regressions of tests/fuzz/regressions/<harness>/, then fuzzes each harness
 # for SECONDS from the seeds of tests/fuzz/seeds/<harness>/ and of the
-# fixtures in tests/data/. The corpus grows in FUZZ_BUILD/corpus/<harness>;
-# a crash lands in FUZZ_BUILD/crashes/ and fails the run: copy it into
-# tests/fuzz/regressions/<harness>/ once it is fixed.
+# fixtures in tests/data/, with the dictionary tests/fuzz/dicts/<harness>.dict
+# when there is one (the keys and words the parser looks for). The corpus
+# grows in FUZZ_BUILD/corpus/<harness>; a crash lands in FUZZ_BUILD/crashes/
+# and fails the run: copy it into tests/fuzz/regressions/<harness>/ once it
+# is fixed (tests/fuzz/regressions/README).
 set -eu
 cd "$(dirname "$0")/.."
 
 BUILD=${FUZZ_BUILD:-build-fuzz}
-ALL="interrupts cpulist numbers kconfig proc_pid irqjournal timer_options"
+ALL="interrupts cpulist numbers kconfig proc_pid irqjournal timer_options jsondoc
+import_latscope import_rttests import_histogram web_config monitor_state"
 seconds=${1:?usage: scripts/fuzz.sh SECONDS [HARNESS...]}
 shift
 harnesses=${*:-$ALL}
@@ -55,8 +58,42 @@ seed_fixtures() {
 				{ cat "$d/stat"; printf '\0'; cat "$d/status"; } \
 					>"$dir/fixture-$(echo "$d" | tr / _)"
 		done ;;
+	# (fixture paths hold no spaces: the word lists split as meant)
+	jsondoc)
+		# shellcheck disable=SC2046
+		copy_fixtures "$dir" $(find tests/data -name '*.json' -size -256k) ;;
+	import_latscope)
+		# shellcheck disable=SC2046
+		copy_fixtures "$dir" $(grep -rl '"schema": *"latscope/' tests/data --include='*.json') ;;
+	import_rttests)
+		copy_fixtures "$dir" tests/data/peers/*.json ;;
+	import_histogram)
+		copy_fixtures "$dir" tests/data/peers/*.txt tests/data/cyclictest-2.4/*.txt ;;
+	web_config)
+		copy_fixtures "$dir" tests/data/web/*.yml ;;
+	monitor_state)
+		# shellcheck disable=SC2046
+		copy_fixtures "$dir" $(grep -rl '"command": *"monitor"' tests/data --include='*.json') ;;
 	esac
 	return 0
+}
+
+# copy_fixtures DIR FILE...: each file as a seed named after its path
+copy_fixtures() {
+	to=$1
+	shift
+	for f in "$@"; do
+		cp "$f" "$to/fixture-$(echo "$f" | tr / _)"
+	done
+}
+
+# The longest input a harness is given: whole result files for the JSON
+# readers (the largest fixture is 128 KiB), 64 KiB for the line parsers.
+max_len() {
+	case $1 in
+	jsondoc | import_* | monitor_state) echo 262144 ;;
+	*) echo 65536 ;;
+	esac
 }
 
 status=0
@@ -74,7 +111,11 @@ for h in $harnesses; do
 	seed_fixtures "$h"
 	seeds=tests/fuzz/seeds/$h
 	[ -d "$seeds" ] || seeds=
-	if "$exe" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+	dict=tests/fuzz/dicts/$h.dict
+	[ -f "$dict" ] && dict=-dict=$dict || dict=
+	# shellcheck disable=SC2086
+	if "$exe" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+		-max_len="$(max_len "$h")" $dict \
 		-close_fd_mask=3 -print_final_stats=1 -artifact_prefix="$BUILD/crashes/$h-" \
 		"$BUILD/corpus/$h" $seeds >"$BUILD/fuzz_$h.log" 2>&1; then
 		runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$BUILD/fuzz_$h.log")

@@ -148,6 +148,20 @@ int explain_cpu_finish(struct explain_cpu *engine, uint64_t end_ns, uint64_t run
 const struct explain_cause *explain_cpu_causes(const struct explain_cpu *engine,
 					       unsigned int *nr_causes);
 
+/**
+ * explain_cpu_window_causes - what took part in each window
+ * @engine: a finished engine (explain_cpu_finish())
+ * @causes: receives, for each window tag below @nr_windows, the causes of
+ *	    its occurrences as struct period_event wants them: bit (c % 64)
+ *	    for cause c of explain_cpu_causes(); 0 for a window without one
+ * @nr_windows: entries in @causes (the caller's)
+ *
+ * The periodicity search of the spike list tells nested sources apart by
+ * them. Windows whose occurrences were not kept get 0.
+ */
+void explain_cpu_window_causes(const struct explain_cpu *engine, uint64_t *causes,
+			       size_t nr_windows);
+
 /* The largest spikes, largest first. */
 const struct explain_spike *explain_cpu_worst(const struct explain_cpu *engine,
 					      unsigned int *nr_spikes);

@@ -51,6 +51,8 @@ struct explain_source {
 };
 
 struct explain_train {
+	/* an own train's nested_in is an index into the cause's own trains
+	 * (own_index): explain_train_nested_in() finds it among these */
 	struct period_source period;
 	bool from_source; /* joined from the spike list, not found by the cause's own search */
 	uint8_t own_index; /* its index in the cause's trains, or PERIOD_UNASSIGNED when joined */
@@ -81,6 +83,19 @@ struct explain_join *explain_join_new(const struct explain_cpu *engine,
 				      const struct window_source *windows, size_t nr_windows);
 
 void explain_join_free(struct explain_join *join);
+
+/*
+ * A cause's own trains as the join would give them, with no sources: for
+ * when there is no join (memory ran out). Fills @trains (room for
+ * PERIOD_MAX_SOURCES) and returns how many.
+ */
+unsigned int explain_own_trains(const struct explain_cause *cause, struct explain_train *trains);
+
+/*
+ * The train of @trains (one cause's, @nr of them) that train @t is nested
+ * in (its durations are what it adds to that one's), or -1.
+ */
+int explain_train_nested_in(const struct explain_train *trains, unsigned int nr, unsigned int t);
 
 /* The causes of source @source (NULL beyond the sources). */
 const struct explain_source *explain_join_source(const struct explain_join *join,

@@ -129,6 +129,11 @@ struct noise_cpu {
 	/* after noise_classify_throttling: which stored gaps were throttling */
 	uint8_t *throttled;
 	uint64_t throttled_count, throttled_ns;
+	/*
+	 * optional, set before noise_find_periods by --explain: per stored
+	 * gap, the causes that took part in it (struct period_event's causes)
+	 */
+	uint64_t *gap_causes;
 	/* after noise_find_periods */
 	struct period_source periodic[PERIOD_MAX_SOURCES];
 	int nr_periodic;
@@ -263,7 +268,8 @@ void noise_classify_throttling(struct noise_run *run, const struct rt_throttling
  * noise_find_periods - run the periodicity detector on each CPU's gaps
  *
  * Fills each CPU's periodic sources and gap_source (which source each
- * stored gap belongs to). Returns 0 or -ENOMEM.
+ * stored gap belongs to); with gap_causes, gaps of one train that differ in
+ * their causes can make sources of their own. Returns 0 or -ENOMEM.
  */
 int noise_find_periods(struct noise_run *run);
 

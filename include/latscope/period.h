@@ -13,20 +13,39 @@
  * Each source is a train t = phase + k * period (k integer) within a
  * tolerance; occurrences may be missing. Harmonics (2x, 3x the period) of a
  * found source are not reported separately; several interleaved trains are.
+ * A slower source in phase with a faster one (a 4 ms tick on every fourth
+ * slot of a 1 ms train, every third wake-up of a thread spinning longer) is
+ * a source of its own when its occurrences differ from the faster train's:
+ * longer, or with a cause the others lack. It is nested in the faster one:
+ * its gaps hold the faster one's occurrences, so its durations are what it
+ * adds to them. The faster source still counts those slots as its own
+ * occurrences (it was there, inside the slower one's gap); its duration
+ * and jitter come from its other slots.
  */
 struct period_event {
 	uint64_t t_ns; /* when it started, since the run began; ascending */
 	uint64_t duration_ns;
+	/*
+	 * Optional: what made it, one bit per cause (bit c % 64 for cause c),
+	 * 0 when unknown. Events of one train that differ in their causes are
+	 * told apart like events that differ in length.
+	 */
+	uint64_t causes;
 };
 
 struct period_source {
 	uint64_t period_ns;
 	uint64_t phase_ns; /* first occurrence slot after the run began */
 	uint64_t jitter_ns; /* standard deviation of occurrence times around the train */
-	uint64_t duration_ns; /* median duration of its occurrences */
+	uint64_t duration_ns; /* median duration of its occurrences (nested: beyond the other's) */
 	uint64_t max_duration_ns;
 	uint64_t seen; /* occurrences found */
 	uint64_t expected; /* slots of the train within the run */
+	/*
+	 * the faster source it is nested in, an index into the list it came
+	 * in, or PERIOD_UNASSIGNED
+	 */
+	uint8_t nested_in;
 };
 
 struct period_params {

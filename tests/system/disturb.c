@@ -2,9 +2,11 @@
 /*
  * A known disturbance for system tests: a SCHED_FIFO thread pinned to one
  * CPU that wakes every PERIOD and spins for SPIN, under a distinctive name,
- * for DURATION. latscope must find it, measure it and name it.
+ * for DURATION. latscope must find it, measure it and name it. With EVERY
+ * and LONG, every EVERY-th wake-up spins LONG instead: a slower source in
+ * phase with the faster one (the first long spin is at the EVERY-th wake-up).
  *
- * usage: disturb CPU PERIOD_US SPIN_US PRIORITY DURATION_MS [NAME]
+ * usage: disturb CPU PERIOD_US SPIN_US PRIORITY DURATION_MS [NAME [EVERY LONG_US]]
  */
 #include <errno.h>
 #include <sched.h>
@@ -37,14 +39,18 @@ static long long number(const char *text)
 int main(int argc, char **argv)
 {
 	struct sched_param param;
-	long long period, spin, stop, next, until;
+	long long period, spin, stop, next, until, every = 0, long_spin = 0, wake_ups = 0;
 	struct timespec wake;
 	cpu_set_t set;
 
-	if (argc < 6) {
-		fprintf(stderr,
-			"usage: disturb CPU PERIOD_US SPIN_US PRIORITY DURATION_MS [NAME]\n");
+	if (argc < 6 || argc == 8) {
+		fprintf(stderr, "usage: disturb CPU PERIOD_US SPIN_US PRIORITY DURATION_MS "
+				"[NAME [EVERY LONG_US]]\n");
 		return 2;
+	}
+	if (argc > 7) {
+		every = number(argv[7]);
+		long_spin = number(argv[8]) * 1000;
 	}
 	CPU_ZERO(&set);
 	CPU_SET((int)number(argv[1]), &set);
@@ -63,7 +69,9 @@ int main(int argc, char **argv)
 		wake.tv_nsec = next % 1000000000LL;
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &wake, NULL) == EINTR)
 			;
-		for (until = now_ns() + spin; now_ns() < until;)
+		wake_ups++;
+		until = now_ns() + (every && wake_ups % every == 0 ? long_spin : spin);
+		while (now_ns() < until)
 			;
 	}
 	return 0;

@@ -204,10 +204,13 @@ def load_timer_json(path):
 
 
 @contextlib.contextmanager
-def disturbance(cpu, period_us, spin_us, priority, duration_ms, name="latscope-disturb"):
-    """A FIFO thread on `cpu` spinning `spin_us` every `period_us`."""
+def disturbance(cpu, period_us, spin_us, priority, duration_ms, name="latscope-disturb",
+                every=0, long_us=0):
+    """A FIFO thread on `cpu` spinning `spin_us` every `period_us`; with
+    `every`, every `every`-th wake-up spins `long_us` instead."""
+    nested = [str(every), str(long_us)] if every else []
     proc = stop_at_exit(subprocess.Popen([DISTURB, str(cpu), str(period_us), str(spin_us),
-                                          str(priority), str(duration_ms), name]))
+                                          str(priority), str(duration_ms), name] + nested))
     time.sleep(0.2)
     if proc.poll() is not None:
         fail(f"disturb exited {proc.returncode}")

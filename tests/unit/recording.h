@@ -71,7 +71,9 @@ static void recording_replay(const char *path, struct explain_cpu *engine, struc
 				capacity = capacity ? 2 * capacity : 4096;
 				rec->gaps = realloc(rec->gaps, capacity * sizeof(*rec->gaps));
 			}
-			rec->gaps[rec->nr_gaps++] = (struct period_event){ a - rec->origin_ns, b };
+			rec->gaps[rec->nr_gaps++] =
+				(struct period_event){ .t_ns = a - rec->origin_ns,
+						       .duration_ns = b };
 		} else if (sscanf(line, "e %llu %d %d%n", &a, &pid, &kind, &n) == 3) {
 			const char *fields = line + n;
 

@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "latscope/explain_join.h"
+#include "latscope/explain_result.h"
+#include "latscope/result.h"
 #include "recording.h"
 #include "unit.h"
 
@@ -286,8 +288,8 @@ START_TEST(one_cause_two_phases)
 	uint64_t t;
 
 	for (t = 0; t + 60 * MS <= 6 * SEC; t += 60 * MS) {
-		gaps[n++] = (struct period_event){ t + 7 * MS, 12 * US };
-		gaps[n++] = (struct period_event){ t + 29 * MS, 12 * US };
+		gaps[n++] = (struct period_event){ .t_ns = t + 7 * MS, .duration_ns = 12 * US };
+		gaps[n++] = (struct period_event){ .t_ns = t + 29 * MS, .duration_ns = 12 * US };
 	}
 	for (g = 0; g < n; g++)
 		gap_with_softirq(g, gaps[g].t_ns, 7, 10 * US);
@@ -316,6 +318,131 @@ START_TEST(one_cause_two_phases)
 	ck_assert_uint_ne(trains[0].source, trains[1].source);
 	ck_assert(trains[0].alone && trains[1].alone);
 	free(windows);
+	free(gaps);
+}
+END_TEST
+
+/*
+ * Under --explain the gap list's search sees each gap's causes: every 1 ms
+ * a gap the trace cannot explain (the host), every fourth one with the
+ * guest's local_timer inside, no longer than the others. The 4 ms tick is a
+ * source of its own, nested in the 1 ms one, and the cause table says so:
+ * local_timer's train is the 4 ms source.
+ */
+START_TEST(causes_split_a_nested_source)
+{
+	struct period_event *gaps = malloc(3000 * sizeof(*gaps));
+	struct period_params params = { .run_ns = 3 * SEC };
+	uint64_t *causes = malloc(3000 * sizeof(*causes));
+	const struct explain_train *train;
+	unsigned int local_timer;
+	int tick[2], host[2];
+	size_t n = 0, g;
+	uint64_t t;
+
+	for (t = 400 * US; t < 3 * SEC; t += MS, n++) {
+		struct explain_window w = { .start_ns = t, .end_ns = t + 30 * US, .tag = n };
+		struct trace_record r = { .cpu = 1, .pid = 100, .kind = TRACE_VECTOR_ENTRY };
+
+		w.own_pid = 100;
+		gaps[n] = (struct period_event){ .t_ns = t, .duration_ns = 30 * US };
+		ck_assert_int_eq(explain_cpu_add_window(engine, &w), 0);
+		if (n % 4 != 1)
+			continue;
+		r.ts = t + 12 * US;
+		r.vector.vector = VECTOR_LOCAL_TIMER;
+		explain_cpu_feed(engine, &r);
+		r.ts = t + 20 * US;
+		r.kind = TRACE_VECTOR_EXIT;
+		explain_cpu_feed(engine, &r);
+	}
+	ck_assert_int_eq(explain_cpu_finish(engine, 3 * SEC, 3 * SEC), 0);
+	/* without the causes, one train */
+	ck_assert_int_eq(period_detect(gaps, n, &params, sources, PERIOD_MAX_SOURCES, NULL), 1);
+	/* the unexplained time in every gap, local_timer in every fourth */
+	explain_cpu_window_causes(engine, causes, n);
+	for (g = 0; g < n; g++) {
+		gaps[g].causes = causes[g];
+		ck_assert_uint_eq(__builtin_popcountll(causes[g]), g % 4 == 1 ? 2 : 1);
+	}
+	join_gap_list(gaps, n, 3 * SEC);
+	ck_assert_int_eq(nr_sources, 2);
+	ck_assert_int_eq(sources_at(1 * MS, host, 2), 1);
+	ck_assert_int_eq(sources_at(4 * MS, tick, 2), 1);
+	ck_assert_uint_eq(sources[host[0]].seen, 3000);
+	ck_assert_uint_eq(sources[tick[0]].seen, 750);
+	local_timer = cause_index(CAUSE_VECTOR, "local_timer");
+	ck_assert(main_cause_of((unsigned int)tick[0], local_timer));
+	ck_assert(!main_cause_of((unsigned int)host[0], local_timer));
+	train = train_for(local_timer, (unsigned int)tick[0]);
+	ck_assert_ptr_nonnull(train);
+	ck_assert(near(train->period.period_ns, 4 * MS));
+	ck_assert_ptr_null(train_for(local_timer, (unsigned int)host[0]));
+	free(causes);
+	free(gaps);
+}
+END_TEST
+
+/*
+ * A softirq every 2 ms, every third time six times longer: the cause's own
+ * search finds a 6 ms train nested in its 2 ms one, and so does the gap
+ * list's; in the JSON each says which train or source it is nested in, its
+ * duration what it adds.
+ */
+START_TEST(nested_trains_and_sources_say_so)
+{
+	struct period_event *gaps = malloc(1500 * sizeof(*gaps));
+	struct period_params params = { .run_ns = 3 * SEC };
+	const struct explain_train *trains;
+	unsigned int softirq, nr, t, slow = 0, fast = 0;
+	json_t *cpu, *periods, *list;
+	size_t n = 0;
+	uint64_t at;
+
+	for (at = 300 * US; at < 3 * SEC; at += 2 * MS, n++) {
+		uint64_t ns = n % 3 == 2 ? 60 * US : 10 * US;
+
+		gaps[n] = (struct period_event){ .t_ns = at, .duration_ns = ns };
+		gap_with_softirq(n, at, 7, ns);
+	}
+	ck_assert_int_eq(explain_cpu_finish(engine, 3 * SEC, 3 * SEC), 0);
+	join = explain_join_new(engine, NULL, 0, NULL, 0);
+	ck_assert_ptr_nonnull(join);
+	softirq = cause_index(CAUSE_SOFTIRQ, NULL);
+	trains = explain_join_trains(join, softirq, &nr);
+	ck_assert_uint_eq(nr, 2);
+	for (t = 0; t < nr; t++) {
+		if (near(trains[t].period.period_ns, 6 * MS))
+			slow = t;
+		else
+			fast = t;
+	}
+	ck_assert(near(trains[fast].period.period_ns, 2 * MS));
+	ck_assert_int_eq(explain_train_nested_in(trains, nr, slow), (int)fast);
+	ck_assert_int_eq(explain_train_nested_in(trains, nr, fast), -1);
+	ck_assert_uint_eq(trains[slow].period.duration_ns, 50 * US);
+	ck_assert_uint_eq(trains[fast].period.seen, 1500);
+	cpu = explain_result_cpu(engine, names, join);
+	periods =
+		json_object_get(json_array_get(json_object_get(cpu, "causes"), softirq), "periods");
+	ck_assert_int_eq(
+		json_integer_value(json_object_get(json_array_get(periods, slow), "nested_in")),
+		fast);
+	ck_assert(json_is_null(json_object_get(json_array_get(periods, fast), "nested_in")));
+	json_decref(cpu);
+	/* the gap list, as noise writes it */
+	nr_sources = period_detect(gaps, n, &params, sources, PERIOD_MAX_SOURCES, NULL);
+	ck_assert_int_eq(nr_sources, 2);
+	list = result_period_sources(sources, nr_sources);
+	for (t = 0; t < 2; t++)
+		if (near(sources[t].period_ns, 6 * MS))
+			ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(list, t),
+									    "nested_in")),
+					 1 - t);
+		else
+			ck_assert(json_is_null(
+				json_object_get(json_array_get(list, t), "nested_in")));
+	json_decref(list);
 	free(gaps);
 }
 END_TEST
@@ -355,6 +482,8 @@ int main(void)
 	tcase_add_checked_fixture(synthetic, setup, teardown);
 	tcase_add_test(synthetic, one_cause_two_phases);
 	tcase_add_test(synthetic, no_sources_keeps_own_trains);
+	tcase_add_test(synthetic, causes_split_a_nested_source);
+	tcase_add_test(synthetic, nested_trains_and_sources_say_so);
 	suite_add_tcase(s, recorded);
 	suite_add_tcase(s, synthetic);
 	return unit_run(s);

@@ -167,6 +167,31 @@ START_TEST(cyclictest_text_with_histogram)
 }
 END_TEST
 
+/*
+ * The text need not end in a NUL (import_buffer()), and a line is read on
+ * its own: "Thread 0 Interval:" with its number on the next line has none
+ * (the fuzz harness found sscanf() reading on past the end of the text).
+ */
+START_TEST(cyclictest_text_lines_read_on_their_own)
+{
+	static const char text[] = "# Max Latencies: 00010\n"
+				   "Thread 0 Interval:\n"
+				   "1000\n"
+				   "Thread 1 Interval: 500";
+	size_t len = sizeof(text) - 1;
+	char *exact = malloc(len);
+	struct run *run = NULL;
+
+	/* no NUL after the last byte: ASan sees any read past it */
+	memcpy(exact, text, len);
+	ck_assert_int_eq(import_buffer("exact.txt", exact, len, &run), 0);
+	ck_assert_uint_eq(run->nr_series, 1);
+	ck_assert_uint_eq(run->series[0].interval_ns, RUN_NONE);
+	run_free(run);
+	free(exact);
+}
+END_TEST
+
 START_TEST(cyclictest_text_with_a_sum_column)
 {
 	/* -H 30: a last column and a last max summing every thread */
@@ -442,6 +467,21 @@ START_TEST(cyclictest_histogram_that_contradicts_its_thread)
 }
 END_TEST
 
+/* "62" and "062" name one bucket: given twice, the file is refused (found by fuzzing) */
+START_TEST(peer_bucket_given_twice_is_refused)
+{
+	refuse("twice.json",
+	       "{\"file_version\": 1, \"cmdline:\": \"cyclictest -h 400 --json=x\","
+	       "\"thread\": {\"0\": {\"histogram\": {\"62\": 8, \"062\": 1}, \"cycles\": 9,"
+	       "\"min\": 62, \"max\": 62, \"avg\": 62, \"cpu\": 1}}}");
+	ck_assert_ptr_nonnull(strstr(last_error, "histogram bucket 62 is given twice"));
+	refuse("twice.json", "{\"file_version\": 1, \"cmdline:\": \"oslat --json=x\","
+			     "\"thread\": {\"0\": {\"histogram\": {\"3\": 8, \"3.0\": 1},"
+			     "\"cpu\": 1, \"min\": 1, \"max\": 3, \"avg\": 2}}}");
+	ck_assert_ptr_nonnull(strstr(last_error, "histogram bucket 3 is given twice"));
+}
+END_TEST
+
 START_TEST(cyclictest_in_nanoseconds_and_without_histogram)
 {
 	struct run *run =
@@ -645,6 +685,8 @@ int main(void)
 	tcase_add_test(tc, only_regular_files_are_read);
 	tcase_add_test(tc, cyclictest_histogram_that_contradicts_its_thread);
 	tcase_add_test(tc, cyclictest_in_nanoseconds_and_without_histogram);
+	tcase_add_test(tc, peer_bucket_given_twice_is_refused);
+	tcase_add_test(tc, cyclictest_text_lines_read_on_their_own);
 	tcase_add_test(tc, events_block_maxima_and_windows);
 	tcase_add_test(tc, time_blocks_are_read_and_checked);
 	tcase_add_test(tc, malformed_latscope_fields_are_refused);

@@ -147,6 +147,15 @@ START_TEST(unknown_keys_are_refused_by_name)
 }
 END_TEST
 
+/* found by fuzzing: the second value replaced the first, whose file leaked */
+START_TEST(keys_given_twice_are_refused)
+{
+	check_refused(WEB("key-twice.yml"), -EINVAL,
+		      "line 5: tls_server_config: key_file is given twice");
+	check_refused(WEB("section-twice.yml"), -EINVAL, "line 4: basic_auth_users is given twice");
+}
+END_TEST
+
 START_TEST(mismatched_key_is_refused)
 {
 	check_refused(WEB("mismatch.yml"), -EINVAL, "do not load");
@@ -212,6 +221,7 @@ int main(void)
 	tcase_add_test(parse, inputs_are_bounded);
 	tcase_add_test(parse, unknown_keys_are_refused_by_name);
 	tcase_add_test(parse, mismatched_key_is_refused);
+	tcase_add_test(parse, keys_given_twice_are_refused);
 	tcase_add_test(parse, verification_needs_a_ca);
 	tcase_set_timeout(auth, 30);
 	tcase_add_test(auth, credentials_are_checked_and_successes_remembered);
