@@ -57,8 +57,6 @@ static void machine_init(struct machine *m, unsigned int nr_cpus, unsigned int n
 	topo->cpus = calloc(nr_cpus, sizeof(*topo->cpus));
 	for (cpu = 0; cpu < nr_cpus; cpu++) {
 		topo->cpus[cpu].node = (int)(cpu / per_node);
-		topo->cpus[cpu].package = (int)(cpu / per_node);
-		topo->cpus[cpu].core = (int)((cpu % per_node) / smt);
 		topo->cpus[cpu].first_sibling = (int)(cpu - cpu % smt);
 		cpuset_add(&topo->node_cpus[cpu / per_node], cpu);
 	}
