@@ -147,11 +147,11 @@ static bool finding_of(const struct irq_info *irq, const struct cpuset *rt, enum
 		return false;
 	switch (kind) {
 	case MOVABLE_CAN_REACH_RT:
-		return irq->movable && cpuset_intersects(&irq->affinity, rt);
+		return irq->movable && cpuset_intersects(irq->affinity, rt);
 	case MANAGED_ON_RT:
 		return !irq->movable && cpuset_intersects(delivery, rt);
 	case MOVE_PENDING_ON_RT:
-		return irq->movable && !cpuset_intersects(&irq->affinity, rt) &&
+		return irq->movable && !cpuset_intersects(irq->affinity, rt) &&
 		       cpuset_intersects(delivery, rt);
 	default:
 		return false;
@@ -191,7 +191,7 @@ static unsigned int print_findings(const struct irq_context *ctx, const struct c
 				printf("  IRQs placed right, delivered to an RT cpu until their next interrupt (the kernel moves them then):\n");
 			printf("    irq %u %s: affinity %s, on cpu %s\n", irq->number,
 			       irq->name[0] ? irq->name : irq->chip,
-			       list(&irq->affinity, a, sizeof(a)),
+			       list(irq->affinity, a, sizeof(a)),
 			       list(irq_delivery_cpus(irq), b, sizeof(b)));
 		}
 		n += in_group;
@@ -271,7 +271,7 @@ void irq_print_move(FILE *out, const struct irq_table *table, const struct irqpl
 	char from[256];
 
 	fprintf(out, "  irq %u %s: %s -> %u [%s]", irq->number, irq->name,
-		list(&irq->affinity, from, sizeof(from)), move->to, irqplan_kind_name(move->kind));
+		list(irq->affinity, from, sizeof(from)), move->to, irqplan_kind_name(move->kind));
 	if (!result) {
 		fprintf(out, ": %s\n", move->reason);
 		return;
@@ -383,8 +383,8 @@ static json_t *irq_json(const struct irq_context *ctx, unsigned int row)
 			  (json_int_t)irq->number, "name", irq->name, "chip", irq->chip, "device",
 			  irq->device[0] ? irq->device : NULL, "class",
 			  irq_device_class_name(irq->device_class), "node", (json_int_t)irq->node,
-			  "movable", irq->movable, "affinity", result_cpuset(&irq->affinity),
-			  "effective", result_cpuset(&irq->effective), "rate", ctx->rates[row]);
+			  "movable", irq->movable, "affinity", result_cpuset(irq->affinity),
+			  "effective", result_cpuset(irq->effective), "rate", ctx->rates[row]);
 	/* an IRQ /proc/interrupts does not list, or whose files do not read, says so */
 	json_object_set_new(entry, "listed", json_boolean(irq->listed));
 	json_object_set_new(entry, "affinity_error", file_error_json(irq->affinity_error));
@@ -452,7 +452,7 @@ json_t *irq_json_move(const struct irq_table *table, const struct irqplan_move *
 	cpuset_add(&to, move->to);
 	entry = json_pack("{s:i, s:s, s:s, s:o, s:o, s:b, s:s}", "irq", (json_int_t)irq->number,
 			  "name", irq->name, "kind", irqplan_kind_name(move->kind), "from",
-			  result_cpuset(&irq->affinity), "to", result_cpuset(&to), "remote",
+			  result_cpuset(irq->affinity), "to", result_cpuset(&to), "remote",
 			  move->remote, "reason", move->reason);
 	if (result) {
 		json_object_set_new(entry, "status",
@@ -484,7 +484,7 @@ void irq_json_add_plan(json_t *doc, const struct irq_context *ctx, const struct 
 		json_array_append_new(unmovable,
 				      json_pack("{s:i, s:s, s:o, s:b, s:s}", "irq",
 						(json_int_t)irq->number, "name", irq->name,
-						"effective", result_cpuset(&irq->effective),
+						"effective", result_cpuset(irq->effective),
 						"reaches_rt", u->reaches_rt, "reason", u->reason));
 	}
 	json_object_set_new(doc, "unmovable", unmovable);

@@ -96,8 +96,8 @@ static void note_irq(struct audit_finding *f, const struct irq_info *irq, unsign
 	if (*listed < AUDIT_MAX_LISTED)
 		audit_list_append(numbers, numbers_size, "%u", irq->number);
 	audit_evidence_listed(f, listed, path, "%s, effective %s (%s%s%s)",
-			      cpus_text(&irq->affinity, &a),
-			      irq->has_effective ? cpus_text(&irq->effective, &b) : "not exported",
+			      cpus_text(irq->affinity, &a),
+			      irq->has_effective ? cpus_text(irq->effective, &b) : "not exported",
 			      irq->name, irq->device[0] ? " at " : "", irq->device);
 }
 
@@ -156,7 +156,7 @@ static void note_unknown_handler(struct audit_finding *f, struct unjudged *u,
 	note_unjudged(f, u, "/proc/interrupts",
 		      "no line for irq %u (allowed on CPUs %s) and no /sys/kernel/irq/%u/actions: "
 		      "whether it has a handler is unknown",
-		      irq->number, cpus_text(&irq->affinity, &a), irq->number);
+		      irq->number, cpus_text(irq->affinity, &a), irq->number);
 }
 
 /* "cannot judge 3 IRQs: /proc/irq/30/smp_affinity_list: not a cpu list: ..." */
@@ -197,8 +197,8 @@ static void check_device_affinity(struct audit_context *ctx, struct audit_findin
 		if (note_unusable_file(f, &unjudged, irq, false) || !irq->movable)
 			continue;
 		/* allowed there, or delivered there now: either reaches the RT CPU */
-		cpuset_or(&reach, &irq->affinity,
-			  irq->has_effective ? &irq->effective : &irq->affinity);
+		cpuset_or(&reach, irq->affinity,
+			  irq->has_effective ? irq->effective : irq->affinity);
 		cpuset_and(&reach, &reach, &ctx->rt);
 		if (handler_unknown(irq)) {
 			if (!cpuset_empty(&reach))
@@ -210,11 +210,10 @@ static void check_device_affinity(struct audit_context *ctx, struct audit_findin
 		if (cpuset_empty(&reach)) {
 			/* allowed off the RT CPUs; where it is delivered now may be unknown */
 			note_unusable_file(f, &unjudged, irq, true);
-			if (!cpuset_intersects(&irq->affinity, &ctx->topo->online))
+			if (!cpuset_intersects(irq->affinity, &ctx->topo->online))
 				note_unjudged(f, &unjudged, "/proc/irq",
 					      "irq %u %s: affinity %s has no online CPU",
-					      irq->number, irq->name,
-					      cpus_text(&irq->affinity, &a));
+					      irq->number, irq->name, cpus_text(irq->affinity, &a));
 			continue;
 		}
 		cpuset_or(&on_rt, &on_rt, &reach);

@@ -14,12 +14,13 @@
 /* an affinity list of 8192 CPUs written the long way ("0,2,4,...") */
 #define LIST_TEXT_SIZE 65536
 
-int irq_files_open(struct irq_files *files, struct sysroot *root)
+int irq_files_open(struct irq_files *files, struct sysroot *root, struct irq_store *store)
 {
 	files->root = root;
+	files->store = store;
 	files->nr_noted = 0;
 	files->last_text[0] = '\0';
-	cpuset_clear(&files->last_set);
+	files->last_set = NULL;
 	files->proc_irq = files->sys_irq = -1;
 	files->text = malloc(LIST_TEXT_SIZE);
 	if (!files->text)
@@ -103,15 +104,17 @@ static int read_at(struct irq_files *files, int dir, unsigned int number, const 
 }
 
 /*
- * Read a cpu list into @set: 0, or why it cannot be used (as in
- * irq_info.affinity_error). The text stays in files->text for a message.
+ * Read a cpu list into *@set, a set the store keeps: 0, or why it cannot
+ * be used (as in irq_info.affinity_error), *@set then the empty set. The
+ * text stays in files->text for a message.
  */
 static int read_list(struct irq_files *files, unsigned int number, const char *file, bool empty_ok,
-		     struct cpuset *set, struct stat *st)
+		     const struct cpuset **set, struct stat *st)
 {
+	struct cpuset parsed;
 	int ret;
 
-	cpuset_clear(set);
+	*set = irq_store_empty(files->store);
 	/* no /proc/irq at all: no IRQ is gone, none can be read */
 	if (files->proc_irq < 0)
 		return -ENOTDIR;
@@ -121,14 +124,17 @@ static int read_list(struct irq_files *files, unsigned int number, const char *f
 	/* the kernel never shows an empty smp_affinity_list: no CPU is no answer */
 	if (!files->text[0])
 		return empty_ok ? 0 : -ENODATA;
-	if (!strcmp(files->text, files->last_text)) {
+	if (files->last_set && !strcmp(files->text, files->last_text)) {
 		*set = files->last_set;
 		return 0;
 	}
-	ret = cpuset_parse_list(files->text, set);
-	if (ret) {
-		cpuset_clear(set);
+	ret = cpuset_parse_list(files->text, &parsed);
+	if (ret)
 		return ret == -ERANGE ? -ERANGE : -EINVAL;
+	*set = irq_store_cpus(files->store, &parsed);
+	if (!*set) {
+		*set = irq_store_empty(files->store);
+		return -ENOMEM;
 	}
 	if (strlen(files->text) < sizeof(files->last_text)) {
 		strcpy(files->last_text, files->text);
@@ -209,11 +215,9 @@ const char *irq_file_error_text(int err)
 	}
 }
 
-char *irq_files_read_sysfs(struct irq_files *files, unsigned int number, const char *file)
+int irq_files_read_sysfs(struct irq_files *files, unsigned int number, const char *file)
 {
-	if (read_at(files, files->sys_irq, number, file, NULL) < 0)
-		return NULL;
-	return strdup(files->text);
+	return read_at(files, files->sys_irq, number, file, NULL);
 }
 
 int irq_table_refresh_affinity(struct sysroot *root, struct irq_table *table)
@@ -222,7 +226,7 @@ int irq_table_refresh_affinity(struct sysroot *root, struct irq_table *table)
 	unsigned int i;
 	int ret;
 
-	ret = irq_files_open(&files, root);
+	ret = irq_files_open(&files, root, table->store);
 	if (ret)
 		return ret;
 	for (i = 0; i < table->nr_irqs; i++)
