@@ -142,10 +142,11 @@ struct irq_files {
 int irq_files_open(struct irq_files *files, struct sysroot *root, struct irq_store *store);
 void irq_files_close(struct irq_files *files);
 /*
- * smp_affinity_list, whether it may be written, effective_affinity_list;
- * a file that cannot be used is recorded in the IRQ and logged when new
+ * Of each of @nr IRQs: smp_affinity_list, whether it may be written,
+ * effective_affinity_list, read by a few threads. A file that cannot be
+ * used is recorded in the IRQ and logged when new. 0 or -ENOMEM.
  */
-void irq_files_read_affinity(struct irq_files *files, struct irq_info *irq);
+int irq_files_read_all(struct irq_files *files, struct irq_info *irqs, unsigned int nr);
 /* /sys/kernel/irq/N/@file into files->text: its length, or a negative errno code */
 int irq_files_read_sysfs(struct irq_files *files, unsigned int number, const char *file);
 

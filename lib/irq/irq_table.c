@@ -282,24 +282,24 @@ static int read_irq_files(struct irq_files *files, struct load_state *state)
 {
 	struct irq_table *table = state->table;
 	unsigned int i;
-	int len;
+	int len, ret;
 
-	for (i = 0; i < table->nr_irqs; i++) {
+	ret = irq_files_read_all(files, table->irqs, table->nr_irqs);
+	/*
+	 * Names the line leaves in doubt (a layout of its own, several
+	 * actions) are what /sys/kernel/irq/N/actions says, when there is
+	 * one; the others need no file of their own.
+	 */
+	for (i = 0; !ret && i < table->nr_irqs; i++) {
 		struct irq_info *irq = &table->irqs[i];
 
-		irq_files_read_affinity(files, irq);
-		/*
-		 * Names the line leaves in doubt (a layout of its own, several
-		 * actions) are what /sys/kernel/irq/N/actions says, when there
-		 * is one; the others need no file of their own.
-		 */
 		if (!state->names_unsure[i])
 			continue;
 		len = irq_files_read_sysfs(files, irq->number, "actions");
 		if (len >= 0 && !(irq->name = keep_text(table, files->text, (size_t)len)))
-			return -ENOMEM;
+			ret = -ENOMEM;
 	}
-	return 0;
+	return ret;
 }
 
 static int compare_number(const void *key, const void *item)
