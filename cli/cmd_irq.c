@@ -183,7 +183,6 @@ static void rt_set(const struct irq_context *ctx, const struct irq_options *opti
 
 static int run_show(const struct irq_options *options, struct irq_context *ctx)
 {
-	json_t *doc = NULL;
 	struct cpuset rt;
 	int status = EXIT_OK;
 
@@ -193,37 +192,28 @@ static int run_show(const struct irq_options *options, struct irq_context *ctx)
 	}
 	rt_set(ctx, options, &rt);
 	irq_print_show(ctx, options, &rt);
-	if (options->json.path) {
-		doc = irq_json_document(ctx, options);
-		irq_json_add_irqs(doc, ctx);
-		irq_json_add_show(doc, ctx, &rt);
-		status = irq_json_write(doc, options);
-	}
+	if (options->json.path)
+		status = irq_json_write_show(ctx, options, &rt);
 	if (!status)
 		status = irq_unjudged_error(ctx, "what can reach the RT cpus is not known");
 out:
-	json_decref(doc);
 	return status;
 }
 
 static int run_plan(const struct irq_options *options, struct irq_context *ctx)
 {
 	struct irqplan plan = { 0 };
-	json_t *doc = NULL;
 	int status;
 
 	status = irq_context_plan(ctx, options, &plan);
 	if (status)
 		goto out;
 	irq_print_plan(stdout, ctx, &plan);
-	if (options->json.path) {
-		doc = irq_plan_document(ctx, options, &plan);
-		status = irq_json_write(doc, options);
-	}
+	if (options->json.path)
+		status = irq_json_write_plan(ctx, options, &plan);
 	if (!status)
 		status = irq_unjudged_error(ctx, "the placement is not known to be good");
 out:
-	json_decref(doc);
 	irqplan_release(&plan);
 	return status;
 }
