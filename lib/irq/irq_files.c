@@ -21,8 +21,7 @@ int irq_files_open(struct irq_files *files, struct sysroot *root, struct irq_sto
 	files->root = root;
 	files->store = store;
 	files->nr_noted = 0;
-	files->last_text[0] = '\0';
-	files->last_set = NULL;
+	memset(files->last, 0, sizeof(files->last));
 	files->proc_irq = files->sys_irq = -1;
 	files->text = malloc(LIST_TEXT_SIZE);
 	if (!files->text)
@@ -113,6 +112,8 @@ static int read_at(struct irq_files *files, int dir, unsigned int number, const 
 static int read_list(struct irq_files *files, unsigned int number, const char *file, bool empty_ok,
 		     const struct cpuset **set, struct stat *st)
 {
+	/* only effective_affinity_list may be empty: it is the second file */
+	struct irq_list_seen *last = &files->last[empty_ok];
 	struct cpuset parsed;
 	int ret;
 
@@ -126,8 +127,8 @@ static int read_list(struct irq_files *files, unsigned int number, const char *f
 	/* the kernel never shows an empty smp_affinity_list: no CPU is no answer */
 	if (!files->text[0])
 		return empty_ok ? 0 : -ENODATA;
-	if (files->last_set && !strcmp(files->text, files->last_text)) {
-		*set = files->last_set;
+	if (last->set && !strcmp(files->text, last->text)) {
+		*set = last->set;
 		return 0;
 	}
 	ret = cpuset_parse_list(files->text, &parsed);
@@ -138,9 +139,9 @@ static int read_list(struct irq_files *files, unsigned int number, const char *f
 		*set = irq_store_empty(files->store);
 		return -ENOMEM;
 	}
-	if (strlen(files->text) < sizeof(files->last_text)) {
-		strcpy(files->last_text, files->text);
-		files->last_set = *set;
+	if (strlen(files->text) < sizeof(last->text)) {
+		strcpy(last->text, files->text);
+		last->set = *set;
 	}
 	return 0;
 }
@@ -241,7 +242,7 @@ static bool start_reader(struct reader *r, const struct irq_files *files)
 	pthread_attr_t attr;
 
 	r->files = *files;
-	r->files.last_set = NULL;
+	memset(r->files.last, 0, sizeof(r->files.last));
 	r->files.text = malloc(LIST_TEXT_SIZE);
 	if (!r->files.text || pthread_attr_init(&attr))
 		return false;
@@ -275,8 +276,7 @@ int irq_files_read_all(struct irq_files *files, struct irq_info *irqs, unsigned 
 			read_range(&readers[i]);
 	readers[0].files = *files;
 	read_range(&readers[0]);
-	files->last_set = readers[0].files.last_set;
-	memcpy(files->last_text, readers[0].files.last_text, sizeof(files->last_text));
+	memcpy(files->last, readers[0].files.last, sizeof(files->last));
 	for (i = 1; i < n; i++) {
 		if (readers[i].started)
 			pthread_join(readers[i].thread, NULL);

@@ -80,7 +80,7 @@ int irq_counts_reserve(struct irq_counts *counts, size_t more);
  * Parse one line in a single pass. Its counts that are not zero are
  * appended to @counts as cells (the caller reserved room for @columns);
  * when the line is malformed parsed->error says why and nothing is
- * appended. The line is NUL-terminated and 8 readable bytes follow its
+ * appended. The line is NUL-terminated and 16 readable bytes follow its
  * end: blanks are skipped a word at a time.
  */
 void irq_parse_line(char *line, struct irq_counts *counts, unsigned int columns,
@@ -128,11 +128,13 @@ struct irq_files {
 	int sys_irq; /* -1 without CONFIG_SPARSE_IRQ */
 	char *text; /* LIST_TEXT_SIZE bytes */
 	/*
-	 * Most IRQs share an affinity ("0-1023"): the last list parsed is
-	 * remembered with its kept set, as parsing it adds CPUs one by one.
+	 * Most IRQs share an affinity ("0-1023"), and many an effective CPU:
+	 * the last list of each file is remembered with its kept set.
 	 */
-	char last_text[64];
-	const struct cpuset *last_set; /* NULL: none yet */
+	struct irq_list_seen {
+		char text[64];
+		const struct cpuset *set; /* NULL: none yet */
+	} last[2]; /* smp_affinity_list, effective_affinity_list */
 	unsigned int nr_noted; /* affinity file problems met, the first ones logged */
 };
 
