@@ -21,8 +21,9 @@
  */
 #define READ_CHUNK (1U << 20)
 /*
- * Slack after the text: blanks are skipped 8 bytes at a time, and a load
- * may look up to 7 bytes past the NUL that ends the last line.
+ * Slack after the text: blanks are skipped 8 bytes at a time and a zero
+ * count is recognised in 12, so a load may look up to 11 bytes past the
+ * NUL that ends the last line.
  */
 #define READ_SLACK 16
 
@@ -195,9 +196,20 @@ static const char *parse_counts(const char *p, struct irq_counts *counts, unsign
 	uint32_t *value = counts->value + counts->nr_cells;
 	unsigned int i, n = 0;
 
+	static const char zero_end[4] = { ' ', ' ', '0', ' ' };
+	uint32_t zero_tail, tail;
+
+	memcpy(&zero_tail, zero_end, sizeof(zero_tail));
 	for (i = 0; i < columns; i++) {
 		uint64_t count, word;
 
+		/* the kernel's 0 (" %10u"), most counts of a big machine: 8 blanks, "  0 " */
+		memcpy(&word, p, sizeof(word));
+		memcpy(&tail, p + 8, sizeof(tail));
+		if (word == 0x2020202020202020ULL && tail == zero_tail) {
+			p += 11;
+			continue;
+		}
 		for (;;) {
 			memcpy(&word, p, sizeof(word));
 			word ^= 0x2020202020202020ULL;
