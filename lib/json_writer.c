@@ -123,6 +123,24 @@ static size_t utf8_length(const unsigned char *p, const unsigned char *end)
 	return n;
 }
 
+/*
+ * Eight bytes that need no escape: no control character, quote, backslash
+ * nor non-ASCII byte. (x - 0x01..) & ~x has a byte's high bit set exactly
+ * when some byte of x is 0 (and x - 0x20.. & ~x when one is below 0x20).
+ */
+static inline bool plain_word(const unsigned char *p)
+{
+	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+	uint64_t v, quote, backslash;
+
+	memcpy(&v, p, sizeof(v));
+	quote = v ^ (ones * '"');
+	backslash = v ^ (ones * '\\');
+	return !((((v - ones * 0x20) & ~v) | ((quote - ones) & ~quote) |
+		  ((backslash - ones) & ~backslash) | v) &
+		 highs);
+}
+
 /* @text quoted and escaped as jansson escapes it; a byte that is not UTF-8 becomes U+FFFD */
 static void put_string(struct json_writer *w, const char *text)
 {
@@ -134,6 +152,12 @@ static void put_string(struct json_writer *w, const char *text)
 		unsigned char c = *p;
 		size_t n;
 
+		/* names and reasons are plain ASCII: a word at a time */
+		while (end - p >= 8 && plain_word(p))
+			p += 8;
+		if (p == end)
+			break;
+		c = *p;
 		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
 			p++;
 			continue;
@@ -221,8 +245,28 @@ static json_t *tree_string(const char *text)
  */
 static size_t format_real(char *text, size_t size, double value)
 {
-	size_t len = (size_t)snprintf(text, size, "%.17g", value);
 	char *start, *end;
+	size_t len;
+
+	/* an integral value prints its digits and ".0": rates are counts on a tree */
+	if (fabs(value) < 1e15 && value == (double)(long long)value &&
+	    !(value == 0 && signbit(value))) {
+		long long n = (long long)value;
+		unsigned long long magnitude =
+			n < 0 ? 0ULL - (unsigned long long)n : (unsigned long long)n;
+		char digits[24], *p = digits + sizeof(digits);
+
+		do
+			*--p = (char)('0' + magnitude % 10);
+		while (magnitude /= 10);
+		if (n < 0)
+			*--p = '-';
+		len = (size_t)(digits + sizeof(digits) - p);
+		memcpy(text, p, len);
+		memcpy(text + len, ".0", 3);
+		return len + 2;
+	}
+	len = (size_t)snprintf(text, size, "%.17g", value);
 
 	if (len >= size - 3)
 		return 0;

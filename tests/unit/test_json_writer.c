@@ -49,9 +49,12 @@ static void same_as_jansson(json_t *value)
 
 START_TEST(documents_laid_out_as_jansson_does)
 {
-	static const double reals[] = { 0.0,  -0.0,   1.0,    -1.5,	  0.1,	  1e20,
-					1e-5, 1e-300, 1e300,  123456.0,	  2.5e-8, 3.14159265358979,
-					1e16, 1e17,   -7e-10, 4294967296, 0.5,	  123.456e10 };
+	static const double reals[] = { 0.0,	  -0.0,	      1.0,    -1.5,
+					0.1,	  1e20,	      1e-5,   1e-300,
+					1e300,	  123456.0,   2.5e-8, 3.14159265358979,
+					1e16,	  1e17,	      -7e-10, 4294967296,
+					0.5,	  123.456e10, -123.0, 1e15,
+					1e15 - 1, 1e14 + 0.5, -1e15,  2e-308 };
 	json_t *doc, *array, *inner;
 	unsigned int i;
 
@@ -60,6 +63,9 @@ START_TEST(documents_laid_out_as_jansson_does)
 	same_as_jansson(json_pack("{s:[], s:{}, s:[[]], s:[{}]}", "a", "b", "c", "d"));
 	same_as_jansson(json_pack("[i, I, I, b, b, n, s]", 0, (json_int_t)INT64_MAX,
 				  (json_int_t)INT64_MIN, 1, 0, "x"));
+	same_as_jansson(json_pack("[s, s, s, s]", "a reason long enough for a word at a time",
+				  "12345678\"2345678\\", "1234567\n",
+				  "\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x7f"));
 	same_as_jansson(json_pack("{s:s, s:s, s:s}", "quote", "a\"b\\c/d", "controls",
 				  "\b\f\n\r\t\x01\x1f\x7f", "utf-8", "é € 𝄞 nœud"));
 	array = json_array();
