@@ -179,29 +179,29 @@ static void note_error(struct irq_files *files, unsigned int number, const char 
 }
 
 /* smp_affinity_list, whether it may be written, effective_affinity_list; no message */
-static void read_affinity(struct irq_files *files, struct irq_info *irq)
+void irq_affinity_read(struct irq_files *files, struct irq_affinity *item)
 {
 	struct stat st;
-	int ret;
 
-	ret = read_list(files, irq->number, "smp_affinity_list", false, &irq->affinity, &st);
-	irq->affinity_error = ret;
-	irq->has_affinity = !ret;
-	irq->movable = irq->has_affinity && (st.st_mode & 0222);
-	ret = read_list(files, irq->number, "effective_affinity_list", true, &irq->effective, NULL);
-	irq->effective_error = ret;
-	irq->has_effective = !ret;
+	item->affinity_error =
+		read_list(files, item->number, "smp_affinity_list", false, &item->affinity, &st);
+	item->movable = !item->affinity_error && (st.st_mode & 0222);
+	item->effective_error = read_list(files, item->number, "effective_affinity_list", true,
+					  &item->effective, NULL);
 }
 
 /*
  * Two small files per IRQ, each an open, a read and a close: 10,000 IRQs
  * take 20,000 opens, whose time is the kernel's path walk and the system
- * calls themselves. They are spread over a few threads, each with its own
- * buffer and a range of the IRQs; a thread is worth it from a few hundred
- * IRQs on, and more than a few contend in the kernel more than they gain.
+ * calls themselves. A few threads share them, a chunk at a time, while
+ * the caller parses /proc/interrupts, and the caller takes its share when
+ * it is done; each thread has its own buffer. A thread is worth it from a
+ * few hundred IRQs on, and more than a few contend in the kernel more
+ * than they gain.
  */
 #define IRQS_PER_READER 512
 #define MAX_READERS 8
+#define CHUNK 32
 /* what a reader's frames need, not the default 8 MiB, all resident under mlockall() */
 #define READER_STACK (256 * 1024)
 
@@ -209,17 +209,33 @@ struct reader {
 	pthread_t thread;
 	bool started;
 	struct irq_files files;
-	struct irq_info *irqs;
-	unsigned int nr;
+	struct irq_reading *reading;
 };
 
-static void *read_range(void *arg)
-{
-	struct reader *r = arg;
-	unsigned int i;
+struct irq_reading {
+	struct irq_files *files; /* the caller's */
+	struct irq_affinity *items;
+	unsigned int nr;
+	unsigned int next; /* the first item no thread has taken */
+	unsigned int nr_readers;
+	struct reader readers[MAX_READERS];
+};
 
-	for (i = 0; i < r->nr; i++)
-		read_affinity(&r->files, &r->irqs[i]);
+/* chunks of the items, until none is left */
+static void read_share(struct irq_reading *r, struct irq_files *files)
+{
+	unsigned int i, end;
+
+	while ((i = __atomic_fetch_add(&r->next, CHUNK, __ATOMIC_RELAXED)) < r->nr)
+		for (end = i + CHUNK < r->nr ? i + CHUNK : r->nr; i < end; i++)
+			irq_affinity_read(files, &r->items[i]);
+}
+
+static void *reader_main(void *arg)
+{
+	struct reader *reader = arg;
+
+	read_share(reader->reading, &reader->files);
 	return NULL;
 }
 
@@ -236,61 +252,74 @@ static unsigned int usable_cpus(unsigned int most)
 	return count < most ? count : most;
 }
 
-/* start a reader of @r->nr IRQs; false when it must be read by the caller */
-static bool start_reader(struct reader *r, const struct irq_files *files)
+static bool start_reader(struct reader *reader)
 {
 	pthread_attr_t attr;
 
-	r->files = *files;
-	memset(r->files.last, 0, sizeof(r->files.last));
-	r->files.text = malloc(LIST_TEXT_SIZE);
-	if (!r->files.text || pthread_attr_init(&attr))
+	reader->files = *reader->reading->files;
+	memset(reader->files.last, 0, sizeof(reader->files.last));
+	reader->files.text = malloc(LIST_TEXT_SIZE);
+	if (!reader->files.text || pthread_attr_init(&attr))
 		return false;
-	r->started = !pthread_attr_setstacksize(&attr, READER_STACK) &&
-		     !pthread_create(&r->thread, &attr, read_range, r);
+	reader->started = !pthread_attr_setstacksize(&attr, READER_STACK) &&
+			  !pthread_create(&reader->thread, &attr, reader_main, reader);
 	pthread_attr_destroy(&attr);
-	return r->started;
+	return reader->started;
 }
 
-int irq_files_read_all(struct irq_files *files, struct irq_info *irqs, unsigned int nr)
+struct irq_reading *irq_reading_start(struct irq_files *files, struct irq_affinity *items,
+				      unsigned int nr)
 {
-	struct reader readers[MAX_READERS] = { 0 };
-	unsigned int n = nr / IRQS_PER_READER, i;
-	int *was = malloc(2 * (nr ? nr : 1) * sizeof(*was));
+	struct irq_reading *r = calloc(1, sizeof(*r));
+	unsigned int wanted = nr / IRQS_PER_READER, i;
 
-	if (!was)
-		return -ENOMEM;
-	/* the errors of the last read, to say only the new ones */
-	for (i = 0; i < nr; i++) {
-		was[2 * i] = irqs[i].affinity_error;
-		was[2 * i + 1] = irqs[i].effective_error;
+	if (!r)
+		return NULL;
+	r->files = files;
+	r->items = items;
+	r->nr = nr;
+	/* this thread is one of them, once it calls irq_reading_finish() */
+	wanted = wanted > 1 ? usable_cpus(wanted < MAX_READERS ? wanted : MAX_READERS) : 1;
+	for (i = 0; i + 1 < wanted; i++) {
+		r->readers[i].reading = r;
+		/* one that does not start leaves its share to the others */
+		if (!start_reader(&r->readers[i])) {
+			free(r->readers[i].files.text);
+			break;
+		}
+		r->nr_readers++;
 	}
-	n = n < 1 ? 1 : usable_cpus(n < MAX_READERS ? n : MAX_READERS);
-	for (i = 0; i < n; i++) {
-		readers[i].irqs = irqs + (size_t)nr * i / n;
-		readers[i].nr = (unsigned int)((size_t)nr * (i + 1) / n - (size_t)nr * i / n);
+	return r;
+}
+
+void irq_reading_finish(struct irq_reading *r)
+{
+	unsigned int i;
+
+	read_share(r, r->files);
+	for (i = 0; i < r->nr_readers; i++) {
+		pthread_join(r->readers[i].thread, NULL);
+		free(r->readers[i].files.text);
 	}
-	/* the first range is this thread's, and any whose thread did not start */
-	for (i = 1; i < n; i++)
-		if (!start_reader(&readers[i], files))
-			read_range(&readers[i]);
-	readers[0].files = *files;
-	read_range(&readers[0]);
-	memcpy(files->last, readers[0].files.last, sizeof(files->last));
-	for (i = 1; i < n; i++) {
-		if (readers[i].started)
-			pthread_join(readers[i].thread, NULL);
-		free(readers[i].files.text);
-	}
-	/* what did not read, said in the order of the IRQs as one thread would */
-	for (i = 0; i < nr; i++) {
-		note_error(files, irqs[i].number, "smp_affinity_list", was[2 * i],
-			   irqs[i].affinity_error);
-		note_error(files, irqs[i].number, "effective_affinity_list", was[2 * i + 1],
-			   irqs[i].effective_error);
-	}
-	free(was);
-	return 0;
+	free(r);
+}
+
+void irq_affinity_note(struct irq_files *files, unsigned int number, int was_affinity,
+		       int was_effective, const struct irq_affinity *item)
+{
+	note_error(files, number, "smp_affinity_list", was_affinity, item->affinity_error);
+	note_error(files, number, "effective_affinity_list", was_effective, item->effective_error);
+}
+
+void irq_affinity_apply(struct irq_info *irq, const struct irq_affinity *item)
+{
+	irq->affinity = item->affinity;
+	irq->effective = item->effective;
+	irq->affinity_error = item->affinity_error;
+	irq->effective_error = item->effective_error;
+	irq->has_affinity = !item->affinity_error;
+	irq->has_effective = !item->effective_error;
+	irq->movable = item->movable;
 }
 
 bool irq_affinity_unreadable(const struct irq_info *irq)
@@ -328,12 +357,30 @@ int irq_files_read_sysfs(struct irq_files *files, unsigned int number, const cha
 
 int irq_table_refresh_affinity(struct sysroot *root, struct irq_table *table)
 {
+	struct irq_affinity *items = calloc(table->nr_irqs + 1, sizeof(*items));
+	struct irq_reading *reading = NULL;
 	struct irq_files files;
+	unsigned int i;
 	int ret;
 
-	ret = irq_files_open(&files, root, table->store);
-	if (!ret)
-		ret = irq_files_read_all(&files, table->irqs, table->nr_irqs);
+	ret = items ? irq_files_open(&files, root, table->store) : -ENOMEM;
+	if (ret) {
+		free(items);
+		return ret;
+	}
+	for (i = 0; i < table->nr_irqs; i++)
+		items[i].number = table->irqs[i].number;
+	reading = irq_reading_start(&files, items, table->nr_irqs);
+	if (reading) {
+		irq_reading_finish(reading);
+		/* a problem is said when it is new, in the order of the IRQs */
+		for (i = 0; i < table->nr_irqs; i++) {
+			irq_affinity_note(&files, items[i].number, table->irqs[i].affinity_error,
+					  table->irqs[i].effective_error, &items[i]);
+			irq_affinity_apply(&table->irqs[i], &items[i]);
+		}
+	}
 	irq_files_close(&files);
-	return ret;
+	free(items);
+	return reading ? 0 : -ENOMEM;
 }

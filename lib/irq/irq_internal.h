@@ -143,12 +143,34 @@ struct irq_files {
 
 int irq_files_open(struct irq_files *files, struct sysroot *root, struct irq_store *store);
 void irq_files_close(struct irq_files *files);
+/* What one IRQ's affinity files say. */
+struct irq_affinity {
+	unsigned int number; /* the IRQ: filled by the caller */
+	const struct cpuset *affinity, *effective; /* kept by the files' store */
+	int affinity_error, effective_error; /* as in irq_info */
+	bool movable;
+};
+
+/* Read one IRQ's files on this thread; nothing is logged. */
+void irq_affinity_read(struct irq_files *files, struct irq_affinity *item);
+
 /*
- * Of each of @nr IRQs: smp_affinity_list, whether it may be written,
- * effective_affinity_list, read by a few threads. A file that cannot be
- * used is recorded in the IRQ and logged when new. 0 or -ENOMEM.
+ * Read the files of @nr IRQs (their numbers in @items) on a few threads,
+ * started now: the caller may do other work, then irq_reading_finish()
+ * reads what is left on its thread too and waits for the others. @files
+ * and @items must stay until then. NULL when out of memory.
  */
-int irq_files_read_all(struct irq_files *files, struct irq_info *irqs, unsigned int nr);
+struct irq_reading;
+struct irq_reading *irq_reading_start(struct irq_files *files, struct irq_affinity *items,
+				      unsigned int nr);
+void irq_reading_finish(struct irq_reading *reading);
+
+/* Log what an IRQ's files did not say, when it differs from the last read's errors. */
+void irq_affinity_note(struct irq_files *files, unsigned int number, int was_affinity,
+		       int was_effective, const struct irq_affinity *item);
+/* Put what the files said into the IRQ. */
+void irq_affinity_apply(struct irq_info *irq, const struct irq_affinity *item);
+
 /* /sys/kernel/irq/N/@file into files->text: its length, or a negative errno code */
 int irq_files_read_sysfs(struct irq_files *files, unsigned int number, const char *file);
 

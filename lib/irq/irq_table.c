@@ -278,28 +278,50 @@ static int assemble_counts(struct load_state *state)
 	return 0;
 }
 
-static int read_irq_files(struct irq_files *files, struct load_state *state)
+/* What the files of /proc/irq said, into the table's IRQs; problems said in their order. */
+static void apply_affinities(struct irq_files *files, struct irq_table *table,
+			     const struct irq_affinity *items, unsigned int nr_items)
+{
+	unsigned int i, at = 0;
+
+	for (i = 0; i < table->nr_irqs; i++) {
+		struct irq_info *irq = &table->irqs[i];
+		struct irq_affinity late = { .number = irq->number };
+		const struct irq_affinity *item = &late;
+
+		while (at < nr_items && items[at].number < irq->number)
+			at++;
+		if (at < nr_items && items[at].number == irq->number)
+			item = &items[at];
+		else
+			/* not in /proc/irq when it was listed: read now (it went, or came since) */
+			irq_affinity_read(files, &late);
+		irq_affinity_note(files, irq->number, 0, 0, item);
+		irq_affinity_apply(irq, item);
+	}
+}
+
+/*
+ * Names the line leaves in doubt (a layout of its own, several actions)
+ * are what /sys/kernel/irq/N/actions says, when there is one; the others
+ * need no file of their own.
+ */
+static int read_unsure_names(struct irq_files *files, struct load_state *state)
 {
 	struct irq_table *table = state->table;
 	unsigned int i;
-	int len, ret;
+	int len;
 
-	ret = irq_files_read_all(files, table->irqs, table->nr_irqs);
-	/*
-	 * Names the line leaves in doubt (a layout of its own, several
-	 * actions) are what /sys/kernel/irq/N/actions says, when there is
-	 * one; the others need no file of their own.
-	 */
-	for (i = 0; !ret && i < table->nr_irqs; i++) {
+	for (i = 0; i < table->nr_irqs; i++) {
 		struct irq_info *irq = &table->irqs[i];
 
 		if (!state->names_unsure[i])
 			continue;
 		len = irq_files_read_sysfs(files, irq->number, "actions");
 		if (len >= 0 && !(irq->name = keep_text(table, files->text, (size_t)len)))
-			ret = -ENOMEM;
+			return -ENOMEM;
 	}
-	return ret;
+	return 0;
 }
 
 static int compare_number(const void *key, const void *item)
@@ -327,6 +349,40 @@ int irq_table_find_vector(const struct irq_table *table, const char *name)
 	return -1;
 }
 
+/* The IRQs /proc/irq has, ascending; none without /proc/irq. 0 or -ENOMEM. */
+static int list_proc_irq(struct sysroot *root, struct irq_affinity **items, unsigned int *nr)
+{
+	unsigned int cap = 0;
+	struct dirent *entry;
+	unsigned long number;
+	DIR *dir;
+
+	*items = NULL;
+	*nr = 0;
+	dir = sysroot_opendir(root, "/proc/irq");
+	if (!dir)
+		return 0;
+	while ((entry = readdir(dir))) {
+		struct irq_affinity *grown;
+
+		if (!irq_parse_number(entry->d_name, &number) || number > UINT_MAX)
+			continue;
+		grown = array_grow(*items, &cap, *nr + 1, sizeof(**items));
+		if (!grown) {
+			closedir(dir);
+			return -ENOMEM;
+		}
+		*items = grown;
+		(*items)[(*nr)++] = (struct irq_affinity){ .number = (unsigned int)number };
+	}
+	closedir(dir);
+	/* the number comes first in the structure: sorted as numbers */
+	_Static_assert(offsetof(struct irq_affinity, number) == 0, "the number first");
+	if (*nr)
+		qsort(*items, *nr, sizeof(**items), array_compare_uint);
+	return 0;
+}
+
 /*
  * /proc/interrupts leaves out an IRQ with no handler and no count; a
  * damaged or truncated copy, or a line skipped as malformed, would also
@@ -335,28 +391,19 @@ int irq_table_find_vector(const struct irq_table *table, const char *name)
  * read from its own files, unless /sys/kernel/irq/N/actions says it has no
  * handler: that one the kernel hides on purpose, nothing to place or judge.
  */
-static int add_unlisted(struct sysroot *root, struct load_state *state, struct irq_files *files)
+static int add_unlisted(struct load_state *state, struct irq_files *files,
+			const struct irq_affinity *in_proc_irq, unsigned int nr)
 {
 	struct irq_table *table = state->table;
 	struct irq_parsed_line parsed = { .numbered = true, .tail = "" };
-	unsigned int listed = table->nr_irqs;
-	struct dirent *entry;
-	unsigned long number;
+	unsigned int listed = table->nr_irqs, i;
 	int ret = 0;
-	DIR *dir;
 
-	/* no /proc/irq: each listed IRQ reads as gone, and none is hidden */
-	dir = sysroot_opendir(root, "/proc/irq");
-	if (!dir)
-		return 0;
-	while (!ret && (entry = readdir(dir))) {
+	for (i = 0; !ret && i < nr; i++) {
+		unsigned int key = in_proc_irq[i].number;
 		struct irq_info *irq;
-		unsigned int key;
 		int len;
 
-		if (!irq_parse_number(entry->d_name, &number) || number > UINT_MAX)
-			continue;
-		key = (unsigned int)number;
 		if (listed &&
 		    bsearch(&key, table->irqs, listed, sizeof(*table->irqs), compare_number))
 			continue;
@@ -378,7 +425,6 @@ static int add_unlisted(struct sysroot *root, struct load_state *state, struct i
 		if (len > 0 && !(irq->chip = keep_text(table, files->text, (size_t)len)))
 			ret = -ENOMEM;
 	}
-	closedir(dir);
 	if (table->nr_unlisted)
 		log_debug("%u IRQs of /proc/irq are not in /proc/interrupts: read from their "
 			  "own files",
@@ -396,6 +442,9 @@ static void free_state(struct load_state *state)
 int irq_table_load(struct sysroot *root, struct irq_table *table)
 {
 	struct load_state state = { .table = table, .sorted = true };
+	struct irq_affinity *in_proc_irq = NULL;
+	struct irq_reading *reading = NULL;
+	unsigned int nr_in_proc_irq = 0;
 	struct irq_files files;
 	int ret;
 
@@ -406,23 +455,36 @@ int irq_table_load(struct sysroot *root, struct irq_table *table)
 		irq_table_release(table);
 		return ret;
 	}
-	ret = parse_interrupts(root, &state);
+	/* the affinity files are read while /proc/interrupts is parsed */
+	ret = list_proc_irq(root, &in_proc_irq, &nr_in_proc_irq);
+	if (!ret) {
+		reading = irq_reading_start(&files, in_proc_irq, nr_in_proc_irq);
+		if (!reading)
+			ret = -ENOMEM;
+	}
+	if (!ret)
+		ret = parse_interrupts(root, &state);
 	if (!ret && !state.sorted)
 		ret = sort_irqs(root, &state);
 	if (!ret)
-		ret = add_unlisted(root, &state, &files);
+		ret = add_unlisted(&state, &files, in_proc_irq, nr_in_proc_irq);
 	if (!ret && !state.sorted)
 		ret = sort_irqs(root, &state);
 	if (!ret)
 		ret = assemble_counts(&state);
+	if (reading)
+		irq_reading_finish(reading);
 	if (!ret)
-		ret = read_irq_files(&files, &state);
+		apply_affinities(&files, table, in_proc_irq, nr_in_proc_irq);
+	if (!ret)
+		ret = read_unsure_names(&files, &state);
 	if (!ret && files.proc_irq < 0 && table->nr_irqs)
 		log_warning("cannot read %s/proc/irq: %s: where the IRQs may fire is unknown",
 			    irq_root_prefix(root), sysroot_strerror(files.proc_irq_error));
 	if (!ret)
 		ret = irq_map_pci_devices(root, table);
 	irq_files_close(&files);
+	free(in_proc_irq);
 	free_state(&state);
 	if (ret) {
 		if (ret == -ENOMEM)
