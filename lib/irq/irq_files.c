@@ -22,6 +22,8 @@ int irq_files_open(struct irq_files *files, struct sysroot *root, struct irq_sto
 	files->store = store;
 	files->nr_noted = 0;
 	memset(files->last, 0, sizeof(files->last));
+	files->ring = NULL;
+	files->ring_tried = false;
 	files->proc_irq = files->sys_irq = -1;
 	files->text = malloc(LIST_TEXT_SIZE);
 	if (!files->text)
@@ -41,6 +43,7 @@ void irq_files_close(struct irq_files *files)
 		close(files->proc_irq);
 	if (files->sys_irq >= 0)
 		close(files->sys_irq);
+	irq_ring_free(files->ring);
 	free(files->text);
 }
 
@@ -105,33 +108,28 @@ static int read_at(struct irq_files *files, int dir, unsigned int number, const 
 }
 
 /*
- * Read a cpu list into *@set, a set the store keeps: 0, or why it cannot
- * be used (as in irq_info.affinity_error), *@set then the empty set. The
- * text stays in files->text for a message.
+ * The set a list file's text names, kept by the store: 0, or why it cannot
+ * be used (as in irq_info.affinity_error), *@set then the empty set. @read
+ * is what reading it gave, the text's length or a negative errno code.
  */
-static int read_list(struct irq_files *files, unsigned int number, const char *file, bool empty_ok,
-		     const struct cpuset **set, struct stat *st)
+static int list_of_text(struct irq_files *files, bool effective, int read, const char *text,
+			const struct cpuset **set)
 {
-	/* only effective_affinity_list may be empty: it is the second file */
-	struct irq_list_seen *last = &files->last[empty_ok];
+	struct irq_list_seen *last = &files->last[effective];
 	struct cpuset parsed;
 	int ret;
 
 	*set = irq_store_empty(files->store);
-	/* no /proc/irq at all: no IRQ is gone, none can be read */
-	if (files->proc_irq < 0)
-		return -ENOTDIR;
-	ret = read_at(files, files->proc_irq, number, file, st);
-	if (ret < 0)
-		return ret;
+	if (read < 0)
+		return read;
 	/* the kernel never shows an empty smp_affinity_list: no CPU is no answer */
-	if (!files->text[0])
-		return empty_ok ? 0 : -ENODATA;
-	if (last->set && !strcmp(files->text, last->text)) {
+	if (!text[0])
+		return effective ? 0 : -ENODATA;
+	if (last->set && !strcmp(text, last->text)) {
 		*set = last->set;
 		return 0;
 	}
-	ret = cpuset_parse_list(files->text, &parsed);
+	ret = cpuset_parse_list(text, &parsed);
 	if (ret)
 		return ret == -ERANGE ? -ERANGE : -EINVAL;
 	*set = irq_store_cpus(files->store, &parsed);
@@ -139,11 +137,26 @@ static int read_list(struct irq_files *files, unsigned int number, const char *f
 		*set = irq_store_empty(files->store);
 		return -ENOMEM;
 	}
-	if (strlen(files->text) < sizeof(last->text)) {
-		strcpy(last->text, files->text);
+	if (strlen(text) < sizeof(last->text)) {
+		strcpy(last->text, text);
 		last->set = *set;
 	}
 	return 0;
+}
+
+/* One list file read here, one system call at a time: as list_of_text(). */
+static int read_list(struct irq_files *files, unsigned int number, bool effective,
+		     const struct cpuset **set, struct stat *st)
+{
+	*set = irq_store_empty(files->store);
+	/* no /proc/irq at all: no IRQ is gone, none can be read */
+	if (files->proc_irq < 0)
+		return -ENOTDIR;
+	return list_of_text(files, effective,
+			    read_at(files, files->proc_irq, number,
+				    effective ? "effective_affinity_list" : "smp_affinity_list",
+				    st),
+			    files->text, set);
 }
 
 /*
@@ -183,11 +196,52 @@ void irq_affinity_read(struct irq_files *files, struct irq_affinity *item)
 {
 	struct stat st;
 
-	item->affinity_error =
-		read_list(files, item->number, "smp_affinity_list", false, &item->affinity, &st);
+	item->affinity_error = read_list(files, item->number, false, &item->affinity, &st);
 	item->movable = !item->affinity_error && (st.st_mode & 0222);
-	item->effective_error = read_list(files, item->number, "effective_affinity_list", true,
-					  &item->effective, NULL);
+	item->effective_error = read_list(files, item->number, true, &item->effective, NULL);
+}
+
+/* What the ring gave for one file, as read_list() would say it. */
+static int list_of_ring(struct irq_files *files, unsigned int number, bool effective,
+			const struct irq_ring_file *file, const struct cpuset **set)
+{
+	/* longer than the ring's buffer: read here in one piece */
+	if (file->ret == -EOVERFLOW)
+		return read_list(files, number, effective, set, NULL);
+	return list_of_text(files, effective, file->ret, file->text, set);
+}
+
+void irq_affinity_read_chunk(struct irq_files *files, struct irq_affinity *items, unsigned int nr)
+{
+	struct irq_ring_file out[2 * IRQ_RING_IRQS];
+	unsigned int numbers[IRQ_RING_IRQS], i;
+
+	if (!files->ring_tried && files->proc_irq >= 0) {
+		files->ring = irq_ring_new(files->proc_irq);
+		files->ring_tried = true;
+	}
+	if (files->ring && nr <= IRQ_RING_IRQS) {
+		for (i = 0; i < nr; i++)
+			numbers[i] = items[i].number;
+		if (!irq_ring_read(files->ring, numbers, nr, out)) {
+			for (i = 0; i < nr; i++) {
+				struct irq_affinity *item = &items[i];
+
+				item->affinity_error = list_of_ring(files, item->number, false,
+								    &out[2 * i], &item->affinity);
+				item->movable = !item->affinity_error && (out[2 * i].mode & 0222);
+				item->effective_error =
+					list_of_ring(files, item->number, true, &out[2 * i + 1],
+						     &item->effective);
+			}
+			return;
+		}
+		/* a ring that failed is not trusted again */
+		irq_ring_free(files->ring);
+		files->ring = NULL;
+	}
+	for (i = 0; i < nr; i++)
+		irq_affinity_read(files, &items[i]);
 }
 
 /*
@@ -201,7 +255,7 @@ void irq_affinity_read(struct irq_files *files, struct irq_affinity *item)
  */
 #define IRQS_PER_READER 512
 #define MAX_READERS 8
-#define CHUNK 32
+#define CHUNK IRQ_RING_IRQS
 /* what a reader's frames need, not the default 8 MiB, all resident under mlockall() */
 #define READER_STACK (256 * 1024)
 
@@ -226,9 +280,10 @@ static void read_share(struct irq_reading *r, struct irq_files *files)
 {
 	unsigned int i, end;
 
-	while ((i = __atomic_fetch_add(&r->next, CHUNK, __ATOMIC_RELAXED)) < r->nr)
-		for (end = i + CHUNK < r->nr ? i + CHUNK : r->nr; i < end; i++)
-			irq_affinity_read(files, &r->items[i]);
+	while ((i = __atomic_fetch_add(&r->next, CHUNK, __ATOMIC_RELAXED)) < r->nr) {
+		end = i + CHUNK < r->nr ? i + CHUNK : r->nr;
+		irq_affinity_read_chunk(files, &r->items[i], end - i);
+	}
 }
 
 static void *reader_main(void *arg)
@@ -258,6 +313,9 @@ static bool start_reader(struct reader *reader)
 
 	reader->files = *reader->reading->files;
 	memset(reader->files.last, 0, sizeof(reader->files.last));
+	/* a ring per thread, made when it reads its first chunk */
+	reader->files.ring = NULL;
+	reader->files.ring_tried = false;
 	reader->files.text = malloc(LIST_TEXT_SIZE);
 	if (!reader->files.text || pthread_attr_init(&attr))
 		return false;
@@ -300,6 +358,7 @@ void irq_reading_finish(struct irq_reading *r)
 	for (i = 0; i < r->nr_readers; i++) {
 		pthread_join(r->readers[i].thread, NULL);
 		free(r->readers[i].files.text);
+		irq_ring_free(r->readers[i].files.ring);
 	}
 	free(r);
 }

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/types.h>
 
 #include "latscope/cpuset.h"
 #include "latscope/irq.h"
@@ -131,6 +132,9 @@ struct irq_files {
 	 * Most IRQs share an affinity ("0-1023"), and many an effective CPU:
 	 * the last list of each file is remembered with its kept set.
 	 */
+	/* this thread's io_uring (irq_ring.c), made at its first chunk; NULL: none */
+	struct irq_ring *ring;
+	bool ring_tried;
 	struct irq_list_seen {
 		char text[64];
 		const struct cpuset *set; /* NULL: none yet */
@@ -143,6 +147,32 @@ struct irq_files {
 
 int irq_files_open(struct irq_files *files, struct sysroot *root, struct irq_store *store);
 void irq_files_close(struct irq_files *files);
+/* --- the affinity files of many IRQs through io_uring (irq_ring.c) --- */
+
+/* IRQs read in one batch */
+#define IRQ_RING_IRQS 32
+
+/* What one file gave. */
+struct irq_ring_file {
+	/* the text's length, or a negative errno code as read_at() says it; -EOVERFLOW: too long */
+	int ret;
+	mode_t mode; /* of a regular file */
+	const char *text; /* trailing newlines cut; in the ring, until its next batch */
+};
+
+struct irq_ring;
+/* A ring reading under the directory @proc_irq (not owned); NULL where io_uring cannot be used. */
+struct irq_ring *irq_ring_new(int proc_irq);
+void irq_ring_free(struct irq_ring *ring);
+/*
+ * Both affinity files of @nr IRQs (at most IRQ_RING_IRQS): out[2 * i] is
+ * smp_affinity_list of numbers[i], out[2 * i + 1] its effective_affinity_list.
+ * Returns 0, or a negative errno code when the ring failed: the files are
+ * then to be read another way, and the ring freed.
+ */
+int irq_ring_read(struct irq_ring *ring, const unsigned int *numbers, unsigned int nr,
+		  struct irq_ring_file *out);
+
 /* What one IRQ's affinity files say. */
 struct irq_affinity {
 	unsigned int number; /* the IRQ: filled by the caller */
@@ -151,8 +181,13 @@ struct irq_affinity {
 	bool movable;
 };
 
-/* Read one IRQ's files on this thread; nothing is logged. */
+/* Read one IRQ's files on this thread, a system call at a time; nothing is logged. */
 void irq_affinity_read(struct irq_files *files, struct irq_affinity *item);
+/*
+ * The same for @nr IRQs (at most IRQ_RING_IRQS) through this thread's
+ * io_uring, made at the first call, or one at a time where there is none.
+ */
+void irq_affinity_read_chunk(struct irq_files *files, struct irq_affinity *items, unsigned int nr);
 
 /*
  * Read the files of @nr IRQs (their numbers in @items) on a few threads,
