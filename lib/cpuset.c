@@ -40,12 +40,38 @@ unsigned int cpuset_count(const struct cpuset *set)
 
 bool cpuset_empty(const struct cpuset *set)
 {
+	uint64_t any = 0;
 	unsigned int i;
 
+	/* no early exit: the compiler ORs the 128 words a vector at a time */
 	for (i = 0; i < CPUSET_WORDS; i++)
-		if (set->words[i])
-			return false;
-	return true;
+		any |= set->words[i];
+	return !any;
+}
+
+/*
+ * The first word from @word on for which @bits (the word, or its
+ * complement) is not zero, CPUSET_WORDS when none: eight words at a time,
+ * as a set of 8192 bits is mostly zeros past its last CPU.
+ */
+static unsigned int first_word(const struct cpuset *set, unsigned int word, uint64_t flip)
+{
+	while (word % 8 && word < CPUSET_WORDS) {
+		if (set->words[word] ^ flip)
+			return word;
+		word++;
+	}
+	for (; word < CPUSET_WORDS; word += 8) {
+		const uint64_t *w = &set->words[word];
+
+		if ((w[0] ^ flip) | (w[1] ^ flip) | (w[2] ^ flip) | (w[3] ^ flip) | (w[4] ^ flip) |
+		    (w[5] ^ flip) | (w[6] ^ flip) | (w[7] ^ flip))
+			break;
+	}
+	for (; word < CPUSET_WORDS; word++)
+		if (set->words[word] ^ flip)
+			return word;
+	return CPUSET_WORDS;
 }
 
 bool cpuset_equal(const struct cpuset *a, const struct cpuset *b)
@@ -106,13 +132,12 @@ int cpuset_next(const struct cpuset *set, int cpu)
 		return -1;
 	word = next / 64;
 	bits = set->words[word] & (~0ULL << (next % 64));
-	for (;;) {
-		if (bits)
-			return (int)(word * 64 + (unsigned int)__builtin_ctzll(bits));
-		if (++word >= CPUSET_WORDS)
-			return -1;
-		bits = set->words[word];
-	}
+	if (bits)
+		return (int)(word * 64 + (unsigned int)__builtin_ctzll(bits));
+	word = first_word(set, word + 1, 0);
+	if (word == CPUSET_WORDS)
+		return -1;
+	return (int)(word * 64 + (unsigned int)__builtin_ctzll(set->words[word]));
 }
 
 static int parse_cpu_number(const char **p, unsigned long *cpu)
@@ -244,13 +269,12 @@ static int next_absent(const struct cpuset *set, int cpu)
 	unsigned int word = (unsigned int)cpu / 64;
 	uint64_t bits = ~set->words[word] & (~0ULL << ((unsigned int)cpu % 64));
 
-	for (;;) {
-		if (bits)
-			return (int)(word * 64 + (unsigned int)__builtin_ctzll(bits));
-		if (++word >= CPUSET_WORDS)
-			return CPUSET_MAX_CPUS;
-		bits = ~set->words[word];
-	}
+	if (bits)
+		return (int)(word * 64 + (unsigned int)__builtin_ctzll(bits));
+	word = first_word(set, word + 1, ~0ULL);
+	if (word == CPUSET_WORDS)
+		return CPUSET_MAX_CPUS;
+	return (int)(word * 64 + (unsigned int)__builtin_ctzll(~set->words[word]));
 }
 
 /* @value in decimal at @p, no NUL; returns the end */

@@ -53,6 +53,23 @@ START_TEST(ranges_across_words)
 			snprintf(text, sizeof(text), i == j ? "%u" : "%u-%u", edges[i], edges[j]);
 			ck_assert_str_eq(cpuset_format_list(&set, back, sizeof(back)), text);
 		}
+	/* iteration across the eight-word blocks the scan skips */
+	{
+		static const int bits[] = { 0, 63, 64, 511, 512, 520, 1023, 4096, 8190, 8191 };
+		int at, n = 0;
+
+		cpuset_clear(&set);
+		ck_assert(cpuset_empty(&set));
+		ck_assert_int_eq(cpuset_next(&set, -1), -1);
+		for (i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
+			cpuset_add(&set, (unsigned int)bits[i]);
+		ck_assert(!cpuset_empty(&set));
+		cpuset_for_each(at, &set)
+			ck_assert_int_eq(at, bits[n++]);
+		ck_assert_int_eq(n, 10);
+		ck_assert_str_eq(cpuset_format_list(&set, back, sizeof(back)),
+				 "0,63-64,511-512,520,1023,4096,8190-8191");
+	}
 	ck_assert_int_eq(cpuset_parse_list("0-1023,2048-4095:1000", &set), 0);
 	ck_assert_uint_eq(cpuset_count(&set), 1024 + 3);
 	ck_assert_str_eq(cpuset_format_list(&set, back, sizeof(back)), "0-1023,2048,3048,4048");
