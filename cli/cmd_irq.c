@@ -183,7 +183,6 @@ static void rt_set(const struct irq_context *ctx, const struct irq_options *opti
 
 static int run_show(const struct irq_options *options, struct irq_context *ctx)
 {
-	json_t *doc = NULL;
 	struct cpuset rt;
 	int status = EXIT_OK;
 
@@ -193,37 +192,28 @@ static int run_show(const struct irq_options *options, struct irq_context *ctx)
 	}
 	rt_set(ctx, options, &rt);
 	irq_print_show(ctx, options, &rt);
-	if (options->json.path) {
-		doc = irq_json_document(ctx, options);
-		irq_json_add_irqs(doc, ctx);
-		irq_json_add_show(doc, ctx, &rt);
-		status = irq_json_write(doc, options);
-	}
+	if (options->json.path)
+		status = irq_json_write_show(ctx, options, &rt);
 	if (!status)
 		status = irq_unjudged_error(ctx, "what can reach the RT cpus is not known");
 out:
-	json_decref(doc);
 	return status;
 }
 
 static int run_plan(const struct irq_options *options, struct irq_context *ctx)
 {
 	struct irqplan plan = { 0 };
-	json_t *doc = NULL;
 	int status;
 
 	status = irq_context_plan(ctx, options, &plan);
 	if (status)
 		goto out;
 	irq_print_plan(stdout, ctx, &plan);
-	if (options->json.path) {
-		doc = irq_plan_document(ctx, options, &plan);
-		status = irq_json_write(doc, options);
-	}
+	if (options->json.path)
+		status = irq_json_write_plan(ctx, options, &plan);
 	if (!status)
 		status = irq_unjudged_error(ctx, "the placement is not known to be good");
 out:
-	json_decref(doc);
 	irqplan_release(&plan);
 	return status;
 }
@@ -231,8 +221,10 @@ out:
 /* Device interrupts per second on each RT CPU over @ns (--verify). */
 static int rt_rates(struct irq_context *ctx, const struct cpuset *rt, uint64_t ns, double *rates)
 {
-	struct irq_counts before, after;
-	unsigned int row, column;
+	struct irq_counts before, after, delta = { 0 };
+	unsigned int row, column, i, n;
+	const uint16_t *columns;
+	const uint32_t *values;
 	double seconds;
 	int ret;
 
@@ -242,24 +234,29 @@ static int rt_rates(struct irq_context *ctx, const struct cpuset *rt, uint64_t n
 		return ret;
 	ret = irq_counts_init(&after, &ctx->table);
 	if (!ret)
+		ret = irq_counts_init(&delta, &ctx->table);
+	if (!ret)
 		ret = irq_counts_read(ctx->root, &ctx->table, &before);
 	if (!ret && !irq_sleep(ns))
 		ret = -EINTR;
 	if (!ret)
 		ret = irq_counts_read(ctx->root, &ctx->table, &after);
+	if (!ret)
+		ret = irq_counts_delta(&before, &after, &delta);
 	if (!ret) {
 		seconds = (double)(after.time_ns - before.time_ns) / 1e9;
-		for (column = 0; column < ctx->table.nr_columns; column++) {
-			if (!cpuset_has(rt, ctx->table.column_cpu[column]))
-				continue;
-			for (row = 0; row < ctx->table.nr_irqs; row++)
-				rates[column] += (uint32_t)(irq_count(&after, row, column) -
-							    irq_count(&before, row, column));
-			rates[column] /= seconds > 0 ? seconds : 1;
+		for (row = 0; row < ctx->table.nr_irqs; row++) {
+			n = irq_counts_row(&delta, row, &columns, &values);
+			for (i = 0; i < n; i++)
+				if (cpuset_has(rt, ctx->table.column_cpu[columns[i]]))
+					rates[columns[i]] += values[i];
 		}
+		for (column = 0; column < ctx->table.nr_columns; column++)
+			rates[column] /= seconds > 0 ? seconds : 1;
 	}
 	irq_counts_release(&before);
 	irq_counts_release(&after);
+	irq_counts_release(&delta);
 	return ret;
 }
 

@@ -22,37 +22,32 @@ struct snapshot {
 	unsigned int nr_irqs, nr_columns;
 	unsigned int *numbers;
 	unsigned int *column_cpu;
-	uint32_t *values; /* IRQ rows only */
-	uint64_t time_ns;
+	struct irq_counts counts;
 };
 
 static void snapshot_release(struct snapshot *s)
 {
 	free(s->numbers);
 	free(s->column_cpu);
-	free(s->values);
+	irq_counts_release(&s->counts);
 	memset(s, 0, sizeof(*s));
 }
 
 static int snapshot_take(struct snapshot *s, const struct irq_table *table,
 			 const struct irq_counts *counts)
 {
-	size_t cells = (size_t)table->nr_irqs * table->nr_columns;
 	unsigned int i;
 
 	snapshot_release(s);
 	s->numbers = malloc((table->nr_irqs + 1) * sizeof(*s->numbers));
 	s->column_cpu = malloc((table->nr_columns + 1) * sizeof(*s->column_cpu));
-	s->values = malloc((cells + 1) * sizeof(*s->values));
-	if (!s->numbers || !s->column_cpu || !s->values)
+	if (!s->numbers || !s->column_cpu || irq_counts_copy(&s->counts, counts))
 		return -ENOMEM;
 	for (i = 0; i < table->nr_irqs; i++)
 		s->numbers[i] = table->irqs[i].number;
 	memcpy(s->column_cpu, table->column_cpu, table->nr_columns * sizeof(*s->column_cpu));
-	memcpy(s->values, counts->values, cells * sizeof(*s->values));
 	s->nr_irqs = table->nr_irqs;
 	s->nr_columns = table->nr_columns;
-	s->time_ns = counts->time_ns;
 	return 0;
 }
 
@@ -70,22 +65,19 @@ static int snapshot_row(const struct snapshot *s, unsigned int number)
 static void rates_since(const struct snapshot *s, const struct irq_table *table,
 			const struct irq_counts *counts, double *rates)
 {
-	double seconds = (double)(counts->time_ns - s->time_ns) / 1e9;
+	double seconds = (double)(counts->time_ns - s->counts.time_ns) / 1e9;
 	bool same_cpus = s->nr_columns == table->nr_columns &&
 			 !memcmp(s->column_cpu, table->column_cpu,
 				 table->nr_columns * sizeof(*s->column_cpu));
-	unsigned int row, column;
+	unsigned int row;
 
 	for (row = 0; row < table->nr_irqs; row++) {
 		int old = same_cpus && seconds > 0 ? snapshot_row(s, table->irqs[row].number) : -1;
-		uint64_t total = 0;
 
-		if (old >= 0)
-			for (column = 0; column < table->nr_columns; column++)
-				total +=
-					(uint32_t)(irq_count(counts, row, column) -
-						   s->values[(size_t)old * s->nr_columns + column]);
-		rates[row] = old >= 0 ? (double)total / seconds : 0;
+		rates[row] = old >= 0 ? (double)irq_counts_row_change(counts, row, &s->counts,
+								      (unsigned int)old) /
+						seconds :
+					0;
 	}
 }
 
@@ -155,12 +147,7 @@ static int reload(struct daemon *d, const char *why)
 	irq_context_release(&d->ctx);
 	ret = irq_context_load(&d->ctx, &d->load_options);
 	if (!ret)
-		ret = irq_counts_init(&d->counts, &d->ctx.table);
-	if (!ret) {
-		memcpy(d->counts.values, d->ctx.table.counts.values,
-		       (size_t)d->counts.nr_rows * d->counts.nr_columns * sizeof(uint32_t));
-		d->counts.time_ns = d->ctx.table.counts.time_ns;
-	}
+		ret = irq_counts_copy(&d->counts, &d->ctx.table.counts);
 	/* loads measured on the old CPUs or settings do not compare */
 	irq_history_forget_streaks(d->history);
 	return ret;
@@ -207,7 +194,7 @@ static int observe(struct daemon *d)
 	if (sysroot_is_live(ctx->root)) {
 		rates_since(&d->last, &ctx->table, &d->counts, ctx->rates);
 		/* per second: the reasons say "/s" */
-		ctx->window_ns = d->counts.time_ns - d->last.time_ns;
+		ctx->window_ns = d->counts.time_ns - d->last.counts.time_ns;
 		if (!ctx->window_ns)
 			ctx->window_ns = 1;
 	} else {

@@ -69,7 +69,7 @@ int irq_lock_journal(struct irq_context *ctx, bool create)
 	return ret ? EXIT_ERROR : EXIT_OK;
 }
 
-/* Only show lists per-CPU counts: 40 MB on a 1024-CPU machine with 10,000 IRQs. */
+/* Only show lists per-CPU counts. */
 static bool wants_window(const struct irq_options *options)
 {
 	return options->subcommand == IRQ_SHOW;
@@ -125,13 +125,10 @@ static int load_once(struct irq_context *ctx, const struct irq_options *options)
 	if (!sysroot_is_live(ctx->root) || !options->sample_ns) {
 		if (options->sample_given && !sysroot_is_live(ctx->root))
 			log_info("--sample ignored: a fixture has a single snapshot");
-		if (wants_window(options))
-			memcpy(ctx->window.values, ctx->table.counts.values,
-			       (size_t)ctx->window.nr_rows * ctx->window.nr_columns *
-				       sizeof(uint32_t));
 		ctx->window_ns = 0;
 		irq_rates(&ctx->table, NULL, &ctx->table.counts, ctx->rates);
-		return 0;
+		return wants_window(options) ? irq_counts_copy(&ctx->window, &ctx->table.counts) :
+					       0;
 	}
 	return sample(ctx, options, options->sample_ns);
 }

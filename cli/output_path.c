@@ -111,6 +111,14 @@ int output_json_write(const struct json_output *json, json_t *doc)
 	return ret ? output_json_failed(json, ret) : 0;
 }
 
+int output_json_write_with(const struct json_output *json,
+			   void (*write)(struct json_writer *w, void *arg), void *arg)
+{
+	int ret = result_write_with(json->path, json_output_layout(json), write, arg);
+
+	return ret ? output_json_failed(json, ret) : 0;
+}
+
 int output_text_open(struct atomic_file *file, const char *option, const char *path)
 {
 	int ret = atomic_file_open(file, path);

@@ -44,6 +44,10 @@ int input_dir_check(const char *option, const char *dir);
  */
 struct json_output;
 int output_json_write(const struct json_output *json, json_t *doc);
+/* The same for a document written as it is made (result_write_with()). */
+struct json_writer;
+int output_json_write_with(const struct json_output *json,
+			   void (*write)(struct json_writer *w, void *arg), void *arg);
 /*
  * For a command whose library streams its document itself (monitor's
  * state, too large to build in memory): the layout to ask for, and the

@@ -558,8 +558,11 @@ static void load_interrupts(struct monitor *m)
 /* The since-boot counts, extended past the kernel's 32-bit wrap. */
 static void read_interrupts(struct monitor *m)
 {
-	struct irq_counts now;
-	unsigned int lane, row, column, n;
+	struct irq_counts now, delta = { 0 };
+	unsigned int lane, row, column, rows, i, n;
+	const uint16_t *columns;
+	const uint32_t *values;
+	int *lane_of = NULL;
 	int ret;
 
 	if (!m->irqs_loaded || irq_counts_init(&now, &m->irqs))
@@ -578,14 +581,22 @@ static void read_interrupts(struct monitor *m)
 		pthread_mutex_unlock(&m->irq_lock);
 		return;
 	}
-	if (ret) {
+	rows = irq_table_rows(&m->irqs);
+	/* the lane of each column that has had its first reading, -1 for the others */
+	if (!ret)
+		lane_of = malloc((m->irqs.nr_columns + 1) * sizeof(*lane_of));
+	if (!lane_of || irq_counts_init(&delta, &m->irqs) ||
+	    irq_counts_delta(&m->last_counts, &now, &delta)) {
+		free(lane_of);
+		irq_counts_release(&delta);
 		irq_counts_release(&now);
 		return;
 	}
+	for (column = 0; column < m->irqs.nr_columns; column++)
+		lane_of[column] = -1;
 	pthread_mutex_lock(&m->irq_lock);
 	for (lane = 0; lane < m->nr_lanes; lane++) {
 		struct lane *l = &m->lanes[lane];
-		unsigned int rows = irq_table_rows(&m->irqs);
 
 		for (column = 0; column < m->irqs.nr_columns; column++)
 			if (m->irqs.column_cpu[column] == l->cpu)
@@ -597,38 +608,45 @@ static void read_interrupts(struct monitor *m)
 			if (!l->interrupts)
 				continue;
 		}
-		if (!l->nr_interrupts) {
-			/* the first reading: one entry per row, the since-boot count */
-			for (row = 0; row < rows; row++) {
-				struct metrics_interrupt *e = &l->interrupts[row];
-
-				if (row < m->irqs.nr_irqs) {
-					snprintf(e->irq, sizeof(e->irq), "%u",
-						 m->irqs.irqs[row].number);
-					metrics_copy_label(e->name, sizeof(e->name),
-							   m->irqs.irqs[row].name);
-				} else {
-					const struct irq_vector *v =
-						&m->irqs.vectors[row - m->irqs.nr_irqs];
-
-					snprintf(e->irq, sizeof(e->irq), "%s", v->name);
-					metrics_copy_label(e->name, sizeof(e->name),
-							   v->description);
-				}
-				e->count = irq_count(&now, row, column);
-			}
-			l->nr_interrupts = rows;
+		if (l->nr_interrupts) {
+			lane_of[column] = (int)lane;
 			continue;
 		}
-		n = l->nr_interrupts < rows ? l->nr_interrupts : rows;
-		for (row = 0; row < n; row++)
-			l->interrupts[row].count +=
-				(uint32_t)(irq_count(&now, row, column) -
-					   irq_count(&m->last_counts, row, column));
+		/* the first reading: one entry per row, the since-boot count */
+		for (row = 0; row < rows; row++) {
+			struct metrics_interrupt *e = &l->interrupts[row];
+
+			if (row < m->irqs.nr_irqs) {
+				snprintf(e->irq, sizeof(e->irq), "%u", m->irqs.irqs[row].number);
+				metrics_copy_label(e->name, sizeof(e->name),
+						   m->irqs.irqs[row].name);
+			} else {
+				const struct irq_vector *v =
+					&m->irqs.vectors[row - m->irqs.nr_irqs];
+
+				snprintf(e->irq, sizeof(e->irq), "%s", v->name);
+				metrics_copy_label(e->name, sizeof(e->name), v->description);
+			}
+			e->count = irq_count(&now, row, column);
+		}
+		l->nr_interrupts = rows;
 	}
-	memcpy(m->last_counts.values, now.values,
-	       (size_t)now.nr_rows * now.nr_columns * sizeof(*now.values));
+	/* what came since the last reading, cell by cell: no walk of the zeros */
+	for (row = 0; row < rows; row++) {
+		n = irq_counts_row(&delta, row, &columns, &values);
+		for (i = 0; i < n; i++) {
+			int at = lane_of[columns[i]];
+
+			if (at >= 0 && row < m->lanes[at].nr_interrupts)
+				m->lanes[at].interrupts[row].count += values[i];
+		}
+	}
+	/* now is the next reading's last */
+	delta = m->last_counts;
+	m->last_counts = now;
+	now = delta;
 	pthread_mutex_unlock(&m->irq_lock);
+	free(lane_of);
 	irq_counts_release(&now);
 }
 

@@ -13,6 +13,7 @@
 #include "latscope-config.h"
 #include "latscope/cpuinfo.h"
 #include "latscope/log.h"
+#include "latscope/json_writer.h"
 #include "latscope/result.h"
 
 static json_t *iso_time_now(void)
@@ -55,21 +56,41 @@ void result_set_end_time(json_t *doc)
 	json_object_set_new(doc, "end_time", iso_time_now());
 }
 
+/*
+ * @set as a cpu list in @small, or in memory the caller frees when it does
+ * not fit: *@text is either, NULL when out of memory.
+ */
+static char *cpuset_text(const struct cpuset *set, char *small, size_t size, char **text)
+{
+	/* most sets are short; "..." is how a list says it did not fit */
+	cpuset_format_list(set, small, size);
+	*text = small;
+	if (!strstr(small, "..."))
+		return NULL;
+	*text = malloc(CPUSET_LIST_SIZE);
+	if (*text)
+		cpuset_format_list(set, *text, CPUSET_LIST_SIZE);
+	return *text;
+}
+
 json_t *result_cpuset(const struct cpuset *set)
 {
-	char small[256], *text;
-	json_t *list;
+	char small[256], *text, *allocated = cpuset_text(set, small, sizeof(small), &text);
+	json_t *list = text ? json_string(text) : NULL;
 
-	/* most sets are short; "..." is how a list says it did not fit */
-	cpuset_format_list(set, small, sizeof(small));
-	if (!strstr(small, "..."))
-		return json_string(small);
-	text = malloc(CPUSET_LIST_SIZE);
-	if (!text)
-		return NULL;
-	list = json_string(cpuset_format_list(set, text, CPUSET_LIST_SIZE));
-	free(text);
+	free(allocated);
 	return list;
+}
+
+void result_write_cpuset(struct json_writer *w, const struct cpuset *set)
+{
+	char small[256], *text, *allocated = cpuset_text(set, small, sizeof(small), &text);
+
+	if (text)
+		json_writer_string(w, text);
+	else
+		json_writer_fail(w, -ENOMEM);
+	free(allocated);
 }
 
 int result_read_cpuset(const json_t *value, struct cpuset *set)

@@ -25,16 +25,6 @@ static int read_optional_list(struct sysroot *root, struct cpuset *set, const ch
 	return ret;
 }
 
-static int read_topology_id(struct sysroot *root, unsigned int cpu, const char *name)
-{
-	long long v;
-
-	if (sysroot_read_integer(root, &v, CPU_DIR "/cpu%u/topology/%s", cpu, name) || v < -1 ||
-	    v > INT32_MAX)
-		return -1;
-	return (int)v;
-}
-
 static int load_nodes(struct sysroot *root, struct topology *topo)
 {
 	struct cpuset nodes, cpus;
@@ -68,22 +58,37 @@ static int load_nodes(struct sysroot *root, struct topology *topo)
 	return 0;
 }
 
-static void load_places(struct sysroot *root, struct topology *topo)
+/*
+ * The SMT sibling groups. Siblings share one list, so a CPU already met in
+ * an earlier CPU's list is not read again: a 1024-CPU machine with two
+ * threads per core reads 512 files, not 1024.
+ */
+static void load_siblings(struct sysroot *root, struct topology *topo)
 {
-	struct cpuset siblings;
-	int cpu;
+	struct cpuset siblings, known;
+	int cpu, other;
 
+	cpuset_clear(&known);
 	for (cpu = 0; (unsigned int)cpu < topo->nr_cpus; cpu++) {
 		struct cpu_place *place = &topo->cpus[cpu];
 
 		place->node = -1;
-		place->package = read_topology_id(root, (unsigned int)cpu, "physical_package_id");
-		place->core = read_topology_id(root, (unsigned int)cpu, "core_id");
+		if (cpuset_has(&known, (unsigned int)cpu))
+			continue;
 		place->first_sibling = cpu;
-		if (!sysroot_read_cpulist(root, &siblings,
-					  CPU_DIR "/cpu%d/topology/thread_siblings_list", cpu) &&
-		    cpuset_has(&siblings, (unsigned int)cpu))
-			place->first_sibling = cpuset_next(&siblings, -1);
+		if (sysroot_read_cpulist(root, &siblings,
+					 CPU_DIR "/cpu%d/topology/thread_siblings_list", cpu) ||
+		    !cpuset_has(&siblings, (unsigned int)cpu))
+			continue;
+		place->first_sibling = cpuset_next(&siblings, -1);
+		/* a list that names a CPU below this one is not a group this loop has met */
+		if (place->first_sibling != cpu)
+			continue;
+		cpuset_for_each(other, &siblings)
+			if ((unsigned int)other < topo->nr_cpus) {
+				topo->cpus[other].first_sibling = cpu;
+				cpuset_add(&known, (unsigned int)other);
+			}
 	}
 }
 
@@ -118,7 +123,7 @@ int topology_load(struct sysroot *root, struct topology *topo)
 		log_error("out of memory loading the cpu topology");
 		return -ENOMEM;
 	}
-	load_places(root, topo);
+	load_siblings(root, topo);
 	ret = load_nodes(root, topo);
 	if (ret) {
 		if (ret == -ERANGE)

@@ -8,6 +8,8 @@
 #include "latscope/cpuset.h"
 #include "latscope/sysroot.h"
 
+struct irq_store;
+
 /*
  * The interrupt inventory: what /proc/interrupts, /proc/irq/N/,
  * /sys/kernel/irq/N/ and /sys/bus/pci/devices say about every interrupt.
@@ -30,14 +32,19 @@
 /* One numbered interrupt. */
 struct irq_info {
 	unsigned int number;
+	/*
+	 * Names and sets are kept by the table (irq_table_keep_text(),
+	 * irq_table_keep_cpus()), IRQs with the same set share it: replace
+	 * the pointer, never write through it.
+	 */
 	/* action names as the kernel joins them ("i8042, ehci_hcd:usb1"); "" when none */
-	char *name;
+	const char *name;
 	/* interrupt chip ("IO-APIC", "PCI-MSIX-0000:00:03.0"); "" when unknown */
-	char *chip;
-	/* /proc/irq/N/smp_affinity_list: where user space allows it */
-	struct cpuset affinity;
+	const char *chip;
+	/* /proc/irq/N/smp_affinity_list: where user space allows it; empty when unknown */
+	const struct cpuset *affinity;
 	/* /proc/irq/N/effective_affinity_list: where the chip delivers it now */
-	struct cpuset effective;
+	const struct cpuset *effective;
 	bool has_affinity; /* false: no /proc/irq/N (gone) or unreadable */
 	bool has_effective; /* false: not exported, or unreadable */
 	/*
@@ -75,16 +82,28 @@ struct irq_info {
 /* One per-CPU system vector row of /proc/interrupts. */
 struct irq_vector {
 	char name[IRQ_VECTOR_NAME_SIZE]; /* "LOC" */
-	char *description; /* "Local timer interrupts"; "" when none */
+	const char *description; /* "Local timer interrupts"; "" when none; kept by the table */
 	/* false for rows with one total only (ERR, MIS): it is in column 0 */
 	bool per_cpu;
 };
 
-/* Counts of one read of /proc/interrupts. */
+/*
+ * Counts of one read of /proc/interrupts, only the cells that are not
+ * zero, row by row. A 1024-CPU machine with 10,000 IRQs prints ten million
+ * counts, nearly all zero (an IRQ fires on the few CPUs it was delivered
+ * to): kept dense they were 40 MB to write and read back for each read.
+ * A row holds at most CPUSET_MAX_CPUS cells, so a column and a row's size
+ * fit 16 bits.
+ */
 struct irq_counts {
 	unsigned int nr_rows;
 	unsigned int nr_columns;
-	uint32_t *values; /* nr_rows * nr_columns, row after row */
+	/* row r: cells first[r] .. first[r] + size[r] - 1, in ascending columns */
+	uint32_t *first;
+	uint16_t *size;
+	uint16_t *column; /* per cell */
+	uint32_t *value; /* per cell, never 0 */
+	size_t nr_cells, cap_cells;
 	uint64_t time_ns; /* CLOCK_MONOTONIC at the read */
 };
 
@@ -98,6 +117,7 @@ struct irq_table {
 	struct irq_counts counts; /* as read by irq_table_load() */
 	unsigned int skipped_lines; /* malformed /proc/interrupts lines, each logged */
 	unsigned int nr_unlisted; /* IRQs found in /proc/irq/ only (listed false) */
+	struct irq_store *store; /* the names and cpu sets the IRQs point to */
 };
 
 /**
@@ -120,6 +140,24 @@ int irq_table_load(struct sysroot *root, struct irq_table *table);
 
 /* Free what irq_table_load() allocated; safe on a zeroed table. */
 void irq_table_release(struct irq_table *table);
+
+/**
+ * irq_table_keep_cpus - a cpu set for an IRQ of the table to point to
+ * @table: the table (one built by hand, too)
+ * @set: the set
+ *
+ * Returns a set owned by @table, valid until irq_table_release(); equal
+ * sets are kept once. NULL when memory ran out. Safe from several threads.
+ */
+const struct cpuset *irq_table_keep_cpus(struct irq_table *table, const struct cpuset *set);
+
+/**
+ * irq_table_keep_text - a copy of a name, owned by the table
+ * @table: the table
+ * @text: the name
+ * Returns the copy, valid until irq_table_release(), or NULL when memory ran out.
+ */
+const char *irq_table_keep_text(struct irq_table *table, const char *text);
 
 /**
  * irq_table_refresh_affinity - re-read every IRQ's affinity files
@@ -183,13 +221,22 @@ const struct cpuset *irq_delivery_cpus(const struct irq_info *irq);
 const char *irq_device_class_name(uint32_t class_code);
 
 /**
- * irq_counts_init - allocate counts shaped like a table's (zeroed)
+ * irq_counts_init - allocate counts shaped like a table's (all zero)
  * @counts: receives the arrays; release with irq_counts_release()
  * @table: the table whose rows and columns to follow
  * Returns 0 or -ENOMEM.
  */
 int irq_counts_init(struct irq_counts *counts, const struct irq_table *table);
+/* Free what irq_counts_init() or irq_counts_copy() allocated; safe on zeroed counts. */
 void irq_counts_release(struct irq_counts *counts);
+
+/**
+ * irq_counts_copy - make @dst the same counts as @src
+ * @dst: zeroed, or counts to replace (released first)
+ * @src: the counts to copy
+ * Returns 0, or -ENOMEM with @dst zeroed.
+ */
+int irq_counts_copy(struct irq_counts *dst, const struct irq_counts *src);
 
 /**
  * irq_counts_read - re-read only the counts (cheap sampling)
@@ -203,14 +250,37 @@ void irq_counts_release(struct irq_counts *counts);
  */
 int irq_counts_read(struct sysroot *root, const struct irq_table *table, struct irq_counts *counts);
 
-static inline uint32_t irq_count(const struct irq_counts *counts, unsigned int row,
-				 unsigned int column)
+/* one count; 0 for a cell the read did not find */
+uint32_t irq_count(const struct irq_counts *counts, unsigned int row, unsigned int column);
+
+/*
+ * The cells of a row that are not zero: their number, and pointers into
+ * @counts (valid until it is read again or released) to their columns and
+ * values, in ascending columns.
+ */
+static inline unsigned int irq_counts_row(const struct irq_counts *counts, unsigned int row,
+					  const uint16_t **columns, const uint32_t **values)
 {
-	return counts->values[(size_t)row * counts->nr_columns + column];
+	*columns = counts->column + counts->first[row];
+	*values = counts->value + counts->first[row];
+	return counts->size[row];
 }
 
 /* the counts of one row summed over the columns */
 uint64_t irq_counts_row_total(const struct irq_counts *counts, unsigned int row);
+
+/**
+ * irq_counts_row_change - interrupts of one row between two reads
+ * @after: the later read
+ * @row: the row in @after
+ * @before: the earlier read, with the same columns
+ * @before_row: the same IRQ's row in @before (rows move when a table is reloaded)
+ *
+ * Returns the sum over the columns of after - before, each taken modulo
+ * 2^32 as the kernel's counters wrap.
+ */
+uint64_t irq_counts_row_change(const struct irq_counts *after, unsigned int row,
+			       const struct irq_counts *before, unsigned int before_row);
 
 /**
  * irq_counts_delta - what happened between two reads
@@ -218,7 +288,7 @@ uint64_t irq_counts_row_total(const struct irq_counts *counts, unsigned int row)
  * @after: the later read, same shape
  * @delta: counts of the same shape (irq_counts_init()); receives
  *	   after - before modulo 2^32 and the elapsed time in time_ns
- * Returns 0, or -EINVAL when the shapes differ.
+ * Returns 0, -EINVAL when the shapes differ, or -ENOMEM.
  */
 int irq_counts_delta(const struct irq_counts *before, const struct irq_counts *after,
 		     struct irq_counts *delta);

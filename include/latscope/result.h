@@ -63,6 +63,9 @@ json_t *result_host_facts(struct sysroot *root, const struct topology *topo);
  * for an empty set), never truncated. Returns a new reference, or NULL.
  */
 json_t *result_cpuset(const struct cpuset *set);
+/* The same text as a value of a document written as it is made. */
+struct json_writer;
+void result_write_cpuset(struct json_writer *w, const struct cpuset *set);
 
 /**
  * result_read_cpuset - a CPU set from a document of either schema
@@ -131,5 +134,22 @@ int result_write_as(json_t *doc, const char *path, enum result_layout layout);
 
 /* result_write_as() with RESULT_LAYOUT_AUTO */
 int result_write(json_t *doc, const char *path);
+
+struct json_writer;
+
+/**
+ * result_write_with - write a document made as it is written
+ * @path: where it goes, as for result_write_as()
+ * @layout: how it is laid out
+ * @write: writes the whole document, one value, to the writer it gets
+ * @arg: for @write
+ *
+ * For a document too large to build as a tree first (an IRQ plan of a
+ * 1024-CPU machine): the values go out as @write makes them, laid out as
+ * result_write_as() lays out the same tree. Returns 0 or a negative errno
+ * code; on failure no partial file is left.
+ */
+int result_write_with(const char *path, enum result_layout layout,
+		      void (*write)(struct json_writer *w, void *arg), void *arg);
 
 #endif

@@ -10,8 +10,6 @@
 /* Where one CPU sits. -1 when the kernel does not say. */
 struct cpu_place {
 	int node;
-	int package;
-	int core; /* core_id within the package */
 	int first_sibling; /* lowest CPU of its SMT sibling group: one per physical core */
 };
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "audit_internal.h"
+#include "latscope/array.h"
 
 static void check_default_affinity(struct audit_context *ctx, struct audit_finding *f)
 {
@@ -96,8 +97,8 @@ static void note_irq(struct audit_finding *f, const struct irq_info *irq, unsign
 	if (*listed < AUDIT_MAX_LISTED)
 		audit_list_append(numbers, numbers_size, "%u", irq->number);
 	audit_evidence_listed(f, listed, path, "%s, effective %s (%s%s%s)",
-			      cpus_text(&irq->affinity, &a),
-			      irq->has_effective ? cpus_text(&irq->effective, &b) : "not exported",
+			      cpus_text(irq->affinity, &a),
+			      irq->has_effective ? cpus_text(irq->effective, &b) : "not exported",
 			      irq->name, irq->device[0] ? " at " : "", irq->device);
 }
 
@@ -156,7 +157,7 @@ static void note_unknown_handler(struct audit_finding *f, struct unjudged *u,
 	note_unjudged(f, u, "/proc/interrupts",
 		      "no line for irq %u (allowed on CPUs %s) and no /sys/kernel/irq/%u/actions: "
 		      "whether it has a handler is unknown",
-		      irq->number, cpus_text(&irq->affinity, &a), irq->number);
+		      irq->number, cpus_text(irq->affinity, &a), irq->number);
 }
 
 /* "cannot judge 3 IRQs: /proc/irq/30/smp_affinity_list: not a cpu list: ..." */
@@ -197,8 +198,8 @@ static void check_device_affinity(struct audit_context *ctx, struct audit_findin
 		if (note_unusable_file(f, &unjudged, irq, false) || !irq->movable)
 			continue;
 		/* allowed there, or delivered there now: either reaches the RT CPU */
-		cpuset_or(&reach, &irq->affinity,
-			  irq->has_effective ? &irq->effective : &irq->affinity);
+		cpuset_or(&reach, irq->affinity,
+			  irq->has_effective ? irq->effective : irq->affinity);
 		cpuset_and(&reach, &reach, &ctx->rt);
 		if (handler_unknown(irq)) {
 			if (!cpuset_empty(&reach))
@@ -210,11 +211,10 @@ static void check_device_affinity(struct audit_context *ctx, struct audit_findin
 		if (cpuset_empty(&reach)) {
 			/* allowed off the RT CPUs; where it is delivered now may be unknown */
 			note_unusable_file(f, &unjudged, irq, true);
-			if (!cpuset_intersects(&irq->affinity, &ctx->topo->online))
+			if (!cpuset_intersects(irq->affinity, &ctx->topo->online))
 				note_unjudged(f, &unjudged, "/proc/irq",
 					      "irq %u %s: affinity %s has no online CPU",
-					      irq->number, irq->name,
-					      cpus_text(&irq->affinity, &a));
+					      irq->number, irq->name, cpus_text(irq->affinity, &a));
 			continue;
 		}
 		cpuset_or(&on_rt, &on_rt, &reach);
@@ -479,6 +479,75 @@ static void note_arrival(struct audit_finding *f, unsigned int cpu, const char *
 			      (unsigned long long)count, when);
 }
 
+/* A count of the table on an RT CPU that matters here. */
+struct arrival {
+	unsigned int column, row;
+	uint32_t count;
+};
+
+static int compare_arrivals(const void *a, const void *b)
+{
+	const struct arrival *x = a, *y = b;
+
+	if (x->column != y->column)
+		return x->column < y->column ? -1 : 1;
+	return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/* a vector that tells of other CPUs' work: TLB shootdowns, function calls */
+static bool is_ipi_row(const struct irq_table *table, unsigned int row)
+{
+	const char *name = table->vectors[row - table->nr_irqs].name;
+
+	return !strcmp(name, "TLB") || !strcmp(name, "CAL");
+}
+
+/*
+ * The counts since boot of the RT CPUs, CPU by CPU as note_arrival() lists
+ * them: the counts that are there, gathered row by row, not every (CPU,
+ * IRQ) pair of a 1024-CPU machine.
+ */
+static void note_counted_arrivals(struct audit_context *ctx, struct audit_finding *f,
+				  const char *when, unsigned int *listed, uint64_t *device,
+				  uint64_t *ipis)
+{
+	const struct irq_table *table = &ctx->irqs;
+	struct arrival *arrivals = NULL, *grown;
+	unsigned int row, i, n, nr = 0, cap = 0;
+	const uint16_t *columns;
+	const uint32_t *values;
+	char name[96];
+
+	for (row = 0; row < irq_table_rows(table); row++) {
+		if (row >= table->nr_irqs && !is_ipi_row(table, row))
+			continue;
+		n = irq_counts_row(&table->counts, row, &columns, &values);
+		for (i = 0; i < n; i++) {
+			if (!cpuset_has(&ctx->rt, table->column_cpu[columns[i]]))
+				continue;
+			grown = array_grow(arrivals, &cap, nr + 1, sizeof(*arrivals));
+			if (!grown)
+				break;
+			arrivals = grown;
+			arrivals[nr++] = (struct arrival){ columns[i], row, values[i] };
+		}
+	}
+	if (nr)
+		qsort(arrivals, nr, sizeof(*arrivals), compare_arrivals);
+	for (i = 0; i < nr; i++) {
+		row = arrivals[i].row;
+		if (row < table->nr_irqs)
+			snprintf(name, sizeof(name), "%u:%s", table->irqs[row].number,
+				 table->irqs[row].name);
+		else
+			snprintf(name, sizeof(name), "%s",
+				 table->vectors[row - table->nr_irqs].name);
+		note_arrival(f, table->column_cpu[arrivals[i].column], name, arrivals[i].count,
+			     when, listed, device, ipis);
+	}
+	free(arrivals);
+}
+
 /*
  * What actually arrives, the truth behind the affinity rules. The live
  * machine's RT CPUs are watched for a moment; a tree has only the counts
@@ -493,7 +562,7 @@ static void check_arriving(struct audit_context *ctx, struct audit_finding *f)
 	uint64_t device = 0, ipis = 0;
 	struct cpus_text a;
 	const char *when;
-	int cpu, column;
+	int cpu;
 
 	finding_expected(f, "no device interrupt on RT CPUs; TLB and CAL IPIs rare");
 	if (!need_irqs(ctx, f))
@@ -533,27 +602,7 @@ static void check_arriving(struct audit_context *ctx, struct audit_finding *f)
 					      ctx->irqs.irqs[row].number,
 					      ctx->irqs.irqs[row].name[0] ? " " : "",
 					      ctx->irqs.irqs[row].name);
-		for (column = 0; (unsigned int)column < ctx->irqs.nr_columns; column++) {
-			unsigned int c = ctx->irqs.column_cpu[column];
-
-			if (!cpuset_has(&ctx->rt, c))
-				continue;
-			for (row = 0; row < irq_table_rows(&ctx->irqs); row++) {
-				char name[96];
-
-				if (row < ctx->irqs.nr_irqs)
-					snprintf(name, sizeof(name), "%u:%s",
-						 ctx->irqs.irqs[row].number,
-						 ctx->irqs.irqs[row].name);
-				else
-					snprintf(name, sizeof(name), "%s",
-						 ctx->irqs.vectors[row - ctx->irqs.nr_irqs].name);
-				note_arrival(
-					f, c, name,
-					irq_count(&ctx->irqs.counts, row, (unsigned int)column),
-					when, &listed, &device, &ipis);
-			}
-		}
+		note_counted_arrivals(ctx, f, when, &listed, &device, &ipis);
 	}
 	audit_evidence_rest(f, listed, "/proc/interrupts", "counts");
 	audit_evidence_rest(f, unknown.count, "/proc/interrupts", "counts unknown");

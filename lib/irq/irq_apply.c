@@ -65,7 +65,7 @@ static enum irq_write_status still_as_planned(struct sysroot *root, const struct
 		return IRQ_WRITE_GONE;
 	if (*error)
 		return irq_write_status_of(-*error);
-	return cpuset_equal(&now, &irq->affinity) ? IRQ_WRITE_DONE : IRQ_WRITE_CHANGED;
+	return cpuset_equal(&now, irq->affinity) ? IRQ_WRITE_DONE : IRQ_WRITE_CHANGED;
 }
 
 /* Journal what is about to change; nothing is written when this fails. */
@@ -152,7 +152,7 @@ static void write_move(struct sysroot *root, const struct topology *topo,
 		result->status = irq_write_status_of(-error);
 		result->error = -error;
 		/* a failed write must leave the mask as it was */
-		if (!read_back(root, irq->number, &now) && !cpuset_equal(&now, &irq->affinity))
+		if (!read_back(root, irq->number, &now) && !cpuset_equal(&now, irq->affinity))
 			log_error(
 				"irq %u %s: affinity changed to something else after a failed write",
 				irq->number, irq->name);

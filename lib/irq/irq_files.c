@@ -2,6 +2,8 @@
 /* Each IRQ's own files: /proc/irq/N/ (affinities) and /sys/kernel/irq/N/ (actions). */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,12 +16,14 @@
 /* an affinity list of 8192 CPUs written the long way ("0,2,4,...") */
 #define LIST_TEXT_SIZE 65536
 
-int irq_files_open(struct irq_files *files, struct sysroot *root)
+int irq_files_open(struct irq_files *files, struct sysroot *root, struct irq_store *store)
 {
 	files->root = root;
+	files->store = store;
 	files->nr_noted = 0;
-	files->last_text[0] = '\0';
-	cpuset_clear(&files->last_set);
+	memset(files->last, 0, sizeof(files->last));
+	files->ring = NULL;
+	files->ring_tried = false;
 	files->proc_irq = files->sys_irq = -1;
 	files->text = malloc(LIST_TEXT_SIZE);
 	if (!files->text)
@@ -39,6 +43,7 @@ void irq_files_close(struct irq_files *files)
 		close(files->proc_irq);
 	if (files->sys_irq >= 0)
 		close(files->sys_irq);
+	irq_ring_free(files->ring);
 	free(files->text);
 }
 
@@ -103,38 +108,55 @@ static int read_at(struct irq_files *files, int dir, unsigned int number, const 
 }
 
 /*
- * Read a cpu list into @set: 0, or why it cannot be used (as in
- * irq_info.affinity_error). The text stays in files->text for a message.
+ * The set a list file's text names, kept by the store: 0, or why it cannot
+ * be used (as in irq_info.affinity_error), *@set then the empty set. @read
+ * is what reading it gave, the text's length or a negative errno code.
  */
-static int read_list(struct irq_files *files, unsigned int number, const char *file, bool empty_ok,
-		     struct cpuset *set, struct stat *st)
+static int list_of_text(struct irq_files *files, bool effective, int read, const char *text,
+			const struct cpuset **set)
 {
+	struct irq_list_seen *last = &files->last[effective];
+	struct cpuset parsed;
 	int ret;
 
-	cpuset_clear(set);
+	*set = irq_store_empty(files->store);
+	if (read < 0)
+		return read;
+	/* the kernel never shows an empty smp_affinity_list: no CPU is no answer */
+	if (!text[0])
+		return effective ? 0 : -ENODATA;
+	if (last->set && !strcmp(text, last->text)) {
+		*set = last->set;
+		return 0;
+	}
+	ret = cpuset_parse_list(text, &parsed);
+	if (ret)
+		return ret == -ERANGE ? -ERANGE : -EINVAL;
+	*set = irq_store_cpus(files->store, &parsed);
+	if (!*set) {
+		*set = irq_store_empty(files->store);
+		return -ENOMEM;
+	}
+	if (strlen(text) < sizeof(last->text)) {
+		strcpy(last->text, text);
+		last->set = *set;
+	}
+	return 0;
+}
+
+/* One list file read here, one system call at a time: as list_of_text(). */
+static int read_list(struct irq_files *files, unsigned int number, bool effective,
+		     const struct cpuset **set, struct stat *st)
+{
+	*set = irq_store_empty(files->store);
 	/* no /proc/irq at all: no IRQ is gone, none can be read */
 	if (files->proc_irq < 0)
 		return -ENOTDIR;
-	ret = read_at(files, files->proc_irq, number, file, st);
-	if (ret < 0)
-		return ret;
-	/* the kernel never shows an empty smp_affinity_list: no CPU is no answer */
-	if (!files->text[0])
-		return empty_ok ? 0 : -ENODATA;
-	if (!strcmp(files->text, files->last_text)) {
-		*set = files->last_set;
-		return 0;
-	}
-	ret = cpuset_parse_list(files->text, set);
-	if (ret) {
-		cpuset_clear(set);
-		return ret == -ERANGE ? -ERANGE : -EINVAL;
-	}
-	if (strlen(files->text) < sizeof(files->last_text)) {
-		strcpy(files->last_text, files->text);
-		files->last_set = *set;
-	}
-	return 0;
+	return list_of_text(files, effective,
+			    read_at(files, files->proc_irq, number,
+				    effective ? "effective_affinity_list" : "smp_affinity_list",
+				    st),
+			    files->text, set);
 }
 
 /*
@@ -154,9 +176,14 @@ static void note_error(struct irq_files *files, unsigned int number, const char 
 		log_debug("%s/proc/irq/%u/%s: %s", prefix, number, file, irq_file_error_text(err));
 		return;
 	}
-	if (err == -EINVAL || err == -ERANGE)
+	/* the text that did not parse, read again: the read may have been another thread's */
+	if ((err == -EINVAL || err == -ERANGE) &&
+	    read_at(files, files->proc_irq, number, file, NULL) >= 0)
 		log_warning("%s/proc/irq/%u/%s: %s: '%.40s'", prefix, number, file,
 			    irq_file_error_text(err), files->text);
+	else if (err == -EINVAL || err == -ERANGE)
+		log_warning("%s/proc/irq/%u/%s: %s", prefix, number, file,
+			    irq_file_error_text(err));
 	else if (err == -ENODATA)
 		log_warning("%s/proc/irq/%u/%s: empty", prefix, number, file);
 	else
@@ -164,21 +191,194 @@ static void note_error(struct irq_files *files, unsigned int number, const char 
 			    irq_file_error_text(err));
 }
 
-void irq_files_read_affinity(struct irq_files *files, struct irq_info *irq)
+/* smp_affinity_list, whether it may be written, effective_affinity_list; no message */
+void irq_affinity_read(struct irq_files *files, struct irq_affinity *item)
 {
-	int was = irq->affinity_error, ret;
 	struct stat st;
 
-	ret = read_list(files, irq->number, "smp_affinity_list", false, &irq->affinity, &st);
-	note_error(files, irq->number, "smp_affinity_list", was, ret);
-	irq->affinity_error = ret;
-	irq->has_affinity = !ret;
-	irq->movable = irq->has_affinity && (st.st_mode & 0222);
-	was = irq->effective_error;
-	ret = read_list(files, irq->number, "effective_affinity_list", true, &irq->effective, NULL);
-	note_error(files, irq->number, "effective_affinity_list", was, ret);
-	irq->effective_error = ret;
-	irq->has_effective = !ret;
+	item->affinity_error = read_list(files, item->number, false, &item->affinity, &st);
+	item->movable = !item->affinity_error && (st.st_mode & 0222);
+	item->effective_error = read_list(files, item->number, true, &item->effective, NULL);
+}
+
+/* What the ring gave for one file, as read_list() would say it. */
+static int list_of_ring(struct irq_files *files, unsigned int number, bool effective,
+			const struct irq_ring_file *file, const struct cpuset **set)
+{
+	/* longer than the ring's buffer: read here in one piece */
+	if (file->ret == -EOVERFLOW)
+		return read_list(files, number, effective, set, NULL);
+	return list_of_text(files, effective, file->ret, file->text, set);
+}
+
+void irq_affinity_read_chunk(struct irq_files *files, struct irq_affinity *items, unsigned int nr)
+{
+	struct irq_ring_file out[2 * IRQ_RING_IRQS];
+	unsigned int numbers[IRQ_RING_IRQS], i;
+
+	if (!files->ring_tried && files->proc_irq >= 0) {
+		files->ring = irq_ring_new(files->proc_irq);
+		files->ring_tried = true;
+	}
+	if (files->ring && nr <= IRQ_RING_IRQS) {
+		for (i = 0; i < nr; i++)
+			numbers[i] = items[i].number;
+		if (!irq_ring_read(files->ring, numbers, nr, out)) {
+			for (i = 0; i < nr; i++) {
+				struct irq_affinity *item = &items[i];
+
+				item->affinity_error = list_of_ring(files, item->number, false,
+								    &out[2 * i], &item->affinity);
+				item->movable = !item->affinity_error && (out[2 * i].mode & 0222);
+				item->effective_error =
+					list_of_ring(files, item->number, true, &out[2 * i + 1],
+						     &item->effective);
+			}
+			return;
+		}
+		/* a ring that failed is not trusted again */
+		irq_ring_free(files->ring);
+		files->ring = NULL;
+	}
+	for (i = 0; i < nr; i++)
+		irq_affinity_read(files, &items[i]);
+}
+
+/*
+ * Two small files per IRQ, each an open, a read and a close: 10,000 IRQs
+ * take 20,000 opens, whose time is the kernel's path walk and the system
+ * calls themselves. A few threads share them, a chunk at a time, while
+ * the caller parses /proc/interrupts, and the caller takes its share when
+ * it is done; each thread has its own buffer. A thread is worth it from a
+ * few hundred IRQs on, and more than a few contend in the kernel more
+ * than they gain.
+ */
+#define IRQS_PER_READER 512
+#define MAX_READERS 8
+#define CHUNK IRQ_RING_IRQS
+/* what a reader's frames need, not the default 8 MiB, all resident under mlockall() */
+#define READER_STACK (256 * 1024)
+
+struct reader {
+	pthread_t thread;
+	bool started;
+	struct irq_files files;
+	struct irq_reading *reading;
+};
+
+struct irq_reading {
+	struct irq_files *files; /* the caller's */
+	struct irq_affinity *items;
+	unsigned int nr;
+	unsigned int next; /* the first item no thread has taken */
+	unsigned int nr_readers;
+	struct reader readers[MAX_READERS];
+};
+
+/* chunks of the items, until none is left */
+static void read_share(struct irq_reading *r, struct irq_files *files)
+{
+	unsigned int i, end;
+
+	while ((i = __atomic_fetch_add(&r->next, CHUNK, __ATOMIC_RELAXED)) < r->nr) {
+		end = i + CHUNK < r->nr ? i + CHUNK : r->nr;
+		irq_affinity_read_chunk(files, &r->items[i], end - i);
+	}
+}
+
+static void *reader_main(void *arg)
+{
+	struct reader *reader = arg;
+
+	read_share(reader->reading, &reader->files);
+	return NULL;
+}
+
+/* the CPUs this process may run on, at most @most */
+static unsigned int usable_cpus(unsigned int most)
+{
+	size_t size = CPU_ALLOC_SIZE(CPUSET_MAX_CPUS);
+	cpu_set_t *set = CPU_ALLOC(CPUSET_MAX_CPUS);
+	unsigned int count = 1;
+
+	if (set && !sched_getaffinity(0, size, set))
+		count = (unsigned int)CPU_COUNT_S(size, set);
+	CPU_FREE(set);
+	return count < most ? count : most;
+}
+
+static bool start_reader(struct reader *reader)
+{
+	pthread_attr_t attr;
+
+	reader->files = *reader->reading->files;
+	memset(reader->files.last, 0, sizeof(reader->files.last));
+	/* a ring per thread, made when it reads its first chunk */
+	reader->files.ring = NULL;
+	reader->files.ring_tried = false;
+	reader->files.text = malloc(LIST_TEXT_SIZE);
+	if (!reader->files.text || pthread_attr_init(&attr))
+		return false;
+	reader->started = !pthread_attr_setstacksize(&attr, READER_STACK) &&
+			  !pthread_create(&reader->thread, &attr, reader_main, reader);
+	pthread_attr_destroy(&attr);
+	return reader->started;
+}
+
+struct irq_reading *irq_reading_start(struct irq_files *files, struct irq_affinity *items,
+				      unsigned int nr)
+{
+	struct irq_reading *r = calloc(1, sizeof(*r));
+	unsigned int wanted = nr / IRQS_PER_READER, i;
+
+	if (!r)
+		return NULL;
+	r->files = files;
+	r->items = items;
+	r->nr = nr;
+	/* this thread is one of them, once it calls irq_reading_finish() */
+	wanted = wanted > 1 ? usable_cpus(wanted < MAX_READERS ? wanted : MAX_READERS) : 1;
+	for (i = 0; i + 1 < wanted; i++) {
+		r->readers[i].reading = r;
+		/* one that does not start leaves its share to the others */
+		if (!start_reader(&r->readers[i])) {
+			free(r->readers[i].files.text);
+			break;
+		}
+		r->nr_readers++;
+	}
+	return r;
+}
+
+void irq_reading_finish(struct irq_reading *r)
+{
+	unsigned int i;
+
+	read_share(r, r->files);
+	for (i = 0; i < r->nr_readers; i++) {
+		pthread_join(r->readers[i].thread, NULL);
+		free(r->readers[i].files.text);
+		irq_ring_free(r->readers[i].files.ring);
+	}
+	free(r);
+}
+
+void irq_affinity_note(struct irq_files *files, unsigned int number, int was_affinity,
+		       int was_effective, const struct irq_affinity *item)
+{
+	note_error(files, number, "smp_affinity_list", was_affinity, item->affinity_error);
+	note_error(files, number, "effective_affinity_list", was_effective, item->effective_error);
+}
+
+void irq_affinity_apply(struct irq_info *irq, const struct irq_affinity *item)
+{
+	irq->affinity = item->affinity;
+	irq->effective = item->effective;
+	irq->affinity_error = item->affinity_error;
+	irq->effective_error = item->effective_error;
+	irq->has_affinity = !item->affinity_error;
+	irq->has_effective = !item->effective_error;
+	irq->movable = item->movable;
 }
 
 bool irq_affinity_unreadable(const struct irq_info *irq)
@@ -209,24 +409,37 @@ const char *irq_file_error_text(int err)
 	}
 }
 
-char *irq_files_read_sysfs(struct irq_files *files, unsigned int number, const char *file)
+int irq_files_read_sysfs(struct irq_files *files, unsigned int number, const char *file)
 {
-	if (read_at(files, files->sys_irq, number, file, NULL) < 0)
-		return NULL;
-	return strdup(files->text);
+	return read_at(files, files->sys_irq, number, file, NULL);
 }
 
 int irq_table_refresh_affinity(struct sysroot *root, struct irq_table *table)
 {
+	struct irq_affinity *items = calloc(table->nr_irqs + 1, sizeof(*items));
+	struct irq_reading *reading = NULL;
 	struct irq_files files;
 	unsigned int i;
 	int ret;
 
-	ret = irq_files_open(&files, root);
-	if (ret)
+	ret = items ? irq_files_open(&files, root, table->store) : -ENOMEM;
+	if (ret) {
+		free(items);
 		return ret;
+	}
 	for (i = 0; i < table->nr_irqs; i++)
-		irq_files_read_affinity(&files, &table->irqs[i]);
+		items[i].number = table->irqs[i].number;
+	reading = irq_reading_start(&files, items, table->nr_irqs);
+	if (reading) {
+		irq_reading_finish(reading);
+		/* a problem is said when it is new, in the order of the IRQs */
+		for (i = 0; i < table->nr_irqs; i++) {
+			irq_affinity_note(&files, items[i].number, table->irqs[i].affinity_error,
+					  table->irqs[i].effective_error, &items[i]);
+			irq_affinity_apply(&table->irqs[i], &items[i]);
+		}
+	}
 	irq_files_close(&files);
-	return 0;
+	free(items);
+	return reading ? 0 : -ENOMEM;
 }

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/types.h>
 
 #include "latscope/cpuset.h"
 #include "latscope/irq.h"
@@ -65,17 +66,52 @@ struct irq_parsed_line {
 	bool numbered;
 	unsigned int number;
 	char vector[IRQ_VECTOR_NAME_SIZE];
-	unsigned int nr_counts; /* counts read into the row */
+	unsigned int nr_counts; /* counts read, zeros included */
+	/* the counts that are not zero: cells first_cell .. + nr_cells - 1 of the counts */
+	size_t first_cell;
+	unsigned int nr_cells;
 	const char *tail; /* text after the counts, trimmed */
 	const char *error; /* why the line is malformed, NULL when fine */
 };
 
-/* Parse one line into @row (@columns counts); parsed->error says why not. */
-void irq_parse_line(char *line, uint32_t *row, unsigned int columns,
+/* Room for @more cells after the last one of @counts: 0 or -ENOMEM. */
+int irq_counts_reserve(struct irq_counts *counts, size_t more);
+
+/*
+ * Parse one line in a single pass. Its counts that are not zero are
+ * appended to @counts as cells (the caller reserved room for @columns);
+ * when the line is malformed parsed->error says why and nothing is
+ * appended. The line is NUL-terminated and 16 readable bytes follow its
+ * end: blanks are skipped a word at a time.
+ */
+void irq_parse_line(char *line, struct irq_counts *counts, unsigned int columns,
 		    struct irq_parsed_line *parsed);
 
-/* The chip (first word) and the action names of a line's tail, strdup'ed; NULL: not asked for */
-void irq_split_tail(const char *tail, char **chip, char **name);
+/* What a line's tail says: the chip (its first word) and the action names. */
+struct irq_tail_words {
+	const char *chip; /* chip_len bytes of the tail */
+	size_t chip_len;
+	const char *names; /* to the end of the tail */
+	/*
+	 * The tail has the kernel's layout and one action (or none): the
+	 * names are what /sys/kernel/irq/N/actions says. False: a guess.
+	 */
+	bool names_certain;
+};
+
+/* Split a line's tail (trimmed, as irq_parse_line() leaves it) into its words, in place. */
+void irq_split_tail(const char *tail, struct irq_tail_words *words);
+
+/* --- what a table keeps for its IRQs (irq_store.c) --- */
+
+struct irq_store *irq_store_new(void);
+void irq_store_free(struct irq_store *store);
+/* the kept copy of @set, one per distinct set; NULL when out of memory; thread safe */
+const struct cpuset *irq_store_cpus(struct irq_store *store, const struct cpuset *set);
+/* the kept empty set */
+const struct cpuset *irq_store_empty(const struct irq_store *store);
+/* a kept copy of @len bytes of @text and a NUL; NULL when out of memory; thread safe */
+const char *irq_store_text(struct irq_store *store, const char *text, size_t len);
 
 /* --- each IRQ's own files (irq_files.c) --- */
 
@@ -87,31 +123,91 @@ void irq_split_tail(const char *tail, char **chip, char **name);
  */
 struct irq_files {
 	struct sysroot *root;
+	struct irq_store *store; /* where the sets read are kept */
 	int proc_irq; /* -1 when missing */
 	int proc_irq_error; /* why, a negative errno code; 0 when open */
 	int sys_irq; /* -1 without CONFIG_SPARSE_IRQ */
 	char *text; /* LIST_TEXT_SIZE bytes */
 	/*
-	 * Most IRQs share an affinity ("0-1023"): the last list parsed is
-	 * kept, as parsing it adds CPUs one by one.
+	 * Most IRQs share an affinity ("0-1023"), and many an effective CPU:
+	 * the last list of each file is remembered with its kept set.
 	 */
-	char last_text[64];
-	struct cpuset last_set;
+	/* this thread's io_uring (irq_ring.c), made at its first chunk; NULL: none */
+	struct irq_ring *ring;
+	bool ring_tried;
+	struct irq_list_seen {
+		char text[64];
+		const struct cpuset *set; /* NULL: none yet */
+	} last[2]; /* smp_affinity_list, effective_affinity_list */
 	unsigned int nr_noted; /* affinity file problems met, the first ones logged */
 };
 
 /* problems of affinity files logged by one read of the table; the rest are counted */
 #define IRQ_FILES_NOTED_MAX 8
 
-int irq_files_open(struct irq_files *files, struct sysroot *root);
+int irq_files_open(struct irq_files *files, struct sysroot *root, struct irq_store *store);
 void irq_files_close(struct irq_files *files);
+/* --- the affinity files of many IRQs through io_uring (irq_ring.c) --- */
+
+/* IRQs read in one batch */
+#define IRQ_RING_IRQS 32
+
+/* What one file gave. */
+struct irq_ring_file {
+	/* the text's length, or a negative errno code as read_at() says it; -EOVERFLOW: too long */
+	int ret;
+	mode_t mode; /* of a regular file */
+	const char *text; /* trailing newlines cut; in the ring, until its next batch */
+};
+
+struct irq_ring;
+/* A ring reading under the directory @proc_irq (not owned); NULL where io_uring cannot be used. */
+struct irq_ring *irq_ring_new(int proc_irq);
+void irq_ring_free(struct irq_ring *ring);
 /*
- * smp_affinity_list, whether it may be written, effective_affinity_list;
- * a file that cannot be used is recorded in the IRQ and logged when new
+ * Both affinity files of @nr IRQs (at most IRQ_RING_IRQS): out[2 * i] is
+ * smp_affinity_list of numbers[i], out[2 * i + 1] its effective_affinity_list.
+ * Returns 0, or a negative errno code when the ring failed: the files are
+ * then to be read another way, and the ring freed.
  */
-void irq_files_read_affinity(struct irq_files *files, struct irq_info *irq);
-/* /sys/kernel/irq/N/@file, strdup'ed; NULL when missing */
-char *irq_files_read_sysfs(struct irq_files *files, unsigned int number, const char *file);
+int irq_ring_read(struct irq_ring *ring, const unsigned int *numbers, unsigned int nr,
+		  struct irq_ring_file *out);
+
+/* What one IRQ's affinity files say. */
+struct irq_affinity {
+	unsigned int number; /* the IRQ: filled by the caller */
+	const struct cpuset *affinity, *effective; /* kept by the files' store */
+	int affinity_error, effective_error; /* as in irq_info */
+	bool movable;
+};
+
+/* Read one IRQ's files on this thread, a system call at a time; nothing is logged. */
+void irq_affinity_read(struct irq_files *files, struct irq_affinity *item);
+/*
+ * The same for @nr IRQs (at most IRQ_RING_IRQS) through this thread's
+ * io_uring, made at the first call, or one at a time where there is none.
+ */
+void irq_affinity_read_chunk(struct irq_files *files, struct irq_affinity *items, unsigned int nr);
+
+/*
+ * Read the files of @nr IRQs (their numbers in @items) on a few threads,
+ * started now: the caller may do other work, then irq_reading_finish()
+ * reads what is left on its thread too and waits for the others. @files
+ * and @items must stay until then. NULL when out of memory.
+ */
+struct irq_reading;
+struct irq_reading *irq_reading_start(struct irq_files *files, struct irq_affinity *items,
+				      unsigned int nr);
+void irq_reading_finish(struct irq_reading *reading);
+
+/* Log what an IRQ's files did not say, when it differs from the last read's errors. */
+void irq_affinity_note(struct irq_files *files, unsigned int number, int was_affinity,
+		       int was_effective, const struct irq_affinity *item);
+/* Put what the files said into the IRQ. */
+void irq_affinity_apply(struct irq_info *irq, const struct irq_affinity *item);
+
+/* /sys/kernel/irq/N/@file into files->text: its length, or a negative errno code */
+int irq_files_read_sysfs(struct irq_files *files, unsigned int number, const char *file);
 
 /* --- devices (irq_device.c) --- */
 

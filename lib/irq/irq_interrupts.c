@@ -21,8 +21,9 @@
  */
 #define READ_CHUNK (1U << 20)
 /*
- * Slack after the text: blanks are skipped 8 bytes at a time, and a load
- * may look up to 7 bytes past the NUL that ends the last line.
+ * Slack after the text: blanks are skipped 8 bytes at a time and a zero
+ * count is recognised in 12, so a load may look up to 11 bytes past the
+ * NUL that ends the last line.
  */
 #define READ_SLACK 16
 
@@ -174,72 +175,102 @@ static const char *parse_label(const char *p, struct irq_parsed_line *parsed)
 	return *p == ':' ? p + 1 : NULL;
 }
 
+/* a decimal digit: one unsigned compare */
+static inline bool is_digit(char c)
+{
+	return (unsigned int)(c - '0') <= 9;
+}
+
 /*
- * The hot loop: up to @columns decimal counts separated by blanks, no
- * sscanf. A value beyond 32 bits cannot come from the kernel and makes the
- * line malformed.
+ * The hot loop, once over the line: up to @columns decimal counts
+ * separated by blanks, no sscanf, no copy. Blanks are skipped a word at a
+ * time (counts are padded to ten columns: most of the file is blanks) and
+ * a count of 0, most of them on a big machine, costs a compare: only the
+ * others become cells. A value beyond 32 bits cannot come from the kernel
+ * and makes the line malformed.
  */
-static const char *parse_counts(const char *p, uint32_t *row, unsigned int columns,
+static const char *parse_counts(const char *p, struct irq_counts *counts, unsigned int columns,
 				struct irq_parsed_line *parsed)
 {
-	unsigned int i;
+	uint16_t *column = counts->column + counts->nr_cells;
+	uint32_t *value = counts->value + counts->nr_cells;
+	unsigned int i, n = 0;
 
+	static const char zero_end[4] = { ' ', ' ', '0', ' ' };
+	uint32_t zero_tail, tail;
+
+	memcpy(&zero_tail, zero_end, sizeof(zero_tail));
 	for (i = 0; i < columns; i++) {
-		uint64_t value = 0, word;
+		uint64_t count, word;
 
-		/* counts are padded to 10 columns: most of the file is blanks */
+		/* the kernel's 0 (" %10u"), most counts of a big machine: 8 blanks, "  0 " */
+		memcpy(&word, p, sizeof(word));
+		memcpy(&tail, p + 8, sizeof(tail));
+		if (word == 0x2020202020202020ULL && tail == zero_tail) {
+			p += 11;
+			continue;
+		}
 		for (;;) {
 			memcpy(&word, p, sizeof(word));
-			if (word != 0x2020202020202020ULL)
+			word ^= 0x2020202020202020ULL;
+			if (word) {
+				/* the bytes in memory order are the word's, low byte first */
+				p += __builtin_ctzll(word) / 8;
 				break;
+			}
 			p += sizeof(word);
 		}
-		while (*p == ' ')
-			p++;
-		if ((unsigned int)(*p - '0') > 9)
+		if (!is_digit(*p))
 			break;
-		do {
-			value = value * 10 + (uint64_t)(*p++ - '0');
-			if (value > UINT32_MAX) {
+		count = (uint64_t)(*p++ - '0');
+		while (is_digit(*p)) {
+			count = count * 10 + (uint64_t)(*p++ - '0');
+			if (count > UINT32_MAX) {
 				parsed->error = "count beyond 32 bits";
 				return p;
 			}
-		} while ((unsigned int)(*p - '0') <= 9);
+		}
 		if (*p && *p != ' ' && *p != '\t') {
 			parsed->error = "junk in a count";
 			return p;
 		}
-		row[i] = (uint32_t)value;
+		if (count) {
+			column[n] = (uint16_t)i;
+			value[n++] = (uint32_t)count;
+		}
 	}
 	parsed->nr_counts = i;
+	parsed->nr_cells = n;
 	return p;
 }
 
-void irq_parse_line(char *line, uint32_t *row, unsigned int columns, struct irq_parsed_line *parsed)
+void irq_parse_line(char *line, struct irq_counts *counts, unsigned int columns,
+		    struct irq_parsed_line *parsed)
 {
 	const char *p;
 	char *end;
 
 	memset(parsed, 0, sizeof(*parsed));
+	parsed->first_cell = counts->nr_cells;
 	p = parse_label(line, parsed);
 	if (!p) {
 		parsed->error = "no 'label:' at the start";
 		return;
 	}
-	p = parse_counts(p, row, columns, parsed);
-	if (parsed->error)
+	p = parse_counts(p, counts, columns, parsed);
+	if (!parsed->error && parsed->nr_counts < columns &&
+	    (parsed->numbered || parsed->nr_counts != 1))
+		/* ERR and MIS (x86), Err (arm64) have one total, in column 0 */
+		parsed->error = "fewer counts than CPUs";
+	if (parsed->error) {
+		parsed->nr_cells = 0;
 		return;
-	if (parsed->nr_counts < columns) {
-		/* ERR and MIS (x86), Err (arm64): one total, no per-CPU columns */
-		if (parsed->numbered || parsed->nr_counts != 1) {
-			parsed->error = "fewer counts than CPUs";
-			return;
-		}
-		memset(row + 1, 0, (columns - 1) * sizeof(*row));
 	}
+	counts->nr_cells += parsed->nr_cells;
 	while (*p == ' ' || *p == '\t')
 		p++;
-	end = line + strlen(line);
+	/* the tail only: the counts were the whole line before it */
+	end = (char *)p + strlen(p);
 	while (end > p && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
 		*--end = '\0';
 	parsed->tail = p;
@@ -270,23 +301,85 @@ static bool is_padded_field(const char *word)
 	return !*p;
 }
 
-void irq_split_tail(const char *tail, char **chip, char **name)
+/* after a word: where the blanks that follow it end, and how many there are */
+static const char *skip_blanks(const char *p, size_t *count)
+{
+	const char *start = p;
+
+	while (*p == ' ')
+		p++;
+	*count = (size_t)(p - start);
+	return p;
+}
+
+static bool starts_word(const char *p, const char *word)
+{
+	size_t len = strlen(word);
+
+	return !strncmp(p, word, len) && (p[len] == ' ' || !p[len]);
+}
+
+/*
+ * Whether the tail has the kernel's layout after the chip, so that where
+ * the action names start is certain: the hwirq, then the flow handler
+ * glued to it ("4-edge") or the trigger field ("Level") with or without a
+ * handler, then the end (no action) or two blanks or more and the names.
+ * Several actions are joined with ", ", which a name may also hold:
+ * /sys/kernel/irq/N/actions says those without doubt.
+ */
+static bool names_certain(const char *after_chip, const char **names)
+{
+	const char *p = after_chip;
+	size_t blanks;
+
+	p = skip_blanks(p, &blanks);
+	if (!isdigit((unsigned char)*p))
+		return false;
+	while (isdigit((unsigned char)*p))
+		p++;
+	if (*p != '-') {
+		const char *handler;
+
+		p = skip_blanks(p, &blanks);
+		if (starts_word(p, "Level"))
+			p += 5;
+		else if (starts_word(p, "Edge"))
+			p += 4;
+		else
+			return false;
+		/* the handler, if any, after the trigger's padding */
+		handler = skip_blanks(p, &blanks);
+		if (*handler == '-')
+			p = handler;
+	}
+	if (*p == '-')
+		p += strcspn(p, " ");
+	p = skip_blanks(p, &blanks);
+	if (*p && (blanks < 2 || strstr(p, ", ")))
+		return false;
+	*names = p;
+	return true;
+}
+
+void irq_split_tail(const char *tail, struct irq_tail_words *words)
 {
 	size_t chip_len = strcspn(tail, " \t");
 	const char *gap = NULL, *p;
 
+	words->chip = tail;
+	words->chip_len = chip_len;
+	words->names_certain = *tail && names_certain(tail + chip_len, &words->names);
+	if (words->names_certain)
+		return;
+	/* a guess, for a tail in another layout: what follows the last gap */
 	for (p = tail + chip_len; *p; p++)
 		if (p[0] == ' ' && p[1] == ' ')
 			gap = p;
-	if (chip)
-		*chip = strndup(tail, chip_len);
-	if (!name)
-		return;
 	if (gap) {
 		while (*gap == ' ')
 			gap++;
 		if (is_padded_field(gap))
 			gap = NULL;
 	}
-	*name = strdup(gap ? gap : "");
+	words->names = gap ? gap : "";
 }

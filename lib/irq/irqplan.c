@@ -184,18 +184,18 @@ static const struct irq_info *irq_of(const struct planner *p, unsigned int row)
  */
 static bool move_pending(const struct irq_info *irq)
 {
-	return irq->has_effective && !cpuset_empty(&irq->effective) &&
-	       !cpuset_subset(&irq->effective, &irq->affinity);
+	return irq->has_effective && !cpuset_empty(irq->effective) &&
+	       !cpuset_subset(irq->effective, irq->affinity);
 }
 
 /* Where an IRQ's load lands: its delivery CPUs that are online, or soon will be. */
 static void delivery_online(const struct planner *p, const struct irq_info *irq,
 			    struct cpuset *cpus)
 {
-	cpuset_and(cpus, move_pending(irq) ? &irq->affinity : irq_delivery_cpus(irq),
+	cpuset_and(cpus, move_pending(irq) ? irq->affinity : irq_delivery_cpus(irq),
 		   &p->topo->online);
 	if (cpuset_empty(cpus))
-		cpuset_and(cpus, &irq->affinity, &p->topo->online);
+		cpuset_and(cpus, irq->affinity, &p->topo->online);
 }
 
 #define SEVERAL_CPUS (-2)
@@ -563,8 +563,8 @@ static int classify(struct planner *p, struct pending **pending, unsigned int *n
 			continue;
 		}
 		/* what user space sets is what counts: a write cannot do more */
-		cpuset_and(&reach, &irq->affinity, rt);
-		cpuset_and(&usable, &irq->affinity, online);
+		cpuset_and(&reach, irq->affinity, rt);
+		cpuset_and(&usable, irq->affinity, online);
 		if (!cpuset_empty(&reach) || cpuset_empty(&usable)) {
 			ret = add_pending(pending, nr_pending, &cap, row, IRQPLAN_SAFETY);
 			continue;
@@ -581,7 +581,7 @@ static int classify(struct planner *p, struct pending **pending, unsigned int *n
 static void why_leave(struct planner *p, const struct irq_info *irq, enum irqplan_move_kind kind,
 		      char *buf, size_t size)
 {
-	const char *affinity = cached_list(p, 0, &irq->affinity);
+	const char *affinity = cached_list(p, 0, irq->affinity);
 	struct cpuset in_affinity;
 
 	if (kind == IRQPLAN_NODE) {
@@ -589,7 +589,7 @@ static void why_leave(struct planner *p, const struct irq_info *irq, enum irqpla
 			 irq->device, irq->node, affinity);
 		return;
 	}
-	cpuset_and(&in_affinity, &irq->affinity, &p->plan->rt);
+	cpuset_and(&in_affinity, irq->affinity, &p->plan->rt);
 	if (!cpuset_empty(&in_affinity))
 		snprintf(buf, size, "its affinity %s includes RT cpu %s", affinity,
 			 cached_list(p, 1, &in_affinity));

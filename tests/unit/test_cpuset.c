@@ -33,6 +33,49 @@ START_TEST(lists_parse_and_format)
 }
 END_TEST
 
+/* A range is added a word at a time: every edge of a 64-bit word, one CPU at a time. */
+START_TEST(ranges_across_words)
+{
+	static const unsigned int edges[] = { 0, 1, 62, 63, 64, 65, 127, 128, 1023, 8191 };
+	struct cpuset set;
+	char text[64], back[64];
+	unsigned int i, j, cpu;
+
+	for (i = 0; i < sizeof(edges) / sizeof(edges[0]); i++)
+		for (j = i; j < sizeof(edges) / sizeof(edges[0]); j++) {
+			snprintf(text, sizeof(text), "%u-%u", edges[i], edges[j]);
+			ck_assert_int_eq(cpuset_parse_list(text, &set), 0);
+			ck_assert_uint_eq(cpuset_count(&set), edges[j] - edges[i] + 1);
+			for (cpu = edges[i] ? edges[i] - 1 : 0; cpu <= edges[j] + 1 && cpu < 8192;
+			     cpu++)
+				ck_assert(cpuset_has(&set, cpu) ==
+					  (cpu >= edges[i] && cpu <= edges[j]));
+			snprintf(text, sizeof(text), i == j ? "%u" : "%u-%u", edges[i], edges[j]);
+			ck_assert_str_eq(cpuset_format_list(&set, back, sizeof(back)), text);
+		}
+	/* iteration across the eight-word blocks the scan skips */
+	{
+		static const int bits[] = { 0, 63, 64, 511, 512, 520, 1023, 4096, 8190, 8191 };
+		int at, n = 0;
+
+		cpuset_clear(&set);
+		ck_assert(cpuset_empty(&set));
+		ck_assert_int_eq(cpuset_next(&set, -1), -1);
+		for (i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
+			cpuset_add(&set, (unsigned int)bits[i]);
+		ck_assert(!cpuset_empty(&set));
+		cpuset_for_each(at, &set)
+			ck_assert_int_eq(at, bits[n++]);
+		ck_assert_int_eq(n, 10);
+		ck_assert_str_eq(cpuset_format_list(&set, back, sizeof(back)),
+				 "0,63-64,511-512,520,1023,4096,8190-8191");
+	}
+	ck_assert_int_eq(cpuset_parse_list("0-1023,2048-4095:1000", &set), 0);
+	ck_assert_uint_eq(cpuset_count(&set), 1024 + 3);
+	ck_assert_str_eq(cpuset_format_list(&set, back, sizeof(back)), "0-1023,2048,3048,4048");
+}
+END_TEST
+
 START_TEST(lists_rejected)
 {
 	static const char *const bad[] = { "3-x", "a",	 "1-",	  "-1", "5-3", "1,,2",
@@ -107,6 +150,7 @@ int main(void)
 	TCase *tc = tcase_create("cpuset");
 
 	tcase_add_test(tc, lists_parse_and_format);
+	tcase_add_test(tc, ranges_across_words);
 	tcase_add_test(tc, lists_rejected);
 	tcase_add_test(tc, masks);
 	tcase_add_test(tc, set_algebra);

@@ -26,6 +26,18 @@ static void set_list(struct cpuset *set, const char *text)
 	ck_assert_int_eq(cpuset_parse_list(text, set), 0);
 }
 
+/* an IRQ's set, kept by the table */
+static const struct cpuset *kept_list(struct irq_table *table, const char *text)
+{
+	struct cpuset set;
+	const struct cpuset *kept;
+
+	set_list(&set, text);
+	kept = irq_table_keep_cpus(table, &set);
+	ck_assert_ptr_nonnull(kept);
+	return kept;
+}
+
 static const char *list(const struct cpuset *set)
 {
 	static char buf[8][128];
@@ -57,8 +69,6 @@ static void machine_init(struct machine *m, unsigned int nr_cpus, unsigned int n
 	topo->cpus = calloc(nr_cpus, sizeof(*topo->cpus));
 	for (cpu = 0; cpu < nr_cpus; cpu++) {
 		topo->cpus[cpu].node = (int)(cpu / per_node);
-		topo->cpus[cpu].package = (int)(cpu / per_node);
-		topo->cpus[cpu].core = (int)((cpu % per_node) / smt);
 		topo->cpus[cpu].first_sibling = (int)(cpu - cpu % smt);
 		cpuset_add(&topo->node_cpus[cpu / per_node], cpu);
 	}
@@ -79,14 +89,14 @@ static struct irq_info *add_irq(struct machine *m, unsigned int number, const ch
 
 	ck_assert_uint_lt(m->table.nr_irqs, MAX_IRQS);
 	irq->number = number;
-	irq->name = strdup(name);
-	irq->chip = strdup("PCI-MSIX");
+	irq->name = irq_table_keep_text(&m->table, name);
+	irq->chip = irq_table_keep_text(&m->table, "PCI-MSIX");
 	irq->node = node;
 	irq->movable = movable;
 	irq->has_affinity = true;
 	irq->has_effective = true;
-	set_list(&irq->affinity, affinity);
-	set_list(&irq->effective, effective);
+	irq->affinity = kept_list(&m->table, affinity);
+	irq->effective = kept_list(&m->table, effective);
 	if (node >= 0)
 		snprintf(irq->device, sizeof(irq->device), "0000:%02x:00.0", 0x10 * (node + 1));
 	m->rates[m->table.nr_irqs++] = rate;
@@ -111,10 +121,11 @@ static void apply(struct machine *m, const struct irqplan *p)
 
 	for (i = 0; i < p->nr_moves; i++) {
 		struct irq_info *irq = &m->table.irqs[p->moves[i].row];
+		struct cpuset to;
 
-		cpuset_clear(&irq->affinity);
-		cpuset_add(&irq->affinity, p->moves[i].to);
-		irq->effective = irq->affinity;
+		cpuset_clear(&to);
+		cpuset_add(&to, p->moves[i].to);
+		irq->affinity = irq->effective = irq_table_keep_cpus(&m->table, &to);
 	}
 	if (p->default_change)
 		m->input.default_affinity = p->default_to;
@@ -278,7 +289,7 @@ START_TEST(single_node_balances_a_piled_up_cpu)
 		       "cpu 0 load 8.0k/s is 300% above the node 0 mean 2.0k/s (dead band 25%)"));
 	apply(&m, &p);
 	for (i = 0; i < 8; i++)
-		on_cpu0 += cpuset_has(&m.table.irqs[i].effective, 0);
+		on_cpu0 += cpuset_has(m.table.irqs[i].effective, 0);
 	ck_assert_uint_eq(on_cpu0, 2);
 	ck_assert(!p.default_change);
 	plan(&m, &again);
@@ -736,12 +747,12 @@ START_TEST(budget_does_not_hold_back_safety_or_new_irqs)
 	ck_assert(irq_history_known(history, 49));
 
 	/* someone puts one on an RT CPU; a new IRQ sits on the wrong node */
-	set_list(&m.table.irqs[4].affinity, "7");
-	set_list(&m.table.irqs[4].effective, "7");
+	m.table.irqs[4].affinity = kept_list(&m.table, "7");
+	m.table.irqs[4].effective = kept_list(&m.table, "7");
 	add_irq(&m, 90, "new", 1, true, "0-2", "1", 10);
 	/* an old IRQ on the wrong node waits for the budget */
-	set_list(&m.table.irqs[5].affinity, "0");
-	set_list(&m.table.irqs[5].effective, "0");
+	m.table.irqs[5].affinity = kept_list(&m.table, "0");
+	m.table.irqs[5].effective = kept_list(&m.table, "0");
 	now += 20 * 60 * SECOND_NS;
 	m.input.now_ns = now;
 	plan(&m, &p);

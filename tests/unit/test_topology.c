@@ -38,7 +38,8 @@ START_TEST(two_nodes_with_smt)
 	ck_assert_int_eq(topology_cpu_node(&topo, 2), 0);
 	topology_smt_siblings(&topo, 3, &siblings);
 	ck_assert_str_eq(list(&siblings), "2-3");
-	ck_assert_int_eq(topo.cpus[6].package, 1);
+	ck_assert_int_eq(topo.cpus[7].first_sibling, 6);
+	ck_assert_int_eq(topo.cpus[6].first_sibling, 6);
 	topology_release(&topo);
 	sysroot_free(root);
 }
