@@ -105,12 +105,17 @@ static int measure(struct ab_rounds *r, struct ab_round *round)
 	if (ret)
 		return runtime_error("pair %u, %c: cannot run latscope %s: %s", round->pair + 1,
 				     side_letter[round->side], r->measurement, strerror(-ret));
+	/*
+	 * Stopped: the round is not a whole one whatever it wrote, and one
+	 * stopped before its first sample exits 1 having measured nothing.
+	 */
+	round->measured = !stop_requested;
+	if (stop_requested)
+		return EXIT_OK;
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
 		return runtime_error("pair %u, %c: latscope %s %s", round->pair + 1,
 				     side_letter[round->side], r->measurement,
 				     ended(status, how, sizeof(how)));
-	/* stopped early: its result is written, but it is not a whole round */
-	round->measured = !stop_requested;
 	return EXIT_OK;
 }
 
