@@ -94,18 +94,34 @@ void tsc_calibrate_end(struct tsc_clock *clock)
 	set_rate(clock, clock->end_tsc - clock->start_tsc, clock->end_ns - clock->start_ns);
 }
 
+static int compare_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 uint64_t tsc_read_cost_ns(const struct tsc_clock *clock)
 {
-	uint64_t best = UINT64_MAX, prev = tsc_now(clock), now, ns;
-	int i;
+	/*
+	 * The median, not the smallest: two reads can overlap in the pipeline,
+	 * and the smallest delta seen varied fivefold between runs on a KVM
+	 * guest (2 ns, then 10 ns), while the median is what a loop pays.
+	 */
+	enum { READS = 4095 };
+	uint64_t delta[READS], prev = tsc_now(clock), now, ns;
+	unsigned int i, n = 0;
 
-	for (i = 0; i < 100000; i++) {
+	for (i = 0; i < READS; i++) {
 		now = tsc_now(clock);
-		if (now > prev && now - prev < best)
-			best = now - prev;
+		if (now > prev)
+			delta[n++] = now - prev;
 		prev = now;
 	}
-	ns = best == UINT64_MAX ? 1 : tsc_delta_ns(clock, best);
+	if (!n)
+		return 1;
+	qsort(delta, n, sizeof(*delta), compare_u64);
+	ns = tsc_delta_ns(clock, delta[n / 2]);
 	return ns ? ns : 1;
 }
 

@@ -89,10 +89,11 @@ void tsc_calibrate_begin(struct tsc_clock *clock, bool use_tsc, uint64_t min_ns)
 void tsc_calibrate_end(struct tsc_clock *clock);
 
 /**
- * tsc_read_cost_ns - the smallest read-to-read delta of back-to-back reads
+ * tsc_read_cost_ns - the median read-to-read delta of back-to-back reads
  * @clock: a calibrated clock
  *
- * The finest gap a busy loop on this clock can resolve, in ns (at least 1).
+ * What one read costs a busy loop on this clock, in ns (at least 1): a
+ * threshold at or below it makes every read a gap.
  */
 uint64_t tsc_read_cost_ns(const struct tsc_clock *clock);
 
