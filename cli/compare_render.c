@@ -130,9 +130,16 @@ static void print_method(FILE *out, const struct compare_pair_result *p)
 			     "A1 A2 A3 --vs B1 B2 B3) or interleave them (latscope ab)\n");
 		break;
 	case COMPARE_METHOD_RUNS:
-		fprintf(out, "  intervals: %u and %u runs resampled, then the blocks within them\n",
+		fprintf(out,
+			"  intervals: %u and %u runs resampled, each run whole: the variation "
+			"between runs is in the interval\n",
 			a->nr_runs, b->nr_runs);
-		break;
+		/* a side of one run beside them is resampled by its blocks */
+		if (a->nr_runs == 1)
+			side_resampling(out, "A", a);
+		if (b->nr_runs == 1)
+			side_resampling(out, "B", b);
+		return;
 	case COMPARE_METHOD_ROUNDS:
 		fprintf(out, "  intervals: %u round pairs resampled\n", a->nr_runs);
 		return;

@@ -234,8 +234,10 @@ START_TEST(summary_names_six_and_counts_the_rest)
 					     "           = f.json (timer, 2 series)\n"
 					     "paired by cpu, each against A;"));
 	ck_assert_ptr_nonnull(strstr(r.text, "\ncpu 1: A a.json and 1 more, C e.json and 1 more"));
-	ck_assert_ptr_nonnull(strstr(r.text, "  intervals: 2 and 2 runs resampled, then the blocks "
-					     "within them\n"));
+	ck_assert_ptr_nonnull(strstr(r.text, "  intervals: 2 and 2 runs resampled, each run whole: "
+					     "the variation between runs is in the interval\n"));
+	/* runs resampled whole say nothing of blocks they do not use */
+	ck_assert_ptr_null(strstr(r.text, "no time blocks"));
 	line = line_of(r.text, "verdict: ");
 	/* B is worse on 5 statistics of 2 cpus: 6 named, 4 counted */
 	ck_assert_msg(strstr(line, "verdict: mixed: c.json and 1 more is worse than a.json and 1 "
