@@ -341,11 +341,15 @@ static int resample_pair(struct compare_pair_result *p, const struct compare_set
 		row->method = method;
 		need = quantile_interval_min_samples(row->percent, s->stats.confidence);
 		if (a->samples < need || b->samples < need) {
+			char name[sizeof(row->name)];
+
+			/* a copy: gcc under ASan takes the two fields for one buffer */
+			memcpy(name, row->name, sizeof(name));
 			snprintf(row->reason, sizeof(row->reason),
 				 "%s: %llu samples, fewer than the %llu %s needs",
 				 a->samples < need ? "A" : "B",
 				 (unsigned long long)(a->samples < need ? a->samples : b->samples),
-				 (unsigned long long)need, row->name);
+				 (unsigned long long)need, name);
 			continue;
 		}
 		map[n] = i;
