@@ -567,7 +567,8 @@ static int read_block_maxima(struct reader *r, const json_t *value, struct run_s
 static int read_time_blocks(struct reader *r, const json_t *value, struct run_series *s,
 			    const char *who)
 {
-	uint64_t total = 0;
+	uint64_t total = 0, count;
+	bool overflow = false;
 	unsigned int i;
 	char why[200];
 	int ret;
@@ -582,15 +583,25 @@ static int read_time_blocks(struct reader *r, const json_t *value, struct run_se
 		return import_fail(r->ctx, ret, "%s: %s", who, why);
 	if (ret)
 		return ret;
-	for (i = 0; i < s->time_blocks->nr; i++)
-		total += s->time_blocks->blocks[i].count;
-	if (s->histogram.present && total == s->histogram.total && !s->time_blocks->lost)
+	/* counts that wrap past 2^64 could land on the histogram's total */
+	for (i = 0; i < s->time_blocks->nr && !overflow; i++) {
+		count = s->time_blocks->blocks[i].count;
+		overflow = total > UINT64_MAX - count;
+		total += count;
+	}
+	if (s->histogram.present && total == s->histogram.total && !s->time_blocks->lost &&
+	    !overflow)
 		return 0;
 	if (s->time_blocks->lost)
 		ret = import_note(r->ctx,
 				  "%s: %llu time blocks were lost in the run: its blocks are "
 				  "left out",
 				  who, (unsigned long long)s->time_blocks->lost);
+	else if (overflow)
+		ret = import_note(r->ctx,
+				  "%s: its time blocks hold more values than a count holds: its "
+				  "blocks are left out",
+				  who);
 	else
 		ret = import_note(
 			r->ctx,

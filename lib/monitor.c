@@ -558,7 +558,7 @@ static void load_interrupts(struct monitor *m)
 /* The since-boot counts, extended past the kernel's 32-bit wrap. */
 static void read_interrupts(struct monitor *m)
 {
-	struct irq_counts now, delta = { 0 };
+	struct irq_counts now, delta = { 0 }, previous;
 	unsigned int lane, row, column, rows, i, n;
 	const uint16_t *columns;
 	const uint32_t *values;
@@ -641,13 +641,13 @@ static void read_interrupts(struct monitor *m)
 				m->lanes[at].interrupts[row].count += values[i];
 		}
 	}
+	irq_counts_release(&delta);
 	/* now is the next reading's last */
-	delta = m->last_counts;
+	previous = m->last_counts;
 	m->last_counts = now;
-	now = delta;
 	pthread_mutex_unlock(&m->irq_lock);
 	free(lane_of);
-	irq_counts_release(&now);
+	irq_counts_release(&previous);
 }
 
 /* ---- the housekeeping thread ---- */

@@ -11,7 +11,8 @@
 # when there is one (the keys and words the parser looks for). The corpus
 # grows in FUZZ_BUILD/corpus/<harness>; a crash lands in FUZZ_BUILD/crashes/
 # and fails the run: copy it into tests/fuzz/regressions/<harness>/ once it
-# is fixed (tests/fuzz/regressions/README).
+# is fixed (tests/fuzz/regressions/README). Harnesses run FUZZ_JOBS at a
+# time (default: the CPUs the script may use).
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -96,16 +97,15 @@ max_len() {
 	esac
 }
 
-status=0
-for h in $harnesses; do
+# One harness: its regressions replayed, then fuzzed; 1 when it crashed.
+fuzz_one() {
+	h=$1
 	exe=$BUILD/tests/fuzz/fuzz_$h
-	mkdir -p "$BUILD/crashes"
 	regressions=tests/fuzz/regressions/$h
 	if [ -d "$regressions" ] && [ -n "$(ls -A "$regressions")" ]; then
 		if ! "$exe" -runs=1 "$regressions"/* >"$BUILD/fuzz_$h.log" 2>&1; then
 			echo "fuzz: $h: a regression input crashes again (see $BUILD/fuzz_$h.log)" >&2
-			status=1
-			continue
+			return 1
 		fi
 	fi
 	seed_fixtures "$h"
@@ -122,7 +122,33 @@ for h in $harnesses; do
 		echo "fuzz: $h: ${runs:-?} executions in ${seconds} s, no crash"
 	else
 		echo "fuzz: $h: crashed (see $BUILD/fuzz_$h.log and $BUILD/crashes/)" >&2
-		status=1
+		return 1
 	fi
+}
+
+# A libFuzzer process uses one CPU: FUZZ_JOBS lanes (default: the CPUs this
+# script may use) each fuzz every FUZZ_JOBS-th harness in turn, so that the
+# 30 s each make test gives them take a CPU count's share of the time.
+jobs=${FUZZ_JOBS:-$(nproc)}
+mkdir -p "$BUILD/crashes"
+failed=$BUILD/fuzz-failed
+rm -rf "$failed"
+mkdir -p "$failed"
+lane=0
+while [ "$lane" -lt "$jobs" ]; do
+	(
+		i=0
+		for h in $harnesses; do
+			if [ $((i % jobs)) -eq "$lane" ] && ! fuzz_one "$h"; then
+				touch "$failed/$h"
+			fi
+			i=$((i + 1))
+		done
+	) &
+	lane=$((lane + 1))
 done
+wait
+status=0
+[ -z "$(ls -A "$failed")" ] || status=1
+rm -rf "$failed"
 exit $status

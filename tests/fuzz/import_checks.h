@@ -38,11 +38,47 @@ static inline void fuzz_check_histogram(const struct run_histogram *h)
 	run_histogram_above(h, 1000, &exact);
 }
 
+/*
+ * Time blocks kept are what compare resamples: each block's buckets
+ * ascending within the layout, its count their sum, and all of them
+ * together the series' histogram (blocks that do not add up are left out
+ * with a note, never kept).
+ */
+static inline void fuzz_check_time_blocks(const struct run_series *s)
+{
+	const struct time_blocks *tb = s->time_blocks;
+	uint64_t total = 0, sum;
+	unsigned int i, k;
+
+	if (!tb)
+		return;
+	if (!tb->base_ns || tb->nr > TIME_BLOCKS_MAX || tb->lost || !s->histogram.present)
+		abort();
+	for (i = 0; i < tb->nr; i++) {
+		const struct time_block *b = &tb->blocks[i];
+
+		sum = 0;
+		for (k = 0; k < b->nr; k++) {
+			if (b->entries[k].bucket > TIME_BLOCK_OVERFLOW || !b->entries[k].count ||
+			    (k && b->entries[k - 1].bucket >= b->entries[k].bucket) ||
+			    sum + b->entries[k].count < sum)
+				abort();
+			sum += b->entries[k].count;
+		}
+		if (sum != b->count || total + sum < total)
+			abort();
+		total += sum;
+	}
+	if (total != s->histogram.total)
+		abort();
+}
+
 static inline void fuzz_check_series(const struct run_series *s)
 {
 	size_t i;
 
 	fuzz_check_histogram(&s->histogram);
+	fuzz_check_time_blocks(s);
 	for (i = 1; i < s->nr_events; i++)
 		if (s->events[i - 1].t_ns > s->events[i].t_ns)
 			abort();

@@ -597,6 +597,17 @@ START_TEST(time_blocks_are_read_and_checked)
 	ck_assert_ptr_nonnull(strstr(run->notes[0], "3 time blocks were lost"));
 	run_free(run);
 
+	/* counts past 2^64 that wrap around to the histogram's 1000 */
+	snprintf(blocks, sizeof(blocks),
+		 "{\"block_ns\": 100000000, \"buckets\": \"log-linear\", \"histograms\":"
+		 " [[%u, 9223372036854775807], [%u, 9223372036854775807], [%u, 1002]]}",
+		 low, low, high);
+	noise_with_blocks(text, sizeof(text), blocks);
+	run = accept(text);
+	ck_assert_ptr_null(run->series[0].time_blocks);
+	ck_assert_ptr_nonnull(strstr(run->notes[0], "more values than a count holds"));
+	run_free(run);
+
 	noise_with_blocks(text, sizeof(text),
 			  "{\"block_ns\": 100000000, \"buckets\": \"log-linear\","
 			  " \"histograms\": [[7, 1, 7, 1]]}");
