@@ -10,7 +10,7 @@
  *   exporter-driver [--listen ADDR] [--web-config FILE] [--port-file FILE]
  *                   --monitor --no-start [--online LIST] [--cpus LIST]
  *                   [--interval NS] [--window NS] [--explain] [--audit-every NS]
- *                   --state FILE
+ *                   [--mlockall] --state FILE
  *
  * --synthetic serves a fixed snapshot of CPUS CPUs whose latencies follow
  * a log-normal law (the counts of every native slot computed, each sample
@@ -18,7 +18,9 @@
  * --p99-file writes the exporter's own p99 per CPU as JSON at start.
  * --monitor --no-start loads a state into the monitor's engine and serves
  * it without measuring (--online pretends those CPUs are online) until
- * SIGTERM, then checkpoints it.
+ * SIGTERM, then checkpoints it; --mlockall locks its memory once the state
+ * is loaded, where `latscope monitor` locks it, so that its peak RSS is the
+ * monitor's.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -34,6 +36,7 @@
 #include "latscope/log.h"
 #include "latscope/metrics.h"
 #include "latscope/monitor.h"
+#include "latscope/rt.h"
 #include "latscope/sysroot.h"
 #include "latscope/topology.h"
 #include "latscope/web_config.h"
@@ -202,6 +205,7 @@ static uint64_t number(const char *text)
 struct monitor_options {
 	struct monitor_params params;
 	bool no_start;
+	bool lock_memory;
 	const char *online;
 };
 
@@ -231,6 +235,8 @@ static int serve_state(struct monitor_options *o, struct exporter_http_options *
 	if (!m)
 		return 1;
 	if (monitor_load_state(m, &outcome))
+		return 1;
+	if (o->lock_memory && rt_lock_memory(true, "latency"))
 		return 1;
 	http->collect = monitor_collect;
 	http->context = m;
@@ -279,6 +285,7 @@ int main(int argc, char **argv)
 		{ "state", required_argument, NULL, 'S' },
 		{ "no-start", no_argument, NULL, 'n' },
 		{ "online", required_argument, NULL, 'o' },
+		{ "mlockall", no_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct monitor_options monitor = { 0 };
@@ -341,6 +348,9 @@ int main(int argc, char **argv)
 			break;
 		case 'o':
 			monitor.online = optarg;
+			break;
+		case 'm':
+			monitor.lock_memory = true;
 			break;
 		default:
 			return 129;
