@@ -426,6 +426,9 @@ static void charge(struct explain_cpu *e, uint64_t from, uint64_t to)
 		high = to < w->window.end_ns ? to : w->window.end_ns;
 		if (high > low)
 			add_contribution(w, current_cause(e, w), low, high);
+		/* a window the lost span touches cannot be attributed, even in part */
+		if (e->depth && e->stack[e->depth - 1].key.kind == CAUSE_LOST)
+			w->incomplete = true;
 		if (w->window.end_ns > to)
 			return;
 		from = w->window.end_ns;
@@ -493,6 +496,12 @@ static void lose_events(struct explain_cpu *e, const struct trace_record *r)
 	e->depth = 0;
 	if (e->is_open)
 		e->open.incomplete = true;
+}
+
+void explain_cpu_count_lost(struct explain_cpu *e, uint64_t lost)
+{
+	if (lost > e->totals.lost_events)
+		e->totals.lost_events = lost;
 }
 
 /* What is known of a task: its name and priority, from switches and wake-ups. */

@@ -282,13 +282,67 @@ unsigned int trace_session_nr_events(const struct trace_session *s)
 	return s->nr_events;
 }
 
+/* The value of "NAME: N" in a per-CPU stats file, 0 when absent. */
+static uint64_t stats_value(const char *stats, const char *name)
+{
+	size_t len = strlen(name);
+	const char *p = stats;
+
+	while (p) {
+		if (!strncmp(p, name, len) && p[len] == ':')
+			return strtoull(p + len + 1, NULL, 10);
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return 0;
+}
+
+/*
+ * What the kernel counted as lost on one CPU since the instance was made:
+ * events overwritten before they were read (overrun, the instance's
+ * overwrite mode), dropped when a write could not be committed (commit
+ * overrun) or when the buffer was full (dropped_events, without
+ * overwrite). A sub-buffer that was full when read has no room for the
+ * count of the events missed before it (kbuffer says -1), so this is the
+ * exact figure the reader's own count is raised to.
+ */
+static uint64_t kernel_lost(const struct trace_session *s, unsigned int cpu)
+{
+	char path[64], *stats;
+	uint64_t lost;
+
+	snprintf(path, sizeof(path), "per_cpu/cpu%u/stats", cpu);
+	stats = tracefs_instance_file_read(s->instance, path, NULL);
+	if (!stats)
+		return 0;
+	lost = stats_value(stats, "overrun") + stats_value(stats, "commit overrun") +
+	       stats_value(stats, "dropped_events");
+	free(stats);
+	return lost;
+}
+
+uint64_t trace_session_lost_on(const struct trace_session *s, unsigned int cpu)
+{
+	unsigned int i;
+	uint64_t kernel;
+
+	for (i = 0; i < s->nr_readers; i++) {
+		if (s->readers[i].cpu != cpu)
+			continue;
+		kernel = s->instance ? kernel_lost(s, cpu) : 0;
+		return kernel > s->readers[i].lost ? kernel : s->readers[i].lost;
+	}
+	return 0;
+}
+
 uint64_t trace_session_lost(const struct trace_session *s)
 {
 	uint64_t lost = 0;
 	unsigned int i;
 
 	for (i = 0; i < s->nr_readers; i++)
-		lost += s->readers[i].lost;
+		lost += trace_session_lost_on(s, s->readers[i].cpu);
 	return lost;
 }
 

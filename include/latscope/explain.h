@@ -121,6 +121,13 @@ void explain_cpu_free(struct explain_cpu *engine);
 /* The measuring tool's own main thread, so its label says so (0: none). */
 void explain_cpu_set_tool_pid(struct explain_cpu *engine, int32_t pid);
 
+/*
+ * The exact number of events this CPU's trace lost, when the records said
+ * only that some were (a full sub-buffer has no room for the count): the
+ * total is raised to it. The spikes the losses touched are already marked.
+ */
+void explain_cpu_count_lost(struct explain_cpu *engine, uint64_t lost);
+
 /* Add a window; windows come in ascending start order and do not overlap. */
 int explain_cpu_add_window(struct explain_cpu *engine, const struct explain_window *window);
 

@@ -64,8 +64,14 @@ typedef void (*trace_emit)(const struct trace_record *record, void *context);
  */
 long trace_session_drain(struct trace_session *session, trace_emit emit, void *context);
 
-/* Events the ring buffers dropped so far, all CPUs. */
+/*
+ * Events the ring buffers dropped so far, all CPUs: exact, the kernel's
+ * per-CPU count where the records said "some" without a number.
+ */
 uint64_t trace_session_lost(const struct trace_session *session);
+
+/* The same for one CPU (0 for a CPU not recorded). */
+uint64_t trace_session_lost_on(const struct trace_session *session, unsigned int cpu);
 
 /**
  * trace_session_destroy - stop recording, remove the instance, unmount

@@ -223,6 +223,38 @@ START_TEST(lost_events_are_counted_and_flagged)
 }
 END_TEST
 
+/* Windows that start and end inside the lost span are not attributed either. */
+START_TEST(windows_inside_a_loss_are_incomplete)
+{
+	struct trace_record lost = { .ts = 90, .kind = TRACE_LOST };
+	const struct explain_spike *worst;
+	struct explain_totals totals;
+	unsigned int n;
+
+	sw(0, OWN, "latscope", 120);
+	window(10, 20); /* before the last event seen: attributed */
+	irq(25, true, 36, "eth0");
+	irq(30, false, 36, "eth0");
+	window(40, 50); /* both inside (30, 90): events lost there */
+	window(60, 95); /* ends after the loss */
+	lost.lost.count = 0; /* "some": a full sub-buffer had no room for the number */
+	feed(lost);
+	sw(100, OWN, "latscope", 120);
+	explain_cpu_count_lost(engine, 77); /* the kernel's count */
+	explain_cpu_count_lost(engine, 5); /* never lowered */
+	ck_assert_int_eq(explain_cpu_finish(engine, 120, 120), 0);
+	explain_cpu_totals(engine, &totals);
+	ck_assert_uint_eq(totals.windows, 3);
+	ck_assert_uint_eq(totals.incomplete, 2);
+	ck_assert_uint_eq(totals.lost_events, 77);
+	worst = explain_cpu_worst(engine, &n);
+	ck_assert_uint_eq(n, 3);
+	ck_assert(worst[0].incomplete); /* 60-95 */
+	ck_assert(!worst[1].incomplete); /* 10-20 */
+	ck_assert(worst[2].incomplete); /* 40-50 */
+}
+END_TEST
+
 START_TEST(two_cpus_interleaved)
 {
 	struct explain_cpu *other = explain_cpu_new(0, EXPLAIN_NOISE, names, 5);
@@ -552,6 +584,7 @@ int main(void)
 	tcase_add_test(noise, exit_missing_at_window_edge);
 	tcase_add_test(noise, window_starts_inside_a_handler);
 	tcase_add_test(noise, lost_events_are_counted_and_flagged);
+	tcase_add_test(noise, windows_inside_a_loss_are_incomplete);
 	tcase_add_test(noise, two_cpus_interleaved);
 	tcase_add_test(noise, nmi_is_carved_out_of_what_it_interrupted);
 	tcase_add_test(noise, periodic_cause);
