@@ -71,8 +71,23 @@ const struct explain_cpu *explain_session_lane(const struct explain_session *ses
 /* The interned names the records and causes use. */
 const struct names *explain_session_names(const struct explain_session *session);
 
+/*
+ * The ring buffer each of @nr_cpus traced CPUs gets, in KiB: 8 MiB up to
+ * 32 CPUs, a share of 256 MiB beyond, at least 256 KiB.
+ */
+size_t explain_session_buffer_kb(unsigned int nr_cpus);
+
 /* Events dropped by the ring buffers, all CPUs. */
 uint64_t explain_session_lost(const struct explain_session *session);
+
+/* What reading the trace cost: the thread that pumps pays it. */
+struct explain_reader {
+	uint64_t cpu_ns; /* CPU time of every pump: reading and attributing */
+	uint64_t records; /* records read */
+	uint64_t lost; /* events the ring buffers dropped, exactly */
+};
+
+void explain_session_reader(const struct explain_session *session, struct explain_reader *reader);
 
 /**
  * explain_session_write_captures - one text file per kept spike in @dir,

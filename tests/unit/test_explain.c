@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "latscope/explain.h"
+#include "latscope/explain_session.h"
 #include "unit.h"
 
 #define OWN 100
@@ -573,10 +574,23 @@ START_TEST(worst_spikes_largest_first)
 }
 END_TEST
 
+/* 8 MiB a CPU up to 32 CPUs, 256 MiB in all up to 1024, then 256 KiB a CPU */
+START_TEST(trace_buffers_are_capped)
+{
+	ck_assert_uint_eq(explain_session_buffer_kb(1), 8192);
+	ck_assert_uint_eq(explain_session_buffer_kb(32), 8192);
+	ck_assert_uint_eq(explain_session_buffer_kb(33), 262144 / 33);
+	ck_assert_uint_eq(256 * explain_session_buffer_kb(256), 256 * 1024);
+	ck_assert_uint_eq(explain_session_buffer_kb(1024), 256);
+	ck_assert_uint_eq(explain_session_buffer_kb(8192), 256);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("explain");
 	TCase *noise = tcase_create("noise"), *timer = tcase_create("timer");
+	TCase *buffers = tcase_create("buffers");
 
 	tcase_add_checked_fixture(noise, setup, teardown);
 	tcase_add_test(noise, irq_in_softirq_in_thread);
@@ -597,7 +611,9 @@ int main(void)
 	tcase_add_test(timer, forgetting_causes_between_windows);
 	tcase_add_test(timer, idle_exit_without_a_switch_event);
 	tcase_add_test(timer, second_interrupt_before_idle_exit);
+	tcase_add_test(buffers, trace_buffers_are_capped);
 	suite_add_tcase(s, noise);
 	suite_add_tcase(s, timer);
+	suite_add_tcase(s, buffers);
 	return unit_run(s);
 }
