@@ -55,6 +55,7 @@ int explain_run_finish(struct explain_run *x, uint64_t end_ns, uint64_t run_ns)
 
 	if (!x->session)
 		return 0;
+	x->run_ns = run_ns;
 	explain_session_stop_tracing(x->session);
 	ret = explain_session_finish(x->session, end_ns, run_ns);
 	/* each cause's own trains and what they share their windows with */
@@ -82,6 +83,41 @@ int explain_run_join_sources(struct explain_run *x, unsigned int lane,
 	explain_join_free(x->joins[lane]);
 	x->joins[lane] = join;
 	return 0;
+}
+
+static double reader_share(const struct explain_reader *reader, uint64_t run_ns)
+{
+	return run_ns ? 100.0 * (double)reader->cpu_ns / (double)run_ns : 0;
+}
+
+void explain_run_report_reader(FILE *out, const struct explain_run *x)
+{
+	struct explain_reader reader;
+	char cpu[32], run[32];
+
+	if (!x->session)
+		return;
+	explain_session_reader(x->session, &reader);
+	fprintf(out,
+		"\ntrace reader: %s of cpu in %s (%.2f%% of one cpu), %llu events read, "
+		"%llu lost%s\n",
+		format_duration(reader.cpu_ns, cpu, sizeof(cpu)),
+		format_duration(x->run_ns, run, sizeof(run)), reader_share(&reader, x->run_ns),
+		(unsigned long long)reader.records, (unsigned long long)reader.lost,
+		reader.lost ? " (the spikes they touch are marked, not attributed)" : "");
+}
+
+json_t *explain_run_reader_json(const struct explain_run *x)
+{
+	struct explain_reader reader;
+
+	if (!x->session)
+		return NULL;
+	explain_session_reader(x->session, &reader);
+	return json_pack("{s:I, s:I, s:f, s:I, s:I}", "cpu_ns", (json_int_t)reader.cpu_ns, "run_ns",
+			 (json_int_t)x->run_ns, "cpu_share",
+			 reader_share(&reader, x->run_ns) / 100.0, "records",
+			 (json_int_t)reader.records, "lost_events", (json_int_t)reader.lost);
 }
 
 const struct explain_join *explain_run_join(const struct explain_run *x, unsigned int lane)

@@ -32,6 +32,7 @@ struct explain_run {
 	 * company; explain_run_join_sources() adds the spike list's sources */
 	struct explain_join **joins;
 	bool virtual_machine; /* the CPU says it runs under a hypervisor */
+	uint64_t run_ns; /* the run's length, from explain_run_finish() */
 };
 
 /**
@@ -73,6 +74,14 @@ int explain_run_finish(struct explain_run *x, uint64_t end_ns, uint64_t run_ns);
 int explain_run_join_sources(struct explain_run *x, unsigned int lane,
 			     const struct period_source *sources, unsigned int nr_sources,
 			     const struct window_source *windows, size_t nr_windows);
+
+/*
+ * What reading the trace cost, after explain_run_finish(): one line of
+ * the report (nothing without tracing), and the document's "trace_reader"
+ * (NULL without tracing; the caller owns it).
+ */
+void explain_run_report_reader(FILE *out, const struct explain_run *x);
+json_t *explain_run_reader_json(const struct explain_run *x);
 
 /* The join of a lane, or NULL without tracing. */
 const struct explain_join *explain_run_join(const struct explain_run *x, unsigned int lane);

@@ -196,6 +196,7 @@ void noise_explain_report(FILE *out, const struct noise_explain *x, const struct
 		explain_run_report(out, &x->run, i, (int)c->cpu, heading, "gaps", c->steal_ns,
 				   noise_stamp_ns(run, c->first_stamp));
 	}
+	explain_run_report_reader(out, &x->run);
 }
 
 void noise_explain_json(const struct noise_explain *x, const struct noise_run *run, json_t *cpus)

@@ -206,7 +206,7 @@ void noise_session_report(struct noise_session *s, FILE *out)
 json_t *noise_session_document(struct noise_session *s)
 {
 	const struct noise_run *run = &s->run;
-	json_t *doc = s->doc, *cpus;
+	json_t *doc = s->doc, *cpus, *reader;
 
 	result_set_end_time(doc);
 	json_object_set_new(doc, "host", result_host_facts(s->root, &s->topo));
@@ -220,6 +220,9 @@ json_t *noise_session_document(struct noise_session *s)
 	cpus = noise_result_cpus(run);
 	noise_explain_json(&s->explain, run, cpus);
 	json_object_set_new(doc, "cpus", cpus);
+	reader = explain_run_reader_json(&s->explain.run);
+	if (reader)
+		json_object_set_new(doc, "trace_reader", reader);
 	return doc;
 }
 

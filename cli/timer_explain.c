@@ -182,6 +182,7 @@ void timer_explain_report(FILE *out, const struct timer_explain *x, const struct
 		explain_run_report(out, &x->run, i, opts->threads[i].cpu, heading, "spikes", 0,
 				   timer_origin_ns(run));
 	}
+	explain_run_report_reader(out, &x->run);
 }
 
 json_t *timer_explain_break_json(const struct timer_explain *x, const struct timer_run *run)

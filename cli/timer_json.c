@@ -71,7 +71,7 @@ static json_t *break_json(struct timer_session *s)
 
 json_t *timer_json_document(struct timer_session *s, int status)
 {
-	json_t *doc = s->doc, *threads;
+	json_t *doc = s->doc, *threads, *reader;
 	uint64_t missed = 0;
 	unsigned int i;
 
@@ -91,6 +91,9 @@ json_t *timer_json_document(struct timer_session *s, int status)
 	threads = timer_result_threads(s->run);
 	timer_explain_json(&s->explain, &s->opts, threads);
 	json_object_set_new(doc, "threads", threads);
+	reader = explain_run_reader_json(&s->explain.run);
+	if (reader)
+		json_object_set_new(doc, "trace_reader", reader);
 	json_object_set_new(doc, "exit_status", json_integer(status));
 	result_set_end_time(doc);
 	return doc;
