@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "latscope/clock.h"
 #include "latscope/exporter_http.h"
 #include "latscope/log.h"
 #include "latscope/metrics.h"
@@ -219,6 +220,7 @@ static int serve_state(struct monitor_options *o, struct exporter_http_options *
 	struct topology topo;
 	struct monitor *m;
 	sigset_t stop_signals, wait_mask;
+	uint64_t started;
 	int ret = 0;
 
 	if (!o->no_start) {
@@ -258,8 +260,11 @@ static int serve_state(struct monitor_options *o, struct exporter_http_options *
 	while (!stop)
 		sigsuspend(&wait_mask);
 	/* the served state is written back on the way out, as a checkpoint */
+	started = clock_ns(CLOCK_MONOTONIC);
 	if (monitor_checkpoint(m))
 		ret = 1;
+	fprintf(stderr, "exporter-driver: checkpoint in %.1f ms\n",
+		(double)(clock_ns(CLOCK_MONOTONIC) - started) / 1e6);
 	exporter_http_free(server);
 	monitor_free(m);
 	topology_release(&topo);
