@@ -212,66 +212,124 @@ enum window_column {
 	COLUMN_BLOCK_MAX, /* complete windows only */
 };
 
-static void put_window_column(struct state_writer *w, const struct window_ring *ring,
-			      enum window_column column)
-{
-	struct window_ring_cursor cursor;
-	struct monitor_window win;
-	bool first = true;
-	uint64_t value;
+/*
+ * A column of numbers, written through a buffer of its own: at 256 CPUs
+ * and 35 days a checkpoint is 18 million numbers, and a call into stdio
+ * for each cost more than the digits.
+ */
+struct column_text {
+	char text[8192];
+	size_t used;
+	bool any;
+};
 
-	put(w, "[");
-	window_ring_begin(ring, &cursor);
-	while (window_ring_next(&cursor, &win)) {
-		switch (column) {
-		case COLUMN_INDEX:
-			value = win.index;
-			break;
-		case COLUMN_COUNT:
-			value = win.count;
-			break;
-		case COLUMN_MAX:
-		case COLUMN_BLOCK_MAX:
-			value = win.max_ns;
-			break;
-		case COLUMN_P99:
-			value = monitor_window_p99_ns(&win);
-			break;
-		case COLUMN_MISSED:
-			value = win.missed;
-			break;
-		default:
-			value = win.partial;
-			break;
-		}
-		if (column == COLUMN_BLOCK_MAX && (win.partial || !win.count))
-			continue;
-		if (!first)
-			putc_unlocked(',', w->f);
-		put_u64(w, value);
-		first = false;
+static void column_flush(struct state_writer *w, struct column_text *c)
+{
+	fwrite_unlocked(c->text, 1, c->used, w->f);
+	c->used = 0;
+}
+
+static void column_add(struct state_writer *w, struct column_text *c, uint64_t value)
+{
+	char digits[24], *p = digits + sizeof(digits);
+	size_t n;
+
+	do
+		*--p = (char)('0' + value % 10);
+	while (value /= 10);
+	n = (size_t)(digits + sizeof(digits) - p);
+	if (c->used + n + 1 > sizeof(c->text))
+		column_flush(w, c);
+	if (c->any)
+		c->text[c->used++] = ',';
+	memcpy(c->text + c->used, p, n);
+	c->used += n;
+	c->any = true;
+}
+
+static uint64_t window_value(const struct monitor_window *win, enum window_column column)
+{
+	switch (column) {
+	case COLUMN_INDEX:
+		return win->index;
+	case COLUMN_COUNT:
+		return win->count;
+	case COLUMN_MAX:
+	case COLUMN_BLOCK_MAX:
+		return win->max_ns;
+	case COLUMN_P99:
+		return monitor_window_p99_ns(win);
+	case COLUMN_MISSED:
+		return win->missed;
+	default:
+		return win->partial;
 	}
+}
+
+static void put_window_column(struct state_writer *w, const struct monitor_window *windows,
+			      size_t nr, enum window_column column)
+{
+	struct column_text *c = malloc(sizeof(*c));
+	size_t i;
+
+	if (!c) {
+		w->error = w->error ? w->error : -ENOMEM;
+		return;
+	}
+	c->used = 0;
+	c->any = false;
+	put(w, "[");
+	for (i = 0; i < nr; i++) {
+		if (column == COLUMN_BLOCK_MAX && (windows[i].partial || !windows[i].count))
+			continue;
+		column_add(w, c, window_value(&windows[i], column));
+	}
+	column_flush(w, c);
+	free(c);
 	put(w, "]");
+}
+
+/* The ring is coded (varints, deltas): decoded once for the seven columns. */
+static struct monitor_window *decode_windows(const struct window_ring *ring, size_t *nr)
+{
+	struct monitor_window *windows = malloc((window_ring_count(ring) + 1) * sizeof(*windows));
+	struct window_ring_cursor cursor;
+
+	*nr = 0;
+	if (!windows)
+		return NULL;
+	window_ring_begin(ring, &cursor);
+	while (*nr < window_ring_count(ring) && window_ring_next(&cursor, &windows[*nr]))
+		(*nr)++;
+	return windows;
 }
 
 static void put_windows(struct state_writer *w, const struct state_cpu *cpu)
 {
 	static const char *const names[] = { "index",  "count",	 "max_ns",
 					     "p99_ns", "missed", "partial" };
+	struct monitor_window *windows;
 	unsigned int column;
+	size_t nr;
 
+	windows = decode_windows(cpu->windows, &nr);
+	if (!windows) {
+		w->error = w->error ? w->error : -ENOMEM;
+		return;
+	}
 	put_key(w, "windows", false);
 	fprintf(w->f, "{\"window_ns\":%" PRIu64, cpu->window_ns);
 	for (column = COLUMN_INDEX; column <= COLUMN_PARTIAL; column++) {
 		put_key(w, names[column], false);
-		put_window_column(w, cpu->windows, (enum window_column)column);
+		put_window_column(w, windows, nr, (enum window_column)column);
 	}
 	put(w, "}");
 	/* compare's GEV fit: the maximum of each complete window */
 	put_key(w, "block_maxima", false);
 	fprintf(w->f, "{\"block_ns\":%" PRIu64 ",\"max_ns\":", cpu->window_ns);
-	put_window_column(w, cpu->windows, COLUMN_BLOCK_MAX);
+	put_window_column(w, windows, nr, COLUMN_BLOCK_MAX);
 	put(w, "}");
+	free(windows);
 }
 
 json_t *state_time(uint64_t realtime_ns)
