@@ -65,6 +65,7 @@ struct explain_cpu {
 	struct explain_spike *worst;
 	unsigned int nr_worst, worst_kept;
 	struct explain_totals totals;
+	uint64_t kernel_lost; /* the kernel's exact count, when one was read */
 	int32_t tool_pid; /* the measuring tool's main thread */
 	explain_window_hook window_hook;
 	void *window_hook_context;
@@ -500,8 +501,8 @@ static void lose_events(struct explain_cpu *e, const struct trace_record *r)
 
 void explain_cpu_count_lost(struct explain_cpu *e, uint64_t lost)
 {
-	if (lost > e->totals.lost_events)
-		e->totals.lost_events = lost;
+	if (lost > e->kernel_lost)
+		e->kernel_lost = lost;
 }
 
 /* What is known of a task: its name and priority, from switches and wake-ups. */
@@ -818,6 +819,9 @@ const struct explain_spike *explain_cpu_worst(const struct explain_cpu *e, unsig
 void explain_cpu_totals(const struct explain_cpu *e, struct explain_totals *totals)
 {
 	*totals = e->totals;
+	/* the records fed may lag the kernel's count: records still waiting */
+	if (e->kernel_lost > totals->lost_events)
+		totals->lost_events = e->kernel_lost;
 }
 
 /* A task's kernel priority as users say it. */

@@ -283,6 +283,10 @@ int explain_session_pump(struct explain_session *s, const uint64_t *horizon_ns)
 		n = trace_session_drain(s->trace, take_record, &context);
 	if (n > 0)
 		s->records_read += (uint64_t)n;
+	/* exact while it runs too: the monitor exports the count */
+	for (i = 0; s->trace && i < s->nr_lanes; i++)
+		explain_cpu_count_lost(s->lanes[i].engine,
+				       trace_session_lost_on(s->trace, s->lanes[i].cpu));
 	s->reader_cpu_ns += clock_ns(CLOCK_THREAD_CPUTIME_ID) - started;
 	if (n < 0)
 		return (int)n;

@@ -90,6 +90,7 @@ struct cpu_reader {
 	void *page;
 	struct kbuffer *kbuf;
 	uint64_t lost;
+	bool loss_uncounted; /* a sub-buffer said "some": the kernel's count decides */
 };
 
 struct trace_session {
@@ -330,7 +331,8 @@ uint64_t trace_session_lost_on(const struct trace_session *s, unsigned int cpu)
 	for (i = 0; i < s->nr_readers; i++) {
 		if (s->readers[i].cpu != cpu)
 			continue;
-		kernel = s->instance ? kernel_lost(s, cpu) : 0;
+		/* a file read only where a loss went uncounted */
+		kernel = s->instance && s->readers[i].loss_uncounted ? kernel_lost(s, cpu) : 0;
 		return kernel > s->readers[i].lost ? kernel : s->readers[i].lost;
 	}
 	return 0;
@@ -490,6 +492,8 @@ static long decode_page(struct trace_session *s, struct cpu_reader *r, trace_emi
 		lost.ts = timeline_ns(s, kbuffer_subbuf_timestamp(r->kbuf, r->page));
 		lost.lost.count = missed > 0 ? (uint64_t)missed : 0;
 		r->lost += missed > 0 ? (uint64_t)missed : 1;
+		if (missed < 0)
+			r->loss_uncounted = true;
 		emit(&lost, context);
 	}
 	for (data = kbuffer_read_event(r->kbuf, &ts); data;

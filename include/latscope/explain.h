@@ -122,9 +122,11 @@ void explain_cpu_free(struct explain_cpu *engine);
 void explain_cpu_set_tool_pid(struct explain_cpu *engine, int32_t pid);
 
 /*
- * The exact number of events this CPU's trace lost, when the records said
- * only that some were (a full sub-buffer has no room for the count): the
- * total is raised to it. The spikes the losses touched are already marked.
+ * The exact number of events this CPU's trace lost so far, when the
+ * records said only that some were (a full sub-buffer has no room for the
+ * count): explain_cpu_totals() gives the larger of it and the count of the
+ * records fed (which lags while records wait). The spikes the losses
+ * touched are marked as the records are fed.
  */
 void explain_cpu_count_lost(struct explain_cpu *engine, uint64_t lost);
 

@@ -70,7 +70,10 @@ long trace_session_drain(struct trace_session *session, trace_emit emit, void *c
  */
 uint64_t trace_session_lost(const struct trace_session *session);
 
-/* The same for one CPU (0 for a CPU not recorded). */
+/*
+ * The same for one CPU (0 for a CPU not recorded); reads the kernel's
+ * count only once a loss went uncounted on that CPU.
+ */
 uint64_t trace_session_lost_on(const struct trace_session *session, unsigned int cpu);
 
 /**
