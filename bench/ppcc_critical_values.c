@@ -2,7 +2,7 @@
 /*
  * ppcc-critical-values: simulate the 1% points of the probability plot
  * correlation coefficient of GEV block maxima fitted by gev_fit(), and
- * print them as the C table lib/gev_checks.c holds.
+ * print them as the C table lib/compare/gev_checks.c holds.
  *
  * For each number of maxima n and shape: draw n maxima from GEV(0, 1,
  * shape) by inversion (GSL's MT19937, seed 1), fit them, compute the PPCC
@@ -20,7 +20,7 @@
 #include <stdlib.h>
 
 #include "latscope/gev.h"
-#include "latscope/gev_checks.h"
+#include "lib/compare/gev_checks.h"
 
 static const unsigned int sizes[] = { 30, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 30000 };
 static const double shapes[] = { -0.4, -0.3, -0.2, -0.1, 0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6 };

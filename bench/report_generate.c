@@ -7,7 +7,7 @@
  *                                     with 100,000 gaps per CPU listed with
  *                                     their times (gaps.records [t_ns, ns])
  *   report-generate monitor OUT.json  a monitor state of 8 CPUs over 35 days
- *                                     as lib/monitor_state.c writes it:
+ *                                     as lib/monitor/monitor_state.c writes it:
  *                                     5-minute windows as columns, histograms,
  *                                     causes, the 20 worst spikes, block maxima
  *

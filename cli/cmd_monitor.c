@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * latscope monitor: the engine of lib/monitor.c run as a service. The
+ * latscope monitor: the engine of lib/monitor/monitor.c run as a service. The
  * options are monitor_options.c's and what is printed monitor_render.c's;
  * this is the order of the run. Everything that can refuse (the options,
  * the web configuration, the state and textfile paths, the port) is checked

@@ -31,10 +31,10 @@ parsed_by() {
 	irqjournal) echo lib/irq/irq_journal.c ;;
 	timer_options) echo cli/timer_options.c cli/option_table.c ;;
 	jsondoc) echo lib/jsondoc.c ;;
-	import_latscope) echo lib/import.c lib/import_latscope.c lib/time_blocks.c ;;
-	import_rttests | import_histogram) echo lib/import.c lib/import_rttests.c ;;
-	web_config) echo lib/web_config.c ;;
-	monitor_state) echo lib/monitor_state.c ;;
+	import_latscope) echo lib/import/import.c lib/import/import_latscope.c lib/time_blocks.c ;;
+	import_rttests | import_histogram) echo lib/import/import.c lib/import/import_rttests.c ;;
+	web_config) echo lib/monitor/web_config.c ;;
+	monitor_state) echo lib/monitor/monitor_state.c ;;
 	esac
 }
 

@@ -13,7 +13,7 @@
 
 /*
  * --explain for as long as the monitor runs: one tracing session on the
- * measured CPUs (lib/explain_session.c, the engine `timer --explain` uses),
+ * measured CPUs (lib/explain/explain_session.c, the engine `timer --explain` uses),
  * fed from the housekeeping thread. Each spike (a sample at or above the
  * CPU's p99, followed as the run goes, or --explain-above) becomes a window;
  * as each window closes its split is counted per cause, the cause named

@@ -3,7 +3,7 @@
 #include <gsl/gsl_cdf.h>
 #include <math.h>
 
-#include "latscope/binomial.h"
+#include "lib/compare/binomial.h"
 #include "latscope/numerics.h"
 #include "unit.h"
 

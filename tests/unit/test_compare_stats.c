@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "latency_models.h"
-#include "latscope/compare_json.h"
+#include "lib/compare/compare_json.h"
 #include "latscope/compare_stats.h"
 #include "unit.h"
 

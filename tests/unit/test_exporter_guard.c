@@ -4,7 +4,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "latscope/exporter_guard.h"
+#include "lib/monitor/exporter_guard.h"
 #include "unit.h"
 
 #define S 1000000000ULL

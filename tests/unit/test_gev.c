@@ -9,7 +9,7 @@
 
 #include "latency_models.h"
 #include "latscope/gev.h"
-#include "latscope/gev_checks.h"
+#include "lib/compare/gev_checks.h"
 #include "unit.h"
 
 static unsigned int read_values(const char *path, double *x, unsigned int max)

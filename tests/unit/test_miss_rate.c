@@ -3,7 +3,7 @@
 #include <jansson.h>
 #include <math.h>
 
-#include "latscope/compare_json.h"
+#include "lib/compare/compare_json.h"
 #include "latscope/miss_rate.h"
 #include "unit.h"
 

@@ -13,7 +13,7 @@
 
 #include "latscope/log.h"
 #include "latscope/monitor.h"
-#include "latscope/monitor_audit.h"
+#include "lib/monitor/monitor_audit.h"
 #include "latscope/monitor_cpu.h"
 #include "latscope/monitor_explain.h"
 #include "latscope/monitor_state.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "latency_models.h"
-#include "latscope/quantile_interval.h"
+#include "lib/compare/quantile_interval.h"
 #include "unit.h"
 
 static void hist_of(struct bucket_hist *h, const uint64_t *values, unsigned int n)

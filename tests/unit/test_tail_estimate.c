@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "latscope/compare_json.h"
+#include "lib/compare/compare_json.h"
 #include "latscope/gev.h"
 #include "latscope/tail_estimate.h"
 #include "unit.h"

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 
-#include "latscope/exporter_guard.h"
+#include "exporter_guard.h"
 #include "latscope/log.h"
 
 enum phase {

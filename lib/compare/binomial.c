@@ -5,7 +5,7 @@
 #include <math.h>
 #include <stdbool.h>
 
-#include "latscope/binomial.h"
+#include "binomial.h"
 #include "latscope/numerics.h"
 
 /*

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "latscope/binomial.h"
-#include "latscope/quantile_interval.h"
+#include "binomial.h"
+#include "quantile_interval.h"
 
 /* bootstrap mass left out at either end of a percentile's distribution */
 #define NEGLIGIBLE 1e-10

@@ -14,8 +14,8 @@
 
 #include "latscope/clock.h"
 #include "latscope/exporter.h"
-#include "latscope/exporter_auth.h"
-#include "latscope/exporter_guard.h"
+#include "exporter_auth.h"
+#include "exporter_guard.h"
 #include "latscope/exporter_http.h"
 #include "latscope/log.h"
 #include "latscope/parse.h"

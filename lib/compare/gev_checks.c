@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "latscope/gev_checks.h"
+#include "gev_checks.h"
 #include "latscope/numerics.h"
 
 double gev_plotting_position(unsigned int i, unsigned int n)

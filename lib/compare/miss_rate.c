@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "latscope/binomial.h"
+#include "binomial.h"
 #include "latscope/miss_rate.h"
 
 /*

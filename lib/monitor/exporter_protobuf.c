@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The delimited protobuf exposition: per metric family a varint length and
- * one io.prometheus.client.MetricFamily message (lib/metric_family.proto,
+ * one io.prometheus.client.MetricFamily message (lib/monitor/metric_family.proto,
  * compiled by protoc-c). It is the only format with native histograms: the
  * latency histogram carries its classic buckets and, beside them, schema 7
  * buckets as spans and deltas.

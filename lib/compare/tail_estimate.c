@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "latscope/gev_checks.h"
+#include "gev_checks.h"
 #include "latscope/tail_estimate.h"
 
 /* two-sided 1% point of the standard normal */

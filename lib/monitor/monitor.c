@@ -17,7 +17,7 @@
 #include "latscope/irq.h"
 #include "latscope/log.h"
 #include "latscope/monitor.h"
-#include "latscope/monitor_audit.h"
+#include "monitor_audit.h"
 #include "latscope/monitor_explain.h"
 #include "latscope/result.h"
 #include "latscope/timer.h"

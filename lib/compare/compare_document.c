@@ -4,7 +4,7 @@
 #include <time.h>
 
 #include "latscope/compare_document.h"
-#include "latscope/compare_json.h"
+#include "compare_json.h"
 
 const char *compare_role_name(unsigned int group, char *buf, size_t size)
 {

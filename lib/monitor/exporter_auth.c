@@ -8,7 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "latscope/exporter_auth.h"
+#include "exporter_auth.h"
 #include "latscope/log.h"
 #include "latscope/rt.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <math.h>
 
-#include "latscope/compare_json.h"
+#include "compare_json.h"
 
 /* jansson writes NaN and infinity as invalid JSON: they become null */
 static json_t *real_or_null(double v)

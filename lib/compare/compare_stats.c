@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "latscope/compare_stats.h"
-#include "latscope/quantile_interval.h"
+#include "quantile_interval.h"
 
 const double compare_default_percentiles[] = { 50, 90, 99, 99.9, 99.99 };
 const unsigned int compare_nr_default_percentiles =

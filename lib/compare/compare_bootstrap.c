@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "latscope/compare_bootstrap.h"
+#include "compare_bootstrap.h"
 #include "latscope/numerics.h"
 
 void compare_boot_release(struct compare_boot *bt)

@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "latscope/compare_bootstrap.h"
+#include "compare_bootstrap.h"
 #include "latscope/compare_result.h"
 #include "latscope/numerics.h"
-#include "latscope/quantile_interval.h"
+#include "quantile_interval.h"
 
 /* the exceedance curve's percentiles: three a decade */
 static const double curve_percents[COMPARE_CURVE_POINTS] = {

@@ -9,7 +9,7 @@
 #include "latscope/audit.h"
 #include "latscope/clock.h"
 #include "latscope/log.h"
-#include "latscope/monitor_audit.h"
+#include "monitor_audit.h"
 #include "latscope/monitor_state.h"
 #include "latscope/rt.h"
 #include "latscope/topology.h"
