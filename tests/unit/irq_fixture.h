@@ -46,13 +46,10 @@ static inline void fixture_apply_modes(const char *dir)
  */
 static inline void fixture_copy(struct fixture_copy *copy, const char *fixture)
 {
-	char command[1024];
-
 	snprintf(copy->dir, sizeof(copy->dir), "%s/latscope-fixture-XXXXXX",
 		 access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm");
 	ck_assert_ptr_nonnull(mkdtemp(copy->dir));
-	snprintf(command, sizeof(command), "cp -R '%s/.' '%s'", fixture, copy->dir);
-	ck_assert_int_eq(system(command), 0);
+	unit_copy_tree(fixture, copy->dir);
 	fixture_apply_modes(copy->dir);
 }
 

@@ -754,7 +754,7 @@ static const struct rule_case rule_cases[] = {
 
 static void apply(const struct fixture_copy *tree, const struct change *change)
 {
-	char path[1024], command[1200];
+	char path[1024];
 
 	snprintf(path, sizeof(path), "%s/%s", tree->dir, change->path);
 	if (change->text == REMOVE) {
@@ -764,8 +764,7 @@ static void apply(const struct fixture_copy *tree, const struct change *change)
 	} else {
 		FILE *file;
 
-		snprintf(command, sizeof(command), "mkdir -p \"$(dirname '%s')\"", path);
-		ck_assert_int_eq(system(command), 0);
+		unit_make_parents(path);
 		file = fopen(path, "w");
 		ck_assert_ptr_nonnull(file);
 		if (!strncmp(change->text, "hex:", 4)) {
