@@ -165,9 +165,13 @@ static void print_power(FILE *out, const struct compare_pair_result *p)
 			row->name, row->units, format_us(row->detectable_ns, d, sizeof(d)),
 			format_us(row->a_ns / 20, five, sizeof(five)));
 		if (row->rounds_for_5pct == UINT32_MAX)
-			fprintf(out, "over a million rounds\n");
+			fprintf(out, "over a million rounds");
 		else
-			fprintf(out, "%u rounds\n", row->rounds_for_5pct);
+			fprintf(out, "%u rounds", row->rounds_for_5pct);
+		fprintf(out, "%s\n",
+			row->power_from_a ?
+				" (B's change varies between rounds: from A's own spread)" :
+				"");
 	}
 }
 

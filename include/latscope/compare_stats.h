@@ -87,6 +87,7 @@ struct compare_stat {
 	bool has_power; /* rounds: what this many could find */
 	uint64_t detectable_ns; /* the smallest change found with 80% power */
 	unsigned int rounds_for_5pct; /* rounds finding a 5% change with 80% power */
+	bool power_from_a; /* B's change varies between rounds: the power is from A's spread */
 	enum compare_verdict verdict;
 	char reason[400];
 };

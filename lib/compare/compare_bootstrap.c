@@ -505,17 +505,45 @@ static double power_factor(double units, double confidence)
 	       gsl_cdf_tdist_Pinv(0.8, units - 1);
 }
 
-void compare_boot_power(const struct compare_boot_interval *iv, uint64_t baseline_ns,
+/* the standard error of A's percentile @p over the resamples */
+static double side_a_se(const struct compare_boot *bt, unsigned int p)
+{
+	double sum = 0, squares = 0, v, mean;
+	unsigned int r;
+
+	for (r = 0; r < bt->replicates; r++) {
+		v = bt->a[(size_t)r * bt->nr_percents + p];
+		sum += v;
+		squares += v * v;
+	}
+	mean = sum / bt->replicates;
+	return sqrt(fmax(squares / bt->replicates - mean * mean, 0) * bt->inflate_a);
+}
+
+bool compare_boot_power(const struct compare_boot *bt, unsigned int p,
+			const struct compare_boot_interval *iv, uint64_t baseline_ns,
 			double confidence, uint64_t *detectable_ns, unsigned int *rounds_for_5pct)
 {
-	double target = 0.05 * (double)baseline_ns, per_unit = iv->se_ns * sqrt(iv->units);
+	/*
+	 * Power is about finding a change from nothing, so it needs the spread
+	 * the paired differences would have without one. When B's change itself
+	 * varies between rounds (a disturbance that meets the measurement in
+	 * some rounds more than in others), the observed differences spread far
+	 * more, and would ask for absurd round counts: then the spread is A's
+	 * own, as if B varied as A does (what an unchanged B would show, without
+	 * the credit pairing gives for drift that both sides share).
+	 */
+	double null_se = M_SQRT2 * side_a_se(bt, p), target = 0.05 * (double)baseline_ns;
+	bool varies = iv->se_ns > null_se;
+	double se = varies ? null_se : iv->se_ns, per_unit = se * sqrt(iv->units);
 	unsigned int n;
 
-	*detectable_ns = (uint64_t)ceil(power_factor(iv->units, confidence) * iv->se_ns);
+	*detectable_ns = (uint64_t)ceil(power_factor(iv->units, confidence) * se);
 	*rounds_for_5pct = UINT32_MAX;
 	for (n = 2; n <= 1000000; n += n < 100 ? 1 : n / 20)
 		if (power_factor(n, confidence) * per_unit / sqrt(n) <= target) {
 			*rounds_for_5pct = n;
 			break;
 		}
+	return varies;
 }

@@ -129,7 +129,9 @@ unsigned int compare_boot_units_to_decide(const struct compare_boot_interval *iv
 					  double confidence);
 
 /**
- * compare_boot_power - what a paired comparison of @units rounds can tell
+ * compare_boot_power - what a paired comparison of @iv->units rounds can tell
+ * @bt: the resamples @iv came from
+ * @p: the percentile's index in them
  * @iv: its interval
  * @baseline_ns: A's value, for the relative change
  * @confidence: the interval's level
@@ -137,8 +139,15 @@ unsigned int compare_boot_units_to_decide(const struct compare_boot_interval *iv
  * @rounds_for_5pct: receives the rounds that find a 5% change of
  *		     @baseline_ns with 80% power, the spread per round staying
  *		     as it is (UINT32_MAX when more than a million)
+ *
+ * The spread is the paired differences' unless they spread more than two
+ * copies of A would: then B's change varies between rounds, and the
+ * figures are from A's own spread.
+ *
+ * Returns true when the figures are from A's spread (the change varies).
  */
-void compare_boot_power(const struct compare_boot_interval *iv, uint64_t baseline_ns,
+bool compare_boot_power(const struct compare_boot *bt, unsigned int p,
+			const struct compare_boot_interval *iv, uint64_t baseline_ns,
 			double confidence, uint64_t *detectable_ns, unsigned int *rounds_for_5pct);
 
 #endif

@@ -60,11 +60,12 @@ json_t *compare_stat_json(const struct compare_stat *s)
 				    json_null());
 	json_object_set_new(o, "power",
 			    s->has_power ?
-				    json_pack("{sIso}", "detectable_ns",
+				    json_pack("{sIsoss}", "detectable_ns",
 					      (json_int_t)s->detectable_ns, "rounds_for_5pct",
 					      s->rounds_for_5pct == UINT32_MAX ?
 						      json_null() :
-						      json_integer(s->rounds_for_5pct)) :
+						      json_integer(s->rounds_for_5pct),
+					      "spread", s->power_from_a ? "a" : "paired") :
 				    json_null());
 	json_object_set_new(o, "a_ci_ns",
 			    s->has_side_ci ? json_pack("[II]", (json_int_t)s->a_ci_ns[0],

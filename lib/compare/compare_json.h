@@ -23,7 +23,8 @@
  *  "reason", "method" ("values", "blocks", "runs" or "rounds"), "units"
  *  (resampled at the top), "df", "units_to_decide" (inconclusive: the runs
  *  or rounds that would decide), "power": {"detectable_ns",
- *  "rounds_for_5pct"} (rounds only), "a_ci_ns": [low, high], "b_ci_ns":
+ *  "rounds_for_5pct", "spread": "paired" or "a" when B's change varies
+ *  between rounds} (rounds only), "a_ci_ns": [low, high], "b_ci_ns":
  *  [low, high]}; a figure a side cannot give is null. Returns a new
  *  reference, or NULL.
  */

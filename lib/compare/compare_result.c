@@ -314,8 +314,8 @@ static void resampled_row(struct compare_stat *row, const struct compare_boot *b
 					  between_runs, row->reason, sizeof(row->reason));
 	if (row->method == COMPARE_METHOD_ROUNDS) {
 		row->has_power = true;
-		compare_boot_power(&iv, row->a_ns, o->confidence, &row->detectable_ns,
-				   &row->rounds_for_5pct);
+		row->power_from_a = compare_boot_power(bt, k, &iv, row->a_ns, o->confidence,
+						       &row->detectable_ns, &row->rounds_for_5pct);
 	}
 	if (row->verdict == COMPARE_INCONCLUSIVE && between_runs)
 		add_units_to_decide(row, &iv, o);

@@ -293,6 +293,78 @@ START_TEST(rounds_cover_drift_between_pairs)
 }
 END_TEST
 
+/*
+ * @rounds round pairs sharing the machine's level, B's rounds raised by a
+ * change drawn per round from [@effect_min, @effect_max) (log units):
+ * p50's row of the paired comparison into @row.
+ */
+static void paired_p50(const struct drift *d, unsigned int rounds, double effect_min,
+		       double effect_max, unsigned long seed, struct compare_stat *row)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	struct run **r = calloc(2 * rounds, sizeof(*r));
+	const char **names = calloc(2 * rounds, sizeof(*names));
+	unsigned int *groups = calloc(2 * rounds, sizeof(*groups)), i;
+	struct compare_settings s;
+	struct compare_plan plan;
+	struct compare_result result;
+
+	ck_assert(rng && r && names && groups);
+	gsl_rng_set(rng, seed);
+	compare_settings_default(&s);
+	s.threads = 1;
+	for (i = 0; i < rounds; i++) {
+		double shift = gsl_ran_gaussian(rng, d->shift_sd);
+
+		names[i] = "a.json";
+		names[rounds + i] = "b.json";
+		groups[rounds + i] = 1;
+		r[i] = draw_run(rng, d, names[i], shift);
+		r[rounds + i] = draw_run(rng, d, names[rounds + i],
+					 shift + gsl_ran_flat(rng, effect_min, effect_max));
+	}
+	ck_assert_int_eq(compare_plan_make_groups((const struct run *const *)r, names, 2 * rounds,
+						  groups, true, COMPARE_BY_CPU, &plan),
+			 0);
+	ck_assert_int_eq(compare_result_compute((const struct run *const *)r, &plan, &s, &result),
+			 0);
+	*row = result.pairs[0].stats[0];
+	ck_assert_str_eq(row->name, "p50");
+	compare_result_release(&result);
+	compare_plan_release(&plan);
+	for (i = 0; i < 2 * rounds; i++)
+		run_free(r[i]);
+	free(r);
+	free(names);
+	free(groups);
+	gsl_rng_free(rng);
+}
+
+/*
+ * ab's power line: a disturbance that meets the measurement in some rounds
+ * more than in others makes B's change vary from round to round. The
+ * paired differences then spread with the change itself, and a power
+ * taken from them asked for hundreds of thousands of rounds to find 5%;
+ * it comes from A's own spread instead, and says so. Without a change,
+ * the shared drift cancels in the pairs and their spread is used.
+ */
+START_TEST(power_of_a_varying_change_is_from_a)
+{
+	const struct drift d = { .blocks = 20, .phi = 0.5, .sd = 0.05, .shift_sd = 0.1 };
+	struct compare_stat varying, unchanged;
+
+	paired_p50(&d, 8, 0.4, 1.2, 41, &varying);
+	ck_assert_msg(varying.has_power && varying.power_from_a, "%s", varying.reason);
+	ck_assert_msg(varying.verdict == COMPARE_WORSE, "%d: %s", varying.verdict, varying.reason);
+	ck_assert_uint_lt(varying.detectable_ns, (uint64_t)varying.diff_ns);
+	ck_assert_uint_le(varying.rounds_for_5pct, 200);
+
+	paired_p50(&d, 8, 0, 0, 42, &unchanged);
+	ck_assert(unchanged.has_power && !unchanged.power_from_a);
+	ck_assert_uint_le(unchanged.rounds_for_5pct, 200);
+}
+END_TEST
+
 static Suite *bootstrap_suite(void)
 {
 	Suite *s = suite_create("compare_bootstrap");
@@ -302,6 +374,7 @@ static Suite *bootstrap_suite(void)
 	tcase_add_test(tc, block_bootstrap_covers_ar1_drift);
 	tcase_add_test(tc, runs_cover_level_shifts);
 	tcase_add_test(tc, rounds_cover_drift_between_pairs);
+	tcase_add_test(tc, power_of_a_varying_change_is_from_a);
 	suite_add_tcase(s, tc);
 	return s;
 }
