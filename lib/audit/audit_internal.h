@@ -2,6 +2,10 @@
 #ifndef LATSCOPE_AUDIT_INTERNAL_H
 #define LATSCOPE_AUDIT_INTERNAL_H
 
+#ifndef LATSCOPE_INSIDE_AUDIT
+#error "lib/audit/audit_internal.h is private to lib/audit/: outside it, use the headers of include/latscope/"
+#endif
+
 /*
  * What the audit rules share inside the library: the context they read
  * through, the rule table type and the helpers that record evidence.

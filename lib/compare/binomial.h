@@ -2,6 +2,10 @@
 #ifndef LATSCOPE_BINOMIAL_H
 #define LATSCOPE_BINOMIAL_H
 
+#ifndef LATSCOPE_INSIDE_COMPARE
+#error "lib/compare/binomial.h is private to lib/compare/: outside it, use the headers of include/latscope/"
+#endif
+
 #include <stdint.h>
 
 /*

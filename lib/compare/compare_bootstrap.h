@@ -2,6 +2,10 @@
 #ifndef LATSCOPE_COMPARE_BOOTSTRAP_H
 #define LATSCOPE_COMPARE_BOOTSTRAP_H
 
+#ifndef LATSCOPE_INSIDE_COMPARE
+#error "lib/compare/compare_bootstrap.h is private to lib/compare/: outside it, use the headers of include/latscope/"
+#endif
+
 #include <stdbool.h>
 #include <stdint.h>
 

@@ -2,6 +2,10 @@
 #ifndef LATSCOPE_COMPARE_JSON_H
 #define LATSCOPE_COMPARE_JSON_H
 
+#ifndef LATSCOPE_INSIDE_COMPARE
+#error "lib/compare/compare_json.h is private to lib/compare/: outside it, use the headers of include/latscope/"
+#endif
+
 #include <jansson.h>
 
 #include "latscope/compare_stats.h"

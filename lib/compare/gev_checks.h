@@ -2,6 +2,10 @@
 #ifndef LATSCOPE_GEV_CHECKS_H
 #define LATSCOPE_GEV_CHECKS_H
 
+#ifndef LATSCOPE_INSIDE_COMPARE
+#error "lib/compare/gev_checks.h is private to lib/compare/: outside it, use the headers of include/latscope/"
+#endif
+
 #include <stddef.h>
 
 #include "latscope/gev.h"

@@ -2,6 +2,10 @@
 #ifndef LATSCOPE_QUANTILE_INTERVAL_H
 #define LATSCOPE_QUANTILE_INTERVAL_H
 
+#ifndef LATSCOPE_INSIDE_COMPARE
+#error "lib/compare/quantile_interval.h is private to lib/compare/: outside it, use the headers of include/latscope/"
+#endif
+
 #include <stdbool.h>
 #include <stdint.h>
 

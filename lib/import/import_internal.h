@@ -2,6 +2,10 @@
 #ifndef LATSCOPE_IMPORT_INTERNAL_H
 #define LATSCOPE_IMPORT_INTERNAL_H
 
+#ifndef LATSCOPE_INSIDE_IMPORT
+#error "lib/import/import_internal.h is private to lib/import/: outside it, use the headers of include/latscope/"
+#endif
+
 /* Shared by the importers of lib/import*.c; not a public interface. */
 
 #include <stdbool.h>

@@ -2,6 +2,10 @@
 #ifndef LATSCOPE_IRQ_INTERNAL_H
 #define LATSCOPE_IRQ_INTERNAL_H
 
+#ifndef LATSCOPE_INSIDE_IRQ
+#error "lib/irq/irq_internal.h is private to lib/irq/: outside it, use the headers of include/latscope/"
+#endif
+
 /*
  * What the files of the interrupt inventory (irq.h) share inside the
  * library: the /proc/interrupts parser (irq_interrupts.c), each IRQ's own

@@ -2,6 +2,10 @@
 #ifndef LATSCOPE_EXPORTER_AUTH_H
 #define LATSCOPE_EXPORTER_AUTH_H
 
+#ifndef LATSCOPE_INSIDE_MONITOR
+#error "lib/monitor/exporter_auth.h is private to lib/monitor/: outside it, use the headers of include/latscope/"
+#endif
+
 #include <microhttpd.h>
 
 #include "latscope/cpuset.h"

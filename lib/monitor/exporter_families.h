@@ -2,6 +2,10 @@
 #ifndef LATSCOPE_EXPORTER_FAMILIES_H
 #define LATSCOPE_EXPORTER_FAMILIES_H
 
+#ifndef LATSCOPE_INSIDE_MONITOR
+#error "lib/monitor/exporter_families.h is private to lib/monitor/: outside it, use the headers of include/latscope/"
+#endif
+
 /*
  * The metric families every exposition format writes, once: their sample
  * names (counters with _total, the build info with _info), types, units

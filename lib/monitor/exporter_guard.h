@@ -2,6 +2,10 @@
 #ifndef LATSCOPE_EXPORTER_GUARD_H
 #define LATSCOPE_EXPORTER_GUARD_H
 
+#ifndef LATSCOPE_INSIDE_MONITOR
+#error "lib/monitor/exporter_guard.h is private to lib/monitor/: outside it, use the headers of include/latscope/"
+#endif
+
 #include <stdint.h>
 
 /*

@@ -2,6 +2,10 @@
 #ifndef LATSCOPE_MONITOR_AUDIT_H
 #define LATSCOPE_MONITOR_AUDIT_H
 
+#ifndef LATSCOPE_INSIDE_MONITOR
+#error "lib/monitor/monitor_audit.h is private to lib/monitor/: outside it, use the headers of include/latscope/"
+#endif
+
 #include <jansson.h>
 #include <stdint.h>
 

@@ -2,7 +2,11 @@
 #ifndef LATSCOPE_REPORT_INTERNAL_H
 #define LATSCOPE_REPORT_INTERNAL_H
 
-/* Shared by lib/report*.c; not a public interface. */
+#ifndef LATSCOPE_INSIDE_REPORT
+#error "lib/report/report_internal.h is private to lib/report/: outside it, use the headers of include/latscope/"
+#endif
+
+/* Shared by the files of lib/report/; not a public interface. */
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -4,6 +4,8 @@
  * of every fixture, and of a generated 1024-CPU file, gives the same label,
  * counts, tail and verdict.
  */
+#define LATSCOPE_INSIDE_IRQ /* white-box: reaches into lib/irq/ */
+
 #include <ctype.h>
 #include <limits.h>
 #include <stdint.h>

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#define LATSCOPE_INSIDE_MONITOR /* white-box: reaches into lib/monitor/ */
+
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>

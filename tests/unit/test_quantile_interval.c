@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#define LATSCOPE_INSIDE_COMPARE /* white-box: reaches into lib/compare/ */
+
 #include <errno.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
