@@ -986,15 +986,16 @@ static void generic_section(const struct report *r, unsigned int i, struct textb
 	const json_t *pairs = json_object_get(json, "pairs");
 	const json_t *fixes = json_object_get(json, "fixes");
 	const json_t *verdict = json_object_get(json, "verdict");
+	const struct report_part *part = report_part_of(in->run->kind);
 	size_t k, j;
 
 	heading(in, out,
 		in->run->kind == RUN_COMPARE ? "comparison (latscope compare)" :
 					       "diagnosis (latscope doctor)");
 	input_meta(in->run, out);
-	if (in->run->kind == RUN_COMPARE) {
+	if (part && part->body) {
 		/* its own tables and plots; a failure leaves its mark in @out */
-		report_compare_body(r, i, out);
+		part->body(r, i, out);
 		textbuf_puts(out, "</section>\n");
 		return;
 	}

@@ -154,7 +154,7 @@ static int add_pair_figures(struct report *r, unsigned int input, unsigned int k
 	return 0;
 }
 
-int report_plan_compare(struct report *r, unsigned int input)
+static int plan_compare(struct report *r, unsigned int input)
 {
 	size_t n = json_array_size(json_object_get(r->inputs[input].run->json, "pairs")), k;
 	unsigned int planned = 0;
@@ -470,14 +470,6 @@ static int draw_return_levels(const struct report *r, const struct figure *f, st
 	return 0;
 }
 
-int report_compare_svg(const struct report *r, const struct figure *f, struct textbuf *out,
-		       bool standalone)
-{
-	if (f->kind == FIGURE_COMPARE_EXCEEDANCE)
-		return draw_exceedance(r, f, out, standalone);
-	return draw_return_levels(r, f, out, standalone);
-}
-
 /* the page ------------------------------------------------------------------ */
 
 static void td(struct textbuf *out, const char *text, bool number)
@@ -727,7 +719,7 @@ static int pair_figures(const struct report *r, unsigned int input, unsigned int
 	return 0;
 }
 
-int report_compare_body(const struct report *r, unsigned int input, struct textbuf *out)
+static int compare_body(const struct report *r, unsigned int input, struct textbuf *out)
 {
 	const json_t *json = r->inputs[input].run->json;
 	const json_t *pairs = json_object_get(json, "pairs");
@@ -790,3 +782,16 @@ int report_compare_body(const struct report *r, unsigned int input, struct textb
 	}
 	return 0;
 }
+
+static const struct report_figure_kind figure_kinds[] = {
+	{ FIGURE_COMPARE_EXCEEDANCE, draw_exceedance },
+	{ FIGURE_COMPARE_RETURN_LEVELS, draw_return_levels },
+};
+
+const struct report_part report_compare_part = {
+	.figures = figure_kinds,
+	.nr_figures = sizeof(figure_kinds) / sizeof(figure_kinds[0]),
+	.input = RUN_COMPARE,
+	.plan = plan_compare,
+	.body = compare_body,
+};

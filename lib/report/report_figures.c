@@ -1529,32 +1529,33 @@ out:
 	return ret;
 }
 
-int report_figure_svg(const struct report *r, const struct figure *f, struct textbuf *out,
-		      bool standalone)
+static int draw_linear_histogram(const struct report *r, const struct figure *f,
+				 struct textbuf *out, bool standalone)
 {
-	switch (f->kind) {
-	case FIGURE_HISTOGRAM:
-		return draw_histogram(r, f, out, standalone, false);
-	case FIGURE_HISTOGRAM_LOG:
-		return draw_histogram(r, f, out, standalone, true);
-	case FIGURE_EXCEEDANCE:
-		return draw_exceedance(r, f, out, standalone);
-	case FIGURE_EVENTS:
-		return draw_events(r, f, out, standalone);
-	case FIGURE_WINDOWS:
-		return draw_windows(r, f, out, standalone);
-	case FIGURE_ANATOMY:
-		return draw_anatomy(r, f, out, standalone);
-	case FIGURE_SHARES:
-		return draw_shares(r, f, out, standalone);
-	case FIGURE_IRQ:
-		return draw_irq(r, f, out, standalone);
-	case FIGURE_OVERLAY_EXCEEDANCE:
-	case FIGURE_OVERLAY_HISTOGRAM:
-		return draw_overlay(r, f, out, standalone);
-	case FIGURE_COMPARE_EXCEEDANCE:
-	case FIGURE_COMPARE_RETURN_LEVELS:
-		return report_compare_svg(r, f, out, standalone);
-	}
-	return -EINVAL;
+	return draw_histogram(r, f, out, standalone, false);
 }
+
+static int draw_log_histogram(const struct report *r, const struct figure *f, struct textbuf *out,
+			      bool standalone)
+{
+	return draw_histogram(r, f, out, standalone, true);
+}
+
+static const struct report_figure_kind figure_kinds[] = {
+	{ FIGURE_HISTOGRAM, draw_linear_histogram },
+	{ FIGURE_HISTOGRAM_LOG, draw_log_histogram },
+	{ FIGURE_EXCEEDANCE, draw_exceedance },
+	{ FIGURE_EVENTS, draw_events },
+	{ FIGURE_WINDOWS, draw_windows },
+	{ FIGURE_ANATOMY, draw_anatomy },
+	{ FIGURE_SHARES, draw_shares },
+	{ FIGURE_IRQ, draw_irq },
+	{ FIGURE_OVERLAY_EXCEEDANCE, draw_overlay },
+	{ FIGURE_OVERLAY_HISTOGRAM, draw_overlay },
+};
+
+const struct report_part report_figures_part = {
+	.figures = figure_kinds,
+	.nr_figures = sizeof(figure_kinds) / sizeof(figure_kinds[0]),
+	.input = -1,
+};

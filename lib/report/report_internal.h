@@ -75,10 +75,6 @@ struct report {
 /* the colour of a kind of cause, the same on every plot */
 const char *report_cause_colour(enum run_cause_kind kind);
 
-/* draw one figure as an <svg> element (or a file of its own: @standalone) */
-int report_figure_svg(const struct report *r, const struct figure *f, struct textbuf *out,
-		      bool standalone);
-
 /* report.c: one figure on the page, its plot (or "nothing to draw") and its @caption if any */
 int report_emit_figure(const struct report *r, const struct figure *f, struct textbuf *out,
 		       const char *caption);
@@ -118,10 +114,40 @@ void report_budget_marker(struct plot *p, double budget_ns, const struct plot_st
 struct figure *report_add_figure(struct report *r, enum figure_kind kind, unsigned int input,
 				 const char *id);
 
+/* how a kind of figure is drawn: its SVG into @out (@standalone: as a file) */
+typedef int (*report_draw_fn)(const struct report *r, const struct figure *f, struct textbuf *out,
+			      bool standalone);
+
+struct report_figure_kind {
+	enum figure_kind kind;
+	report_draw_fn draw;
+};
+
+/*
+ * A part of the page: the kinds of figure it draws and, for a kind of input
+ * with a section of its own, the figures it plans for an input and the
+ * section's body. The parts are listed once (report_parts.c); the rest of
+ * the report reaches them only through report_part_of() and
+ * report_figure_svg().
+ */
+struct report_part {
+	const struct report_figure_kind *figures;
+	unsigned int nr_figures;
+	int input; /* the enum run_kind it has a section for; -1: none */
+	int (*plan)(struct report *r, unsigned int input);
+	int (*body)(const struct report *r, unsigned int input, struct textbuf *out);
+};
+
+/* report_figures.c: the measurements', the IRQ plan's and the overlays' figures */
+extern const struct report_part report_figures_part;
 /* report_compare.c: a compare result's figures, plots and section body */
-int report_plan_compare(struct report *r, unsigned int input);
-int report_compare_svg(const struct report *r, const struct figure *f, struct textbuf *out,
-		       bool standalone);
-int report_compare_body(const struct report *r, unsigned int input, struct textbuf *out);
+extern const struct report_part report_compare_part;
+
+/* report_parts.c: the part with a section for inputs of @kind, or NULL */
+const struct report_part *report_part_of(enum run_kind kind);
+
+/* report_parts.c: one figure as an <svg> element (or a file of its own: @standalone) */
+int report_figure_svg(const struct report *r, const struct figure *f, struct textbuf *out,
+		      bool standalone);
 
 #endif

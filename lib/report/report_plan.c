@@ -384,11 +384,12 @@ int report_plan_figures(struct report *r)
 
 	for (i = 0; i < r->nr_inputs && !ret; i++) {
 		const struct run *run = r->inputs[i].run;
+		const struct report_part *part = report_part_of(run->kind);
 
 		if (run_is_measurement(run)) {
 			ret = plan_measurement(r, i);
-		} else if (run->kind == RUN_COMPARE) {
-			ret = report_plan_compare(r, i);
+		} else if (part && part->plan) {
+			ret = part->plan(r, i);
 		} else if (run->kind == RUN_IRQ && irq_has_rates(run)) {
 			struct figure *f =
 				add_figure(r, FIGURE_IRQ, i, "%s-irq-rates", r->inputs[i].slug);
