@@ -68,6 +68,37 @@ static inline uint64_t native_slot_low(unsigned int slot)
 	return slot ? native_slot_high[slot - 1] + 1 : 0;
 }
 
+/*
+ * Coarse buckets: schema 4 (16 per octave, 4.4% wide), each the union of
+ * NATIVE_COARSE_SLOTS adjacent slots, as Prometheus reduces a schema. The
+ * monitor keeps its time blocks in them (monitor_blocks.h): a block of a
+ * long-running state holds hours of wake-ups, and at the full resolution
+ * 256 CPUs x 256 blocks would hold ten times the state's other numbers.
+ * Key 0 is the zero bucket (slot 0); key k >= 1 holds slots
+ * 8(k-1)+1 .. 8k, the schema-4 bucket of index k - 416, so every key's
+ * bounds are bounds of slots and a key's count is the sum of its slots'.
+ */
+#define NATIVE_COARSE_SCHEMA 4
+#define NATIVE_COARSE_SLOTS (1U << (NATIVE_SCHEMA - NATIVE_COARSE_SCHEMA))
+#define NATIVE_COARSE_KEYS (1U + (NATIVE_SLOTS - 1U) / NATIVE_COARSE_SLOTS)
+
+/* The coarse key of a slot. */
+static inline unsigned int native_coarse_key(unsigned int slot)
+{
+	return slot ? 1U + (slot - 1U) / NATIVE_COARSE_SLOTS : 0U;
+}
+
+/* The smallest and the largest ns of a coarse key (< NATIVE_COARSE_KEYS). */
+static inline uint64_t native_coarse_low(unsigned int key)
+{
+	return native_slot_low(key ? 1U + (key - 1U) * NATIVE_COARSE_SLOTS : 0U);
+}
+
+static inline uint64_t native_coarse_high(unsigned int key)
+{
+	return native_slot_high[key * NATIVE_COARSE_SLOTS];
+}
+
 /* The zero bucket's width in seconds: 2^-26. */
 double native_zero_threshold(void);
 
