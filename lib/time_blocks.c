@@ -78,7 +78,7 @@ void time_block_builder_flush(struct time_block_builder *b, struct record_ring *
 
 const char *time_block_layout_name(enum time_block_layout layout)
 {
-	return layout == TIME_BLOCK_NATIVE_COARSE ? "native/4" : "log-linear";
+	return layout == TIME_BLOCK_NATIVE_COARSE ? "native/2" : "log-linear";
 }
 
 unsigned int time_block_layout_keys(enum time_block_layout layout)
@@ -440,7 +440,7 @@ int time_blocks_from_json(struct jsondoc *doc, const json_t *value, struct time_
 	else if (!json_is_string(layout) || strcmp(json_string_value(layout), "log-linear"))
 		return malformed(why, size,
 				 "time_blocks: unknown bucket layout (expected \"log-linear\" or "
-				 "\"native/4\")");
+				 "\"native/2\")");
 	if (lost && (!json_is_integer(lost) || json_integer_value(lost) < 0))
 		return malformed(why, size, "time_blocks: lost is not a count");
 	if (!json_is_array(list))

@@ -29,7 +29,7 @@
  * counted between a block's end and the reading (the housekeeper's
  * lateness, milliseconds) falls in the block before.
  *
- * Counts are kept in native_hist.h's coarse keys (16 buckets per octave):
+ * Counts are kept in native_hist.h's coarse keys (4 buckets per octave):
  * at full resolution a block of hours holds hundreds of buckets, and 256
  * CPUs x 256 blocks would outweigh the rest of the state (its load and
  * checkpoint times grow with its size). Within a key, compare spreads a

@@ -69,16 +69,16 @@ static inline uint64_t native_slot_low(unsigned int slot)
 }
 
 /*
- * Coarse buckets: schema 4 (16 per octave, 4.4% wide), each the union of
+ * Coarse buckets: schema 2 (4 per octave, 19% wide), each the union of
  * NATIVE_COARSE_SLOTS adjacent slots, as Prometheus reduces a schema. The
  * monitor keeps its time blocks in them (monitor_blocks.h): a block of a
- * long-running state holds hours of wake-ups, and at the full resolution
- * 256 CPUs x 256 blocks would hold ten times the state's other numbers.
- * Key 0 is the zero bucket (slot 0); key k >= 1 holds slots
- * 8(k-1)+1 .. 8k, the schema-4 bucket of index k - 416, so every key's
- * bounds are bounds of slots and a key's count is the sum of its slots'.
+ * long-running state holds hours of wake-ups in some hundred slots, and
+ * 256 CPUs x 256 blocks at full resolution would outweigh the rest of the
+ * state several times. Key 0 is the zero bucket (slot 0); key k >= 1
+ * holds slots 32(k-1)+1 .. 32k, the schema-2 bucket of index k - 104, so
+ * every key's bounds are bounds of slots and its count their sum.
  */
-#define NATIVE_COARSE_SCHEMA 4
+#define NATIVE_COARSE_SCHEMA 2
 #define NATIVE_COARSE_SLOTS (1U << (NATIVE_SCHEMA - NATIVE_COARSE_SCHEMA))
 #define NATIVE_COARSE_KEYS (1U + (NATIVE_SLOTS - 1U) / NATIVE_COARSE_SLOTS)
 

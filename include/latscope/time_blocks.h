@@ -38,7 +38,7 @@
  * (the histogram's overflow).
  *
  * Blocks have one of two bucket layouts, named in the JSON: "log-linear"
- * (hist.h's buckets, timer and noise) and "native/4" (native_hist.h's
+ * (hist.h's buckets, timer and noise) and "native/2" (native_hist.h's
  * coarse keys, the monitor's, whose histogram is in native buckets).
  */
 #define TIME_BLOCKS_MAX 256
@@ -136,7 +136,7 @@ enum time_block_layout {
 	TIME_BLOCK_NATIVE_COARSE, /* native_coarse_key()s; no overflow key */
 };
 
-/* "log-linear" or "native/4", as the JSON names the layout */
+/* "log-linear" or "native/2", as the JSON names the layout */
 const char *time_block_layout_name(enum time_block_layout layout);
 
 /* How many bucket numbers a layout has (0 .. n - 1). */

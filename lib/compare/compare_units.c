@@ -157,7 +157,7 @@ static struct span *layout_map(const struct bucket_hist *pooled, enum time_block
 /*
  * A block's @count in a bucket that spans several pooled buckets, spread
  * over them in the proportions of the pooled histogram (the run's own
- * shape within 4.4%), in whole counts: the largest remainders get the
+ * shape within 19%), in whole counts: the largest remainders get the
  * counts that flooring left over, so the block keeps its count exactly.
  */
 static void accumulate_spread(struct accumulator *acc, const struct bucket_hist *pooled,

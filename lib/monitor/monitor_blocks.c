@@ -120,7 +120,7 @@ int monitor_blocks_parse(const json_t *value, struct monitor_blocks *b,
 	if (b->store.layout != TIME_BLOCK_NATIVE_COARSE ||
 	    time_blocks_length(&b->store) != length) {
 		snprintf(why, size,
-			 "time_blocks are not native/4 blocks of 100 ms times a power of two");
+			 "time_blocks are not native/2 blocks of 100 ms times a power of two");
 		return -EINVAL;
 	}
 	if (!json_is_integer(start) || json_integer_value(start) <= 0 ||
