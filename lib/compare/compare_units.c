@@ -33,6 +33,7 @@ struct accumulator {
 	uint32_t *touched;
 	unsigned int nr_touched;
 	bool unordered; /* touched out of ascending order (several series merged) */
+	long double phase; /* of accumulate_spread(), in [0, 1) */
 };
 
 static void accumulate(struct accumulator *acc, uint32_t index, uint64_t n)
@@ -157,41 +158,36 @@ static struct span *layout_map(const struct bucket_hist *pooled, enum time_block
 /*
  * A block's @count in a bucket that spans several pooled buckets, spread
  * over them in the proportions of the pooled histogram (the run's own
- * shape within 19%), in whole counts: the largest remainders get the
- * counts that flooring left over, so the block keeps its count exactly.
+ * shape within 19%), in whole counts that add up to @count: systematic
+ * sampling along the span's cumulative share, from a phase that moves by
+ * the golden ratio each time. Rounding each share on its own would put
+ * every lone tail count in the span's largest bucket, the same one block
+ * after block, and lump the tail; the moving phase spreads them as the
+ * histogram has them.
  */
 static void accumulate_spread(struct accumulator *acc, const struct bucket_hist *pooled,
 			      struct span span, uint64_t count)
 {
-	unsigned __int128 weight = 0, share;
-	uint64_t given = 0, best_rest, taken = 0;
-	unsigned int i, best;
+	long double weight = 0, below = 0;
+	uint64_t given = 0, upto;
+	unsigned int i;
 
 	for (i = span.first; i <= span.last; i++)
-		weight += pooled->buckets[i].count;
+		weight += (long double)pooled->buckets[i].count;
 	for (i = span.first; i <= span.last; i++) {
-		share = (unsigned __int128)count * pooled->buckets[i].count / weight;
-		if (share)
-			accumulate(acc, i, (uint64_t)share);
-		given += (uint64_t)share;
+		below += (long double)pooled->buckets[i].count;
+		upto = i == span.last ?
+			       count :
+			       (uint64_t)(acc->phase + (long double)count * below / weight);
+		if (upto > count)
+			upto = count;
+		if (upto > given)
+			accumulate(acc, i, upto - given);
+		given = upto > given ? upto : given;
 	}
-	/* fewer left over than buckets in the span: one more each, largest remainder first */
-	while (given < count) {
-		best = span.first;
-		best_rest = 0;
-		for (i = span.first; i <= span.last && i - span.first < 64; i++) {
-			uint64_t rest = (uint64_t)((unsigned __int128)count *
-						   pooled->buckets[i].count % weight);
-
-			if (!(taken >> (i - span.first) & 1) && rest >= best_rest) {
-				best = i;
-				best_rest = rest;
-			}
-		}
-		taken |= (uint64_t)1 << ((best - span.first) & 63);
-		accumulate(acc, best, 1);
-		given++;
-	}
+	acc->phase += 0.6180339887498948482L;
+	if (acc->phase >= 1)
+		acc->phase -= 1;
 }
 
 /* the longest block of the part's series, or 0 when one has none or the lengths do not nest */
