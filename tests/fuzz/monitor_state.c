@@ -40,8 +40,7 @@ static int on_cpu(void *context, json_t *cpu, char *why, size_t size)
 
 	if (!windows)
 		abort();
-	ret = state_cpu_parse(cpu, &reading, windows, r->window_ns, &explained, &blocks, why,
-			      size);
+	ret = state_cpu_parse(cpu, &reading, windows, r->window_ns, &explained, &blocks, why, size);
 	if (ret && ret != STATE_CORRUPT)
 		abort();
 	/* blocks taken are whole: they add up to the counts, or say some were lost */
