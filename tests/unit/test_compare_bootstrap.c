@@ -263,16 +263,22 @@ static void assert_naive_fails(const struct outcome *o, double least)
  * follow each other, and the block bootstrap's interval covers. Verdicts:
  * never worse or better, one run a side.
  */
-START_TEST(block_bootstrap_covers_ar1_drift)
+static void assert_one_run_covers(const struct drift *d, unsigned long seed, const char *what)
 {
-	const struct drift d = { .blocks = 600, .phi = 0.9, .sd = 0.1 };
-	struct outcome o = trials(&d, 1, false, 31);
+	struct outcome o = trials(d, 1, false, seed);
 	unsigned int k;
 
-	assert_calibrated(&o, "AR(1), one 60 s run a side");
+	assert_calibrated(&o, what);
 	for (k = 0; k < 3; k++)
 		ck_assert_uint_eq(o.called[k] + o.same[k], 0);
 	assert_naive_fails(&o, 0.25);
+}
+
+START_TEST(block_bootstrap_covers_ar1_drift)
+{
+	const struct drift d = { .blocks = 600, .phi = 0.9, .sd = 0.1 };
+
+	assert_one_run_covers(&d, 31, "AR(1), one 60 s run a side");
 }
 END_TEST
 
@@ -285,13 +291,8 @@ END_TEST
 START_TEST(coarse_monitor_blocks_cover_ar1_drift)
 {
 	const struct drift d = { .blocks = 600, .phi = 0.9, .sd = 0.1, .monitor = true };
-	struct outcome o = trials(&d, 1, false, 34);
-	unsigned int k;
 
-	assert_calibrated(&o, "AR(1), one 60 s monitor state a side, coarse blocks");
-	for (k = 0; k < 3; k++)
-		ck_assert_uint_eq(o.called[k] + o.same[k], 0);
-	assert_naive_fails(&o, 0.25);
+	assert_one_run_covers(&d, 34, "AR(1), one 60 s monitor state a side, coarse blocks");
 }
 END_TEST
 

@@ -53,6 +53,21 @@ static void wake(struct measured *m, unsigned int n)
 	monitor_cpu_read(m->cpu, &m->reading);
 }
 
+/* a run begun at T0 that read @blocks blocks of @per wake-ups, at each block's end */
+static void measure_blocks(struct monitor_blocks *b, struct measured *m, unsigned int blocks,
+			   unsigned int per)
+{
+	unsigned int i;
+
+	measured_init(m);
+	monitor_blocks_init(b);
+	monitor_blocks_begin(b, &m->reading, T0);
+	for (i = 1; i <= blocks; i++) {
+		wake(m, per);
+		ck_assert_int_eq(monitor_blocks_fold(b, &m->reading, T0 + i * 100 * MS), 0);
+	}
+}
+
 static uint64_t block_count(const struct monitor_blocks *b, unsigned int i)
 {
 	return i < b->store.nr ? b->store.blocks[i].count : 0;
@@ -96,15 +111,8 @@ START_TEST(merging_keeps_every_count)
 {
 	struct monitor_blocks b;
 	struct measured m;
-	unsigned int i;
 
-	measured_init(&m);
-	monitor_blocks_init(&b);
-	monitor_blocks_begin(&b, &m.reading, T0);
-	for (i = 1; i <= 1000; i++) {
-		wake(&m, 3);
-		ck_assert_int_eq(monitor_blocks_fold(&b, &m.reading, T0 + i * 100 * MS), 0);
-	}
+	measure_blocks(&b, &m, 1000, 3);
 	ck_assert_uint_le(b.store.nr, TIME_BLOCKS_MAX);
 	ck_assert_uint_eq(time_blocks_length(&b.store), 400 * MS);
 	ck_assert(monitor_blocks_add_up(&b, &m.reading));
@@ -186,13 +194,7 @@ START_TEST(restart_continues_after_empty_blocks)
 
 	ck_assert_int_ge(fd, 0);
 	close(fd);
-	measured_init(&m);
-	monitor_blocks_init(&b);
-	monitor_blocks_begin(&b, &m.reading, T0);
-	for (i = 1; i <= 5; i++) {
-		wake(&m, 50);
-		ck_assert_int_eq(monitor_blocks_fold(&b, &m.reading, T0 + i * 100 * MS), 0);
-	}
+	measure_blocks(&b, &m, 5, 50);
 	write_state(path, &m, &b);
 
 	/* down for 2 s, then the next run reads the state and measures on */
