@@ -76,6 +76,31 @@ void time_block_builder_flush(struct time_block_builder *b, struct record_ring *
 	hand_over(b, ring);
 }
 
+const char *time_block_layout_name(enum time_block_layout layout)
+{
+	return layout == TIME_BLOCK_NATIVE_COARSE ? "native/2" : "log-linear";
+}
+
+unsigned int time_block_layout_keys(enum time_block_layout layout)
+{
+	return layout == TIME_BLOCK_NATIVE_COARSE ? NATIVE_COARSE_KEYS : KEYS;
+}
+
+bool time_block_bounds(enum time_block_layout layout, unsigned int key, uint64_t *low,
+		       uint64_t *high)
+{
+	if (layout == TIME_BLOCK_NATIVE_COARSE) {
+		*low = native_coarse_low(key);
+		*high = native_coarse_high(key);
+		return true;
+	}
+	if (key >= HIST_BUCKETS)
+		return false;
+	*low = hist_bucket_low(key);
+	*high = hist_bucket_high(key);
+	return true;
+}
+
 void time_blocks_init(struct time_blocks *tb, uint64_t base_ns)
 {
 	memset(tb, 0, sizeof(*tb));
@@ -307,7 +332,7 @@ json_t *time_blocks_json(const struct time_blocks *tb, uint64_t builder_lost)
 		}
 	}
 	o = json_pack("{sIsssosI}", "block_ns", (json_int_t)time_blocks_length(tb), "buckets",
-		      "log-linear", "histograms", list, "lost",
+		      time_block_layout_name(tb->layout), "histograms", list, "lost",
 		      (json_int_t)(tb->lost + builder_lost));
 	return o;
 }
@@ -326,8 +351,8 @@ static int malformed(char *why, size_t size, const char *fmt, ...)
 }
 
 /* one block from its flat list of bucket, count pairs */
-static int block_from_values(const int64_t *v, size_t n, struct time_block *block,
-			     unsigned int index, char *why, size_t size)
+static int block_from_values(const int64_t *v, size_t n, unsigned int keys,
+			     struct time_block *block, unsigned int index, char *why, size_t size)
 {
 	int64_t last = -1;
 	size_t i;
@@ -339,11 +364,11 @@ static int block_from_values(const int64_t *v, size_t n, struct time_block *bloc
 		return -ENOMEM;
 	block->cap = (unsigned int)(n / 2);
 	for (i = 0; i < n; i += 2) {
-		if (v[i] <= last || v[i] >= KEYS)
+		if (v[i] <= last || v[i] >= keys)
 			return malformed(why, size,
 					 "block %u: bucket %lld is out of order or beyond the "
-					 "layout (0..%d)",
-					 index, (long long)v[i], KEYS - 1);
+					 "layout (0..%u)",
+					 index, (long long)v[i], keys - 1);
 		if (v[i + 1] <= 0)
 			return malformed(why, size, "block %u: bucket %lld has a count of %lld",
 					 index, (long long)v[i], (long long)v[i + 1]);
@@ -358,8 +383,8 @@ static int block_from_values(const int64_t *v, size_t n, struct time_block *bloc
 }
 
 /* the integers of an array: a packed table of @doc, or a plain jansson array */
-static int block_from_json(struct jsondoc *doc, const json_t *array, struct time_block *block,
-			   unsigned int index, char *why, size_t size)
+static int block_from_json(struct jsondoc *doc, const json_t *array, unsigned int keys,
+			   struct time_block *block, unsigned int index, char *why, size_t size)
 {
 	struct jsondoc_table t;
 	int64_t *plain;
@@ -371,7 +396,7 @@ static int block_from_json(struct jsondoc *doc, const json_t *array, struct time
 	if (doc) {
 		if (jsondoc_table(doc, array, &t) || (t.rows && t.width != 1))
 			return malformed(why, size, "block %u is not a list of integers", index);
-		return block_from_values(t.values, t.rows, block, index, why, size);
+		return block_from_values(t.values, t.rows, keys, block, index, why, size);
 	}
 	n = json_array_size(array);
 	plain = malloc((n ? n : 1) * sizeof(*plain));
@@ -387,7 +412,7 @@ static int block_from_json(struct jsondoc *doc, const json_t *array, struct time
 		}
 		plain[i] = json_integer_value(item);
 	}
-	ret = block_from_values(plain, n, block, index, why, size);
+	ret = block_from_values(plain, n, keys, block, index, why, size);
 	free(plain);
 	return ret;
 }
@@ -409,9 +434,13 @@ int time_blocks_from_json(struct jsondoc *doc, const json_t *value, struct time_
 		return malformed(why, size, "time_blocks is not an object");
 	if (!json_is_integer(length) || json_integer_value(length) <= 0)
 		return malformed(why, size, "time_blocks has no positive block_ns");
-	if (!json_is_string(layout) || strcmp(json_string_value(layout), "log-linear"))
+	if (json_is_string(layout) &&
+	    !strcmp(json_string_value(layout), time_block_layout_name(TIME_BLOCK_NATIVE_COARSE)))
+		tb->layout = TIME_BLOCK_NATIVE_COARSE;
+	else if (!json_is_string(layout) || strcmp(json_string_value(layout), "log-linear"))
 		return malformed(why, size,
-				 "time_blocks: unknown bucket layout (expected \"log-linear\")");
+				 "time_blocks: unknown bucket layout (expected \"log-linear\" or "
+				 "\"native/2\")");
 	if (lost && (!json_is_integer(lost) || json_integer_value(lost) < 0))
 		return malformed(why, size, "time_blocks: lost is not a count");
 	if (!json_is_array(list))
@@ -427,8 +456,10 @@ int time_blocks_from_json(struct jsondoc *doc, const json_t *value, struct time_
 	tb->lost = lost ? (uint64_t)json_integer_value(lost) : 0;
 	for (i = 0; i < n; i++) {
 		ret = packed ? block_from_values(rows.values + i * rows.width, rows.width,
-						 &tb->blocks[i], (unsigned int)i, why, size) :
-			       block_from_json(doc, json_array_get(list, i), &tb->blocks[i],
+						 time_block_layout_keys(tb->layout), &tb->blocks[i],
+						 (unsigned int)i, why, size) :
+			       block_from_json(doc, json_array_get(list, i),
+					       time_block_layout_keys(tb->layout), &tb->blocks[i],
 					       (unsigned int)i, why, size);
 		if (ret)
 			return ret;

@@ -34,7 +34,7 @@ parsed_by() {
 	import_latscope) echo lib/import/import.c lib/import/import_latscope.c lib/time_blocks.c ;;
 	import_rttests | import_histogram) echo lib/import/import.c lib/import/import_rttests.c ;;
 	web_config) echo lib/monitor/web_config.c ;;
-	monitor_state) echo lib/monitor/monitor_state.c ;;
+	monitor_state) echo lib/monitor/monitor_state.c lib/monitor/monitor_blocks.c ;;
 	esac
 }
 

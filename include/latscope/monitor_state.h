@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "latscope/monitor_blocks.h"
 #include "latscope/monitor_cpu.h"
 #include "latscope/monitor_explain.h"
 #include "latscope/result.h"
@@ -18,7 +19,9 @@
  * report and compare. The header members come first (result_new()'s, then
  * host, params, state, audit); "cpus" comes last, one object per measured
  * CPU: its counts (classic and native buckets, a latscope-style
- * "histogram"), its window ring, its block maxima and what --explain kept.
+ * "histogram"), its window ring, its block maxima, its time blocks
+ * (monitor_blocks.h; "time_blocks", which add up to "histogram") and what
+ * --explain kept.
  *
  * A 256-CPU state with 35 days of windows is tens of MB of JSON: it is
  * written CPU by CPU through a buffer and read back CPU by CPU (jansson
@@ -34,6 +37,7 @@ struct state_cpu {
 	uint64_t window_ns;
 	const struct window_ring *windows;
 	const struct monitor_explained *explained; /* NULL without --explain */
+	const struct monitor_blocks *blocks; /* folded up to @reading; NULL: none */
 };
 
 struct state_writer;
@@ -101,6 +105,9 @@ int state_read(const char *path, state_header_fn on_header, state_cpu_fn on_cpu,
  * @windows: receives the windows, appended (an empty ring)
  * @window_ns: the window length the windows must have
  * @explained: receives what --explain kept (zeroed when absent)
+ * @blocks: receives the time blocks (monitor_blocks_parse(): a state
+ *	    written before them has none, and its history counted as lost);
+ *	    release it whatever the outcome
  * @why: receives what is wrong
  * @size: size of @why
  *
@@ -108,7 +115,8 @@ int state_read(const char *path, state_header_fn on_header, state_cpu_fn on_cpu,
  */
 int state_cpu_parse(json_t *object, struct monitor_cpu_reading *reading,
 		    struct window_ring *windows, uint64_t window_ns,
-		    struct monitor_explained *explained, char *why, size_t size);
+		    struct monitor_explained *explained, struct monitor_blocks *blocks, char *why,
+		    size_t size);
 
 /**
  * state_time - a CLOCK_REALTIME time in ns as the state writes times

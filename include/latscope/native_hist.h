@@ -68,6 +68,37 @@ static inline uint64_t native_slot_low(unsigned int slot)
 	return slot ? native_slot_high[slot - 1] + 1 : 0;
 }
 
+/*
+ * Coarse buckets: schema 2 (4 per octave, 19% wide), each the union of
+ * NATIVE_COARSE_SLOTS adjacent slots, as Prometheus reduces a schema. The
+ * monitor keeps its time blocks in them (monitor_blocks.h): a block of a
+ * long-running state holds hours of wake-ups in some hundred slots, and
+ * 256 CPUs x 256 blocks at full resolution would outweigh the rest of the
+ * state several times. Key 0 is the zero bucket (slot 0); key k >= 1
+ * holds slots 32(k-1)+1 .. 32k, the schema-2 bucket of index k - 104, so
+ * every key's bounds are bounds of slots and its count their sum.
+ */
+#define NATIVE_COARSE_SCHEMA 2
+#define NATIVE_COARSE_SLOTS (1U << (NATIVE_SCHEMA - NATIVE_COARSE_SCHEMA))
+#define NATIVE_COARSE_KEYS (1U + (NATIVE_SLOTS - 1U) / NATIVE_COARSE_SLOTS)
+
+/* The coarse key of a slot. */
+static inline unsigned int native_coarse_key(unsigned int slot)
+{
+	return slot ? 1U + (slot - 1U) / NATIVE_COARSE_SLOTS : 0U;
+}
+
+/* The smallest and the largest ns of a coarse key (< NATIVE_COARSE_KEYS). */
+static inline uint64_t native_coarse_low(unsigned int key)
+{
+	return native_slot_low(key ? 1U + (key - 1U) * NATIVE_COARSE_SLOTS : 0U);
+}
+
+static inline uint64_t native_coarse_high(unsigned int key)
+{
+	return native_slot_high[key * NATIVE_COARSE_SLOTS];
+}
+
 /* The zero bucket's width in seconds: 2^-26. */
 double native_zero_threshold(void);
 

@@ -8,6 +8,7 @@
 
 #include "latscope/hist.h"
 #include "latscope/jsondoc.h"
+#include "latscope/native_hist.h"
 #include "latscope/record_ring.h"
 
 /*
@@ -35,6 +36,10 @@
  *
  * The bucket index HIST_BUCKETS stands for the values above HIST_MAX_NS
  * (the histogram's overflow).
+ *
+ * Blocks have one of two bucket layouts, named in the JSON: "log-linear"
+ * (hist.h's buckets, timer and noise) and "native/2" (native_hist.h's
+ * coarse keys, the monitor's, whose histogram is in native buckets).
  */
 #define TIME_BLOCKS_MAX 256
 /* the length of a measured block: short enough to resolve drift of a second */
@@ -125,6 +130,30 @@ static inline void time_block_builder_add(struct time_block_builder *b, uint64_t
  */
 void time_block_builder_flush(struct time_block_builder *b, struct record_ring *ring);
 
+/* what a block's bucket numbers mean */
+enum time_block_layout {
+	TIME_BLOCK_LOG_LINEAR, /* hist.h's buckets; TIME_BLOCK_OVERFLOW above them */
+	TIME_BLOCK_NATIVE_COARSE, /* native_coarse_key()s; no overflow key */
+};
+
+/* "log-linear" or "native/2", as the JSON names the layout */
+const char *time_block_layout_name(enum time_block_layout layout);
+
+/* How many bucket numbers a layout has (0 .. n - 1). */
+unsigned int time_block_layout_keys(enum time_block_layout layout);
+
+/**
+ * time_block_bounds - the values a bucket of a layout holds
+ * @layout: the layout
+ * @key: the bucket, < time_block_layout_keys()
+ * @low: receives the smallest ns
+ * @high: receives the largest ns
+ *
+ * Returns false for the overflow key, whose values are above every bucket.
+ */
+bool time_block_bounds(enum time_block_layout layout, unsigned int key, uint64_t *low,
+		       uint64_t *high);
+
 /* one non-empty bucket of a stored block */
 struct time_block_entry {
 	uint32_t bucket; /* index in hist.h's layout; TIME_BLOCK_OVERFLOW above it */
@@ -148,6 +177,7 @@ struct time_block_pending {
 
 /* One series' stored blocks. */
 struct time_blocks {
+	enum time_block_layout layout; /* TIME_BLOCK_LOG_LINEAR unless set after init */
 	uint64_t base_ns; /* the length of a measured block */
 	unsigned int shift; /* a stored block is base_ns << shift long */
 	unsigned int nr; /* stored blocks: the last one the latest that had a sample */
@@ -207,8 +237,8 @@ int time_blocks_take(struct time_blocks *tb, struct record_ring *ring);
  * @tb: the store
  * @builder_lost: blocks a builder could not hand over (its lost count)
  *
- * {"block_ns", "buckets": "log-linear", "histograms": [[bucket, count,
- * ...] per block], "lost"}. Returns a new reference, or NULL.
+ * {"block_ns", "buckets": the layout's name, "histograms": [[bucket,
+ * count, ...] per block], "lost"}. Returns a new reference, or NULL.
  */
 json_t *time_blocks_json(const struct time_blocks *tb, uint64_t builder_lost);
 
@@ -217,7 +247,8 @@ json_t *time_blocks_json(const struct time_blocks *tb, uint64_t builder_lost);
  * @doc: the document @value was parsed into by jsondoc_parse(), whose
  *	 number arrays are packed; NULL for a plain jansson tree
  * @value: the object
- * @tb: receives the blocks; release with time_blocks_release() whatever
+ * @tb: receives the blocks (base_ns is the block length, shift 0, the
+ *	layout the one named); release with time_blocks_release() whatever
  *	the outcome
  * @why: receives the reason when it cannot be read
  * @size: room in @why

@@ -33,6 +33,7 @@ struct accumulator {
 	uint32_t *touched;
 	unsigned int nr_touched;
 	bool unordered; /* touched out of ascending order (several series merged) */
+	long double phase; /* of accumulate_spread(), in [0, 1) */
 };
 
 static void accumulate(struct accumulator *acc, uint32_t index, uint64_t n)
@@ -100,8 +101,8 @@ static int emit_unit(struct compare_units *u, struct accumulator *acc, unsigned 
 	return 0;
 }
 
-/* the pooled histogram's bucket holding exactly [low, high]; UINT32_MAX: none */
-static uint32_t pooled_index(const struct bucket_hist *pooled, uint64_t low, uint64_t high)
+/* the pooled histogram's first bucket whose low is at least @low */
+static unsigned int pooled_from(const struct bucket_hist *pooled, uint64_t low)
 {
 	unsigned int lo = 0, hi = pooled->nr_buckets;
 
@@ -113,24 +114,80 @@ static uint32_t pooled_index(const struct bucket_hist *pooled, uint64_t low, uin
 		else
 			hi = mid;
 	}
-	if (lo < pooled->nr_buckets && pooled->buckets[lo].low_ns == low &&
-	    pooled->buckets[lo].high_ns == high)
-		return lo;
-	return UINT32_MAX;
+	return lo;
 }
 
-/* the pooled index of every log-linear bucket (and the overflow key); UINT32_MAX: none */
-static uint32_t *log_linear_map(const struct bucket_hist *pooled)
-{
-	uint32_t *map = malloc((TIME_BLOCK_OVERFLOW + 1) * sizeof(*map));
-	unsigned int b;
+/* the pooled buckets a block's bucket stands for: first..last; first UINT32_MAX: none */
+struct span {
+	uint32_t first, last;
+};
 
-	if (!map)
-		return NULL;
-	for (b = 0; b < HIST_BUCKETS; b++)
-		map[b] = pooled_index(pooled, hist_bucket_low(b), hist_bucket_high(b));
-	map[TIME_BLOCK_OVERFLOW] = pooled->nr_buckets;
+/*
+ * The pooled buckets that make up exactly [low, high]: one for a block in
+ * the histogram's own layout, several for the monitor's coarse keys. None
+ * when a pooled bucket straddles an end (the layouts do not nest).
+ */
+static struct span pooled_span(const struct bucket_hist *pooled, uint64_t low, uint64_t high)
+{
+	struct span none = { UINT32_MAX, UINT32_MAX };
+	unsigned int first = pooled_from(pooled, low), last = first;
+
+	if (first && pooled->buckets[first - 1].high_ns >= low)
+		return none;
+	while (last < pooled->nr_buckets && pooled->buckets[last].high_ns <= high)
+		last++;
+	if (last == first || (last < pooled->nr_buckets && pooled->buckets[last].low_ns <= high))
+		return none;
+	return (struct span){ first, last - 1 };
+}
+
+/* the pooled span of every bucket of a block layout (its overflow key: the pooled overflow) */
+static struct span *layout_map(const struct bucket_hist *pooled, enum time_block_layout layout)
+{
+	unsigned int keys = time_block_layout_keys(layout), key;
+	struct span *map = malloc(keys * sizeof(*map));
+	uint64_t low, high;
+
+	for (key = 0; map && key < keys; key++)
+		map[key] = time_block_bounds(layout, key, &low, &high) ?
+				   pooled_span(pooled, low, high) :
+				   (struct span){ pooled->nr_buckets, pooled->nr_buckets };
 	return map;
+}
+
+/*
+ * A block's @count in a bucket that spans several pooled buckets, spread
+ * over them in the proportions of the pooled histogram (the run's own
+ * shape within 19%), in whole counts that add up to @count: systematic
+ * sampling along the span's cumulative share, from a phase that moves by
+ * the golden ratio each time. Rounding each share on its own would put
+ * every lone tail count in the span's largest bucket, the same one block
+ * after block, and lump the tail; the moving phase spreads them as the
+ * histogram has them.
+ */
+static void accumulate_spread(struct accumulator *acc, const struct bucket_hist *pooled,
+			      struct span span, uint64_t count)
+{
+	long double weight = 0, below = 0;
+	uint64_t given = 0, upto;
+	unsigned int i;
+
+	for (i = span.first; i <= span.last; i++)
+		weight += (long double)pooled->buckets[i].count;
+	for (i = span.first; i <= span.last; i++) {
+		below += (long double)pooled->buckets[i].count;
+		upto = i == span.last ?
+			       count :
+			       (uint64_t)(acc->phase + (long double)count * below / weight);
+		if (upto > count)
+			upto = count;
+		if (upto > given)
+			accumulate(acc, i, upto - given);
+		given = upto > given ? upto : given;
+	}
+	acc->phase += 0.6180339887498948482L;
+	if (acc->phase >= 1)
+		acc->phase -= 1;
 }
 
 /* the longest block of the part's series, or 0 when one has none or the lengths do not nest */
@@ -158,7 +215,7 @@ static uint64_t part_block_ns(const struct run *run, const struct compare_part *
 
 /* whether every bucket of the part's blocks is one of the pooled histogram's */
 static bool blocks_pooled(const struct run *run, const struct compare_part *part,
-			  const uint32_t *map)
+			  struct span *const *maps)
 {
 	unsigned int k, i, e;
 
@@ -167,15 +224,29 @@ static bool blocks_pooled(const struct run *run, const struct compare_part *part
 
 		for (i = 0; i < tb->nr; i++)
 			for (e = 0; e < tb->blocks[i].nr; e++)
-				if (map[tb->blocks[i].entries[e].bucket] == UINT32_MAX)
+				if (maps[tb->layout][tb->blocks[i].entries[e].bucket].first ==
+				    UINT32_MAX)
 					return false;
 	}
 	return true;
 }
 
+/* one entry of a block onto the pooled buckets it stands for */
+static void accumulate_entry(struct accumulator *acc, const struct bucket_hist *pooled,
+			     const struct span *map, const struct time_block_entry *entry)
+{
+	struct span span = map[entry->bucket];
+
+	if (span.first == span.last)
+		accumulate(acc, span.first, entry->count);
+	else
+		accumulate_spread(acc, pooled, span, entry->count);
+}
+
 /* a run cut into its blocks of @block_ns, its series merged block by block */
 static int add_block_run(struct compare_units *u, const struct run *run,
-			 const struct compare_part *part, uint64_t block_ns, const uint32_t *map,
+			 const struct compare_part *part, uint64_t block_ns,
+			 const struct bucket_hist *pooled, struct span *const *maps,
 			 struct accumulator *acc, unsigned int *units_cap,
 			 unsigned int *entries_cap)
 {
@@ -198,8 +269,8 @@ static int add_block_run(struct compare_units *u, const struct run *run,
 			for (i = (unsigned int)(j * factor); i < (j + 1) * factor && i < tb->nr;
 			     i++)
 				for (e = 0; e < tb->blocks[i].nr; e++)
-					accumulate(acc, map[tb->blocks[i].entries[e].bucket],
-						   tb->blocks[i].entries[e].count);
+					accumulate_entry(acc, pooled, maps[tb->layout],
+							 &tb->blocks[i].entries[e]);
 		}
 		ret = emit_unit(u, acc, units_cap, entries_cap);
 		if (ret)
@@ -215,17 +286,17 @@ static int add_histogram_run(struct compare_units *u, const struct run *run,
 			     unsigned int *entries_cap)
 {
 	unsigned int k, i;
-	uint32_t index;
+	struct span span;
 
 	for (k = 0; k < part->nr_series; k++) {
 		const struct run_histogram *h = &run->series[part->series[k]].histogram;
 
 		for (i = 0; i < h->nr_buckets; i++) {
-			index = pooled_index(pooled, h->buckets[i].low_ns, h->buckets[i].high_ns);
-			if (index == UINT32_MAX)
+			span = pooled_span(pooled, h->buckets[i].low_ns, h->buckets[i].high_ns);
+			if (span.first == UINT32_MAX || span.first != span.last)
 				return -EINVAL;
 			if (h->buckets[i].count)
-				accumulate(acc, index, h->buckets[i].count);
+				accumulate(acc, span.first, h->buckets[i].count);
 		}
 		if (h->overflow)
 			accumulate(acc, pooled->nr_buckets, h->overflow);
@@ -381,7 +452,7 @@ int compare_units_build(const struct run *const *runs, const struct compare_side
 {
 	unsigned int units_cap = 0, entries_cap = 0, p, k, without = 0;
 	struct accumulator acc = { 0 };
-	uint32_t *map = NULL;
+	struct span *maps[2] = { NULL, NULL };
 	uint64_t block_ns = 0;
 	int ret = 0;
 
@@ -391,8 +462,9 @@ int compare_units_build(const struct run *const *runs, const struct compare_side
 	out->runs = calloc(side->nr_parts ? side->nr_parts : 1, sizeof(*out->runs));
 	acc.counts = calloc(out->support, sizeof(*acc.counts));
 	acc.touched = malloc(out->support * sizeof(*acc.touched));
-	map = log_linear_map(pooled);
-	if (!out->runs || !acc.counts || !acc.touched || !map) {
+	maps[TIME_BLOCK_LOG_LINEAR] = layout_map(pooled, TIME_BLOCK_LOG_LINEAR);
+	maps[TIME_BLOCK_NATIVE_COARSE] = layout_map(pooled, TIME_BLOCK_NATIVE_COARSE);
+	if (!out->runs || !acc.counts || !acc.touched || !maps[0] || !maps[1]) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -413,10 +485,10 @@ int compare_units_build(const struct run *const *runs, const struct compare_side
 		/* several runs are resampled whole: their blocks are not needed */
 		r->blocks = side->nr_parts == 1 && length && block_ns % length == 0 &&
 			    !((block_ns / length) & (block_ns / length - 1)) &&
-			    blocks_pooled(run, part, map);
+			    blocks_pooled(run, part, maps);
 		if (r->blocks) {
-			ret = add_block_run(out, run, part, block_ns, map, &acc, &units_cap,
-					    &entries_cap);
+			ret = add_block_run(out, run, part, block_ns, pooled, maps, &acc,
+					    &units_cap, &entries_cap);
 		} else {
 			without += side->nr_parts == 1;
 			ret = add_histogram_run(out, run, part, pooled, &acc, &units_cap,
@@ -438,6 +510,7 @@ int compare_units_build(const struct run *const *runs, const struct compare_side
 out:
 	free(acc.counts);
 	free(acc.touched);
-	free(map);
+	free(maps[0]);
+	free(maps[1]);
 	return ret;
 }

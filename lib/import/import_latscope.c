@@ -560,6 +560,35 @@ static int read_block_maxima(struct reader *r, const json_t *value, struct run_s
 }
 
 /*
+ * Whether blocks in the monitor's coarse keys hold, key by key, what the
+ * histogram holds within each key (every histogram bucket within one key):
+ * compare spreads a key's count over those buckets.
+ */
+static bool coarse_keys_match(const struct time_blocks *tb, const struct run_histogram *h)
+{
+	uint64_t *left = calloc(NATIVE_COARSE_KEYS, sizeof(*left));
+	unsigned int i, e, key;
+	bool match = left && !h->overflow;
+
+	for (i = 0; match && i < h->nr_buckets; i++) {
+		key = native_coarse_key(native_slot_of(h->buckets[i].low_ns));
+		match = h->buckets[i].high_ns <= native_coarse_high(key) &&
+			h->buckets[i].low_ns >= native_coarse_low(key);
+		left[key] += h->buckets[i].count;
+	}
+	for (i = 0; match && i < tb->nr; i++)
+		for (e = 0; match && e < tb->blocks[i].nr; e++) {
+			key = tb->blocks[i].entries[e].bucket;
+			match = left[key] >= tb->blocks[i].entries[e].count;
+			left[key] -= match ? tb->blocks[i].entries[e].count : 0;
+		}
+	for (key = 0; match && key < NATIVE_COARSE_KEYS; key++)
+		match = !left[key];
+	free(left);
+	return match;
+}
+
+/*
  * A series' time blocks. Malformed ones fail the import; blocks that do not
  * add up to the series' histogram (some were lost in the run) are left out
  * with a note: a statistic that resampled them would see a different run.
@@ -590,7 +619,9 @@ static int read_time_blocks(struct reader *r, const json_t *value, struct run_se
 		total += count;
 	}
 	if (s->histogram.present && total == s->histogram.total && !s->time_blocks->lost &&
-	    !overflow)
+	    !overflow &&
+	    (s->time_blocks->layout != TIME_BLOCK_NATIVE_COARSE ||
+	     coarse_keys_match(s->time_blocks, &s->histogram)))
 		return 0;
 	if (s->time_blocks->lost)
 		ret = import_note(r->ctx,
@@ -601,6 +632,11 @@ static int read_time_blocks(struct reader *r, const json_t *value, struct run_se
 		ret = import_note(r->ctx,
 				  "%s: its time blocks hold more values than a count holds: its "
 				  "blocks are left out",
+				  who);
+	else if (s->histogram.present && total == s->histogram.total)
+		ret = import_note(r->ctx,
+				  "%s: its time blocks do not add up to its histogram bucket by "
+				  "bucket: its blocks are left out",
 				  who);
 	else
 		ret = import_note(

@@ -17,6 +17,7 @@
 #include "latscope/irq.h"
 #include "latscope/log.h"
 #include "latscope/monitor.h"
+#include "latscope/monitor_blocks.h"
 #include "monitor_audit.h"
 #include "latscope/monitor_explain.h"
 #include "latscope/result.h"
@@ -38,6 +39,7 @@ struct lane {
 	struct monitor_cpu *state; /* on the CPU's NUMA node */
 	size_t state_size;
 	struct window_ring *windows;
+	struct monitor_blocks *blocks; /* under state_lock */
 	struct monitor_explained kept; /* from the state, until explain starts */
 	bool restored;
 	/* interrupts of this CPU since boot, 64-bit: under irq_lock */
@@ -77,6 +79,7 @@ struct monitor {
 	bool stop;
 	bool stopped;
 	int error;
+	uint64_t next_blocks; /* CLOCK_REALTIME of the next block's end: read then */
 	/* interrupt counts: the table and the last 32-bit reading */
 	pthread_mutex_t irq_lock;
 	struct irq_table irqs;
@@ -156,6 +159,7 @@ static int reset_lanes(struct monitor *m)
 		monitor_cpu_init(l->state, l->cpu, m->params.window_ns);
 		window_ring_free(l->windows);
 		l->windows = window_ring_new(ring_capacity(m->params.window_ns));
+		monitor_blocks_release(l->blocks);
 		memset(&l->kept, 0, sizeof(l->kept));
 		l->restored = false;
 		if (!l->windows)
@@ -238,8 +242,10 @@ struct monitor *monitor_new(const struct monitor_params *params, const struct to
 
 		l->cpu = (unsigned int)cpu;
 		l->state = alloc_state(topo, l->cpu, &l->state_size);
-		if (!l->state)
+		l->blocks = malloc(sizeof(*l->blocks));
+		if (!l->state || !l->blocks)
 			goto fail_memory;
+		monitor_blocks_init(l->blocks);
 		m->states[i] = l->state;
 		m->threads[i] = (struct timer_thread_params){ cpu, m->params.priority,
 							      m->params.interval_ns };
@@ -346,7 +352,7 @@ static int restore_cpu(void *context, json_t *object, char *why, size_t size)
 		return STATE_CORRUPT;
 	}
 	ret = state_cpu_parse(object, &reading, m->lanes[lane].windows, m->params.window_ns,
-			      &m->lanes[lane].kept, why, size);
+			      &m->lanes[lane].kept, m->lanes[lane].blocks, why, size);
 	if (ret)
 		return ret;
 	monitor_cpu_restore(m->lanes[lane].state, &reading);
@@ -472,6 +478,7 @@ static int write_document(struct monitor *m, const char *path, json_t *extra,
 {
 	struct monitor_cpu_reading reading;
 	struct state_writer *writer = NULL;
+	uint64_t now = clock_ns(CLOCK_REALTIME);
 	struct monitor_explained *kept;
 	json_t *header;
 	unsigned int lane;
@@ -497,9 +504,13 @@ static int write_document(struct monitor *m, const char *path, json_t *extra,
 		struct state_cpu cpu = { .cpu = l->cpu,
 					 .reading = &reading,
 					 .window_ns = m->params.window_ns,
-					 .windows = l->windows };
+					 .windows = l->windows,
+					 .blocks = l->blocks };
 
 		monitor_cpu_read(l->state, &reading);
+		/* the blocks up to this very reading: they add up to what is written */
+		if (l->blocks->from_ns && monitor_blocks_fold(l->blocks, &reading, now))
+			log_warning("cpu %u: out of memory for its time blocks", l->cpu);
 		if (m->explain) {
 			monitor_explain_read(m->explain, lane, kept);
 			cpu.explained = kept;
@@ -652,6 +663,38 @@ static void read_interrupts(struct monitor *m)
 
 /* ---- the housekeeping thread ---- */
 
+/*
+ * Each CPU's counts since the last reading into its time blocks, at the
+ * end of a block (@now_ns, CLOCK_REALTIME); @begin: the run's first reading.
+ */
+static void read_blocks(struct monitor *m, uint64_t now_ns, bool begin)
+{
+	struct monitor_cpu_reading reading = { .counts = malloc(NATIVE_SLOTS * sizeof(uint64_t)) };
+	unsigned int lane;
+	uint64_t end;
+
+	if (!reading.counts) {
+		log_warning("out of memory reading the time blocks");
+		return;
+	}
+	pthread_mutex_lock(&m->state_lock);
+	m->next_blocks = UINT64_MAX;
+	for (lane = 0; lane < m->nr_lanes; lane++) {
+		struct lane *l = &m->lanes[lane];
+
+		monitor_cpu_read(l->state, &reading);
+		if (begin)
+			monitor_blocks_begin(l->blocks, &reading, now_ns);
+		else if (monitor_blocks_fold(l->blocks, &reading, now_ns))
+			log_warning("cpu %u: out of memory for its time blocks", l->cpu);
+		end = monitor_blocks_next_end(l->blocks, now_ns);
+		if (end < m->next_blocks)
+			m->next_blocks = end;
+	}
+	pthread_mutex_unlock(&m->state_lock);
+	free(reading.counts);
+}
+
 static void take_windows(struct monitor *m)
 {
 	struct monitor_window w;
@@ -716,13 +759,16 @@ static void *housekeeping(void *arg)
 	uint64_t next_threshold = now, next_interrupts = now,
 		 next_offset = now + CLOCK_OFFSET_EVERY_NS;
 	uint64_t next_textfile = now + m->params.textfile_every_ns;
-	uint64_t next_checkpoint = now + m->params.checkpoint_ns;
+	uint64_t next_checkpoint = now + m->params.checkpoint_ns, realtime, wait;
 	struct timespec until;
 
 	pthread_mutex_lock(&m->lock);
 	while (!m->stop) {
 		pthread_mutex_unlock(&m->lock);
 		now = clock_ns(CLOCK_MONOTONIC);
+		realtime = clock_ns(CLOCK_REALTIME);
+		if (realtime >= m->next_blocks)
+			read_blocks(m, realtime, false);
 		take_windows(m);
 		if (m->explain) {
 			if (now >= next_threshold) {
@@ -747,7 +793,12 @@ static void *housekeeping(void *arg)
 			monitor_checkpoint(m);
 			next_checkpoint = now + m->params.checkpoint_ns;
 		}
-		until = clock_timespec(clock_ns(CLOCK_MONOTONIC) + TICK_MS * 1000000ULL);
+		/* a tick, or sooner when a time block ends */
+		wait = TICK_MS * 1000000ULL;
+		realtime = clock_ns(CLOCK_REALTIME);
+		if (m->next_blocks > realtime && m->next_blocks - realtime < wait)
+			wait = m->next_blocks - realtime;
+		until = clock_timespec(clock_ns(CLOCK_MONOTONIC) + wait);
 		pthread_mutex_lock(&m->lock);
 		if (!m->stop)
 			pthread_cond_timedwait(&m->wake, &m->lock, &until);
@@ -810,6 +861,8 @@ int monitor_start(struct monitor *m)
 	timer.on_sample = measured;
 	timer.on_sample_context = m;
 	timer.stack_bytes = MEASURING_STACK_BYTES;
+	/* what the state holds is in its blocks already: this run's go on from there */
+	read_blocks(m, clock_ns(CLOCK_REALTIME), true);
 	ret = timer_start(&m->run, &timer);
 	if (ret)
 		goto fail;
@@ -1020,6 +1073,9 @@ void monitor_free(struct monitor *m)
 	for (lane = 0; m->lanes && lane < m->nr_lanes; lane++) {
 		free_state(m->lanes[lane].state, m->lanes[lane].state_size);
 		window_ring_free(m->lanes[lane].windows);
+		if (m->lanes[lane].blocks)
+			monitor_blocks_release(m->lanes[lane].blocks);
+		free(m->lanes[lane].blocks);
 		free(m->lanes[lane].interrupts);
 	}
 	if (m->irqs_loaded) {

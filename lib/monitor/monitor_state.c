@@ -412,6 +412,37 @@ static void put_explained(struct state_writer *w, const struct monitor_explained
 	put(w, "]}");
 }
 
+/* The time blocks, as time_blocks_json() lays them out, with their start. */
+static void put_blocks(struct state_writer *w, const struct monitor_blocks *b)
+{
+	const struct time_blocks *tb = &b->store;
+	struct column_text *c = malloc(sizeof(*c));
+	unsigned int i, e;
+
+	if (!c) {
+		w->error = w->error ? w->error : -ENOMEM;
+		return;
+	}
+	put_key(w, "time_blocks", false);
+	fprintf(w->f,
+		"{\"block_ns\":%" PRIu64 ",\"buckets\":\"%s\",\"start_ns\":%" PRIu64
+		",\"lost\":%" PRIu64 ",\"histograms\":[",
+		time_blocks_length(tb), time_block_layout_name(tb->layout), b->start_ns, tb->lost);
+	for (i = 0; i < tb->nr; i++) {
+		put(w, i ? ",[" : "[");
+		c->used = 0;
+		c->any = false;
+		for (e = 0; e < tb->blocks[i].nr; e++) {
+			column_add(w, c, tb->blocks[i].entries[e].bucket);
+			column_add(w, c, tb->blocks[i].entries[e].count);
+		}
+		column_flush(w, c);
+		put(w, "]");
+	}
+	put(w, "]}");
+	free(c);
+}
+
 /* One CPU's object, compact, as the state keeps it. */
 static void put_cpu(struct state_writer *w, const struct state_cpu *cpu)
 {
@@ -425,6 +456,8 @@ static void put_cpu(struct state_writer *w, const struct state_cpu *cpu)
 	put_percentiles(w, r);
 	put_counts(w, r);
 	put_windows(w, cpu);
+	if (cpu->blocks && cpu->blocks->start_ns)
+		put_blocks(w, cpu->blocks);
 	if (cpu->explained)
 		put_explained(w, cpu->explained);
 	put(w, "}");
@@ -874,16 +907,24 @@ static int parse_explained(json_t *object, struct monitor_explained *x, char *wh
 
 int state_cpu_parse(json_t *object, struct monitor_cpu_reading *reading,
 		    struct window_ring *windows, uint64_t window_ns,
-		    struct monitor_explained *explained, char *why, size_t size)
+		    struct monitor_explained *explained, struct monitor_blocks *blocks, char *why,
+		    size_t size)
 {
 	int ret;
 
+	monitor_blocks_init(blocks);
 	reading->has_closed = false;
 	ret = parse_counts(object, reading, why, size);
 	if (!ret)
 		ret = parse_windows(object, windows, window_ns, reading, why, size);
 	if (!ret)
 		ret = parse_explained(object, explained, why, size);
+	if (!ret) {
+		ret = monitor_blocks_parse(json_object_get(object, "time_blocks"), blocks, reading,
+					   why, size);
+		if (ret == -EINVAL)
+			ret = STATE_CORRUPT;
+	}
 	return ret;
 }
 

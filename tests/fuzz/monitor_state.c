@@ -32,6 +32,7 @@ static int on_cpu(void *context, json_t *cpu, char *why, size_t size)
 	struct reader *r = context;
 	struct monitor_cpu_reading reading = { .counts = r->counts };
 	struct monitor_explained explained;
+	struct monitor_blocks blocks;
 	struct window_ring *windows = window_ring_new(64);
 	struct window_ring_cursor cursor;
 	struct monitor_window window;
@@ -39,9 +40,13 @@ static int on_cpu(void *context, json_t *cpu, char *why, size_t size)
 
 	if (!windows)
 		abort();
-	ret = state_cpu_parse(cpu, &reading, windows, r->window_ns, &explained, why, size);
+	ret = state_cpu_parse(cpu, &reading, windows, r->window_ns, &explained, &blocks, why, size);
 	if (ret && ret != STATE_CORRUPT)
 		abort();
+	/* blocks taken are whole: they add up to the counts, or say some were lost */
+	if (!ret && !blocks.store.lost && !monitor_blocks_add_up(&blocks, &reading))
+		abort();
+	monitor_blocks_release(&blocks);
 	if (ret && !why[0])
 		abort(); /* a corrupt state says why */
 	for (window_ring_begin(windows, &cursor); window_ring_next(&cursor, &window);)

@@ -40,15 +40,24 @@ struct drift {
 	double phi; /* AR(1) coefficient of the block's log-median, block to block */
 	double sd; /* its stationary standard deviation */
 	double shift_sd; /* standard deviation of a run's whole log-level */
+	bool monitor; /* as a monitor's state: native buckets, blocks in coarse keys */
 };
 
-/* one run's values into a dense log-linear histogram per block */
+/* how many fine buckets, and the one of @ns */
+#define FINE_BUCKETS (NATIVE_SLOTS > HIST_BUCKETS ? NATIVE_SLOTS : HIST_BUCKETS)
+
+static unsigned int fine_bucket(const struct drift *d, uint64_t ns)
+{
+	return d->monitor ? native_slot_of(ns) : hist_bucket_of(ns);
+}
+
+/* one run's values into a dense histogram per block (log-linear, or coarse native keys) */
 static struct run *draw_run(gsl_rng *rng, const struct drift *d, const char *name, double shift)
 {
 	struct run *run = calloc(1, sizeof(*run));
 	struct run_series *s = calloc(1, sizeof(*s));
 	struct time_blocks *tb = calloc(1, sizeof(*tb));
-	uint64_t *total = calloc(HIST_BUCKETS, sizeof(*total)), min = UINT64_MAX, max = 0;
+	uint64_t *total = calloc(FINE_BUCKETS, sizeof(*total)), min = UINT64_MAX, max = 0;
 	uint32_t *counts = calloc(HIST_BUCKETS, sizeof(*counts));
 	double level = gsl_ran_gaussian(rng, d->sd);
 	unsigned int b, k, i, n;
@@ -66,6 +75,7 @@ static struct run *draw_run(gsl_rng *rng, const struct drift *d, const char *nam
 	s->interval_ns = 1000000;
 	s->block_ns = RUN_NONE;
 	time_blocks_init(tb, TIME_BLOCK_NS);
+	tb->layout = d->monitor ? TIME_BLOCK_NATIVE_COARSE : TIME_BLOCK_LOG_LINEAR;
 	for (b = 0; b < d->blocks; b++) {
 		struct time_block_entry e[HIST_BUCKETS];
 
@@ -79,7 +89,9 @@ static struct run *draw_run(gsl_rng *rng, const struct drift *d, const char *nam
 			if (gsl_rng_uniform(rng) < TAIL)
 				v *= gsl_ran_pareto(rng, 2, 1);
 			ns = (uint64_t)v;
-			counts[hist_bucket_of(ns)]++;
+			total[fine_bucket(d, ns)]++;
+			counts[d->monitor ? native_coarse_key(native_slot_of(ns)) :
+					    hist_bucket_of(ns)]++;
 			min = ns < min ? ns : min;
 			max = ns > max ? ns : max;
 		}
@@ -87,7 +99,6 @@ static struct run *draw_run(gsl_rng *rng, const struct drift *d, const char *nam
 			if (!counts[i])
 				continue;
 			e[n++] = (struct time_block_entry){ i, counts[i] };
-			total[i] += counts[i];
 			counts[i] = 0;
 		}
 		ck_assert_int_eq(time_blocks_add(tb, b, e, n), 0);
@@ -98,13 +109,16 @@ static struct run *draw_run(gsl_rng *rng, const struct drift *d, const char *nam
 	s->max_ns = max;
 	s->histogram.present = true;
 	s->histogram.overflow_from_ns = RUN_NONE;
-	s->histogram.buckets = calloc(HIST_BUCKETS, sizeof(*s->histogram.buckets));
+	s->histogram.buckets = calloc(FINE_BUCKETS, sizeof(*s->histogram.buckets));
 	ck_assert_ptr_nonnull(s->histogram.buckets);
-	for (i = 0; i < HIST_BUCKETS; i++) {
+	for (i = 0; i < FINE_BUCKETS; i++) {
 		if (!total[i])
 			continue;
 		s->histogram.buckets[s->histogram.nr_buckets++] =
-			(struct run_bucket){ hist_bucket_low(i), hist_bucket_high(i), total[i] };
+			d->monitor ? (struct run_bucket){ native_slot_low(i), native_slot_high[i],
+							  total[i] } :
+				     (struct run_bucket){ hist_bucket_low(i), hist_bucket_high(i),
+							  total[i] };
 		s->histogram.total += total[i];
 	}
 	free(total);
@@ -249,16 +263,36 @@ static void assert_naive_fails(const struct outcome *o, double least)
  * follow each other, and the block bootstrap's interval covers. Verdicts:
  * never worse or better, one run a side.
  */
-START_TEST(block_bootstrap_covers_ar1_drift)
+static void assert_one_run_covers(const struct drift *d, unsigned long seed, const char *what)
 {
-	const struct drift d = { .blocks = 600, .phi = 0.9, .sd = 0.1 };
-	struct outcome o = trials(&d, 1, false, 31);
+	struct outcome o = trials(d, 1, false, seed);
 	unsigned int k;
 
-	assert_calibrated(&o, "AR(1), one 60 s run a side");
+	assert_calibrated(&o, what);
 	for (k = 0; k < 3; k++)
 		ck_assert_uint_eq(o.called[k] + o.same[k], 0);
 	assert_naive_fails(&o, 0.25);
+}
+
+START_TEST(block_bootstrap_covers_ar1_drift)
+{
+	const struct drift d = { .blocks = 600, .phi = 0.9, .sd = 0.1 };
+
+	assert_one_run_covers(&d, 31, "AR(1), one 60 s run a side");
+}
+END_TEST
+
+/*
+ * The same drift measured as the monitor keeps it: a histogram in native
+ * buckets and blocks in its coarse keys (4 an octave), which compare
+ * spreads over the histogram's buckets in their proportions. The blocks
+ * are used (no verdict, one run a side) and the interval covers as well.
+ */
+START_TEST(coarse_monitor_blocks_cover_ar1_drift)
+{
+	const struct drift d = { .blocks = 600, .phi = 0.9, .sd = 0.1, .monitor = true };
+
+	assert_one_run_covers(&d, 34, "AR(1), one 60 s monitor state a side, coarse blocks");
 }
 END_TEST
 
@@ -372,6 +406,7 @@ static Suite *bootstrap_suite(void)
 
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, block_bootstrap_covers_ar1_drift);
+	tcase_add_test(tc, coarse_monitor_blocks_cover_ar1_drift);
 	tcase_add_test(tc, runs_cover_level_shifts);
 	tcase_add_test(tc, rounds_cover_drift_between_pairs);
 	tcase_add_test(tc, power_of_a_varying_change_is_from_a);

@@ -616,6 +616,46 @@ START_TEST(time_blocks_are_read_and_checked)
 }
 END_TEST
 
+/*
+ * A monitor's blocks are in coarse native keys: kept when every key holds
+ * what the histogram's buckets within it hold; left out with a note when
+ * only their total agrees.
+ */
+START_TEST(monitor_blocks_are_checked_key_by_key)
+{
+	unsigned int slow = native_slot_of(20000), sfast = native_slot_of(5000);
+	unsigned int kslow = native_coarse_key(slow), kfast = native_coarse_key(sfast);
+	char text[1024];
+	struct run *run;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(
+			text, sizeof(text),
+			"{\"schema\": \"latscope/3\", \"command\": \"monitor\", \"cpus\": [{"
+			"\"cpu\": 1, \"count\": 100, \"max_ns\": 20000, \"histogram\": {\"unit\":"
+			" \"ns\", \"buckets\": [[%llu, %llu, 90], [%llu, %llu, 10]]},"
+			" \"time_blocks\": {\"block_ns\": 100000000, \"buckets\": \"native/2\","
+			" \"start_ns\": 100000000, \"histograms\": [[%u, 50], [%u, %d, %u, %d]]}}]}",
+			(unsigned long long)native_slot_low(sfast),
+			(unsigned long long)native_slot_high[sfast],
+			(unsigned long long)native_slot_low(slow),
+			(unsigned long long)native_slot_high[slow], kfast, kfast, 40 - i, kslow,
+			10 + i);
+		run = accept(text);
+		if (!i) {
+			ck_assert_ptr_nonnull(run->series[0].time_blocks);
+			ck_assert_uint_eq(run->nr_notes, 0);
+		} else {
+			ck_assert_ptr_null(run->series[0].time_blocks);
+			ck_assert_msg(strstr(run->notes[0], "bucket by bucket"), "%s",
+				      run->notes[0]);
+		}
+		run_free(run);
+	}
+}
+END_TEST
+
 START_TEST(malformed_latscope_fields_are_refused)
 {
 	refuse("h.json",
@@ -700,6 +740,7 @@ int main(void)
 	tcase_add_test(tc, cyclictest_text_lines_read_on_their_own);
 	tcase_add_test(tc, events_block_maxima_and_windows);
 	tcase_add_test(tc, time_blocks_are_read_and_checked);
+	tcase_add_test(tc, monitor_blocks_are_checked_key_by_key);
 	tcase_add_test(tc, malformed_latscope_fields_are_refused);
 	tcase_add_test(tc, doctor_parts_are_runs_of_their_own);
 	tcase_add_test(tc, histogram_quantile_and_above);

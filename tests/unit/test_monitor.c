@@ -598,7 +598,10 @@ static int compare_cpu(void *context, json_t *object, char *why, size_t size)
 	struct monitor_cpu_reading got = { .counts = buffer() };
 	struct window_ring *ring = window_ring_new(100);
 	struct monitor_explained x;
-	int ret = state_cpu_parse(object, &got, ring, SEC, &x, why, size);
+	struct monitor_blocks blocks;
+	int ret = state_cpu_parse(object, &got, ring, SEC, &x, &blocks, why, size);
+
+	monitor_blocks_release(&blocks);
 
 	if (ret)
 		return ret;
@@ -650,7 +653,10 @@ static int accept_cpu(void *context, json_t *object, char *why, size_t size)
 	struct monitor_cpu_reading got = { .counts = calloc(NATIVE_SLOTS, sizeof(uint64_t)) };
 	struct window_ring *ring = window_ring_new(100);
 	struct monitor_explained x;
-	int ret = state_cpu_parse(object, &got, ring, SEC, &x, why, size);
+	struct monitor_blocks blocks;
+	int ret = state_cpu_parse(object, &got, ring, SEC, &x, &blocks, why, size);
+
+	monitor_blocks_release(&blocks);
 
 	(void)context;
 	free(got.counts);
@@ -1089,7 +1095,10 @@ static int same_as_written(void *context, json_t *object, char *why, size_t size
 	struct monitor_cpu_reading got = { .counts = buffer() };
 	struct window_ring *ring = window_ring_new(1000);
 	struct monitor_explained x;
-	int ret = state_cpu_parse(object, &got, ring, SEC, &x, why, size);
+	struct monitor_blocks blocks;
+	int ret = state_cpu_parse(object, &got, ring, SEC, &x, &blocks, why, size);
+
+	monitor_blocks_release(&blocks);
 
 	ck_assert_msg(!ret, "not read back: %s", why);
 	assert_same_reading(&got, &p->want);
