@@ -33,7 +33,9 @@
  *    the dead band (and by min_excess) for overload_intervals intervals
  *    sheds IRQs, the best move first, until it is under half the dead
  *    band; a target never ends above half the dead band, so that noise
- *    cannot push it over. A move carries at least min_move_share of the
+ *    cannot push it over, unless the IRQ alone is hotter than that: then
+ *    the target must end below the source's load by half the dead band
+ *    (two hot queues on one CPU are split, and cannot come back). A move carries at least min_move_share of the
  *    node's mean CPU load: moving small IRQs is churn. IRQs alone on a CPU
  *    or idle are never moved for balance.
  * 6. With a history (balance): an IRQ moved less than min_dwell ago is
