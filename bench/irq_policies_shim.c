@@ -110,14 +110,19 @@ static int open_at(int dirfd, const char *path, int flags, mode_t mode)
 	return real_openat()(dirfd, path, flags, mode);
 }
 
+/* the third argument of open(), there only when a file may be made */
+static mode_t mode_of(int flags, va_list ap)
+{
+	return flags & (O_CREAT | O_TMPFILE) ? va_arg(ap, mode_t) : 0;
+}
+
 int open(const char *path, int flags, ...)
 {
-	mode_t mode = 0;
 	va_list ap;
+	mode_t mode;
 
 	va_start(ap, flags);
-	if (flags & (O_CREAT | O_TMPFILE))
-		mode = va_arg(ap, mode_t);
+	mode = mode_of(flags, ap);
 	va_end(ap);
 	return open_at(AT_FDCWD, path, flags, mode);
 }
@@ -126,12 +131,11 @@ int open64(const char *path, int flags, ...) __attribute__((alias("open")));
 
 int openat(int dirfd, const char *path, int flags, ...)
 {
-	mode_t mode = 0;
 	va_list ap;
+	mode_t mode;
 
 	va_start(ap, flags);
-	if (flags & (O_CREAT | O_TMPFILE))
-		mode = va_arg(ap, mode_t);
+	mode = mode_of(flags, ap);
 	va_end(ap);
 	return open_at(dirfd, path, flags, mode);
 }
