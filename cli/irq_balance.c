@@ -81,33 +81,77 @@ static void rates_since(const struct snapshot *s, const struct irq_table *table,
 	}
 }
 
-/* IRQs whose writes failed for good (EIO, EPERM): left alone from then on. */
-struct stuck {
-	unsigned int *numbers;
+/*
+ * IRQs whose moves the kernel refused. EIO or EPERM (a managed IRQ): left
+ * alone from then on. ENOSPC (no vector left on the target), EBUSY and
+ * the like: left where they are for one interval, then two, four... up to
+ * an hour, so that a machine out of vectors (irqbalance's issue #303) is
+ * not asked the same thing every interval; a move that succeeds forgets it.
+ */
+#define REFUSAL_MAX_DELAY_NS (3600 * NS_PER_SEC)
+
+struct refusal {
+	unsigned int number;
+	unsigned int failures;
+	uint64_t next_try_ns; /* UINT64_MAX: never */
+};
+
+struct refusals {
+	struct refusal *items;
 	unsigned int nr, cap;
 };
 
-static bool is_stuck(const struct stuck *stuck, unsigned int number)
+static struct refusal *find_refusal(const struct refusals *r, unsigned int number)
 {
 	unsigned int i;
 
-	for (i = 0; i < stuck->nr; i++)
-		if (stuck->numbers[i] == number)
-			return true;
-	return false;
+	for (i = 0; i < r->nr; i++)
+		if (r->items[i].number == number)
+			return &r->items[i];
+	return NULL;
 }
 
-static void add_stuck(struct stuck *stuck, unsigned int number)
+static bool held_back(const struct refusals *r, unsigned int number, uint64_t now_ns)
 {
-	unsigned int *numbers;
+	const struct refusal *found = find_refusal(r, number);
 
-	if (is_stuck(stuck, number))
-		return;
-	numbers = array_grow(stuck->numbers, &stuck->cap, stuck->nr + 1, sizeof(*numbers));
-	if (!numbers)
-		return; /* it will be tried again, and fail again: harmless */
-	stuck->numbers = numbers;
-	stuck->numbers[stuck->nr++] = number;
+	return found && found->next_try_ns > now_ns;
+}
+
+static void forget_refusal(struct refusals *r, unsigned int number)
+{
+	struct refusal *found = find_refusal(r, number);
+
+	if (found)
+		*found = r->items[--r->nr];
+}
+
+/* Returns the delay before the next try, UINT64_MAX for never. */
+static uint64_t add_refusal(struct refusals *r, unsigned int number, bool permanent,
+			    uint64_t interval_ns, uint64_t now_ns)
+{
+	struct refusal *found = find_refusal(r, number), *items;
+	uint64_t delay = interval_ns;
+
+	if (!found) {
+		items = array_grow(r->items, &r->cap, r->nr + 1, sizeof(*items));
+		if (!items)
+			return 0; /* tried again next interval: harmless */
+		r->items = items;
+		found = &r->items[r->nr++];
+		*found = (struct refusal){ .number = number };
+	}
+	found->failures++;
+	if (permanent) {
+		found->next_try_ns = UINT64_MAX;
+		return UINT64_MAX;
+	}
+	for (unsigned int i = 1; i < found->failures && delay < REFUSAL_MAX_DELAY_NS; i++)
+		delay *= 2;
+	if (delay > REFUSAL_MAX_DELAY_NS)
+		delay = REFUSAL_MAX_DELAY_NS;
+	found->next_try_ns = now_ns + delay;
+	return delay;
 }
 
 struct daemon {
@@ -117,10 +161,11 @@ struct daemon {
 	struct irq_counts counts;
 	struct snapshot last;
 	struct irq_history *history;
-	struct stuck stuck;
+	struct refusals refusals;
 	struct irqplan_policy policy;
 	unsigned long long intervals;
 	unsigned int moves_done, held_by_dwell, held_by_budget;
+	unsigned int refused; /* moves the kernel refused */
 	/* IRQs not judged for their unreadable affinity files: in the last interval, ever */
 	unsigned int unjudged;
 	bool unjudged_seen;
@@ -201,9 +246,28 @@ static int observe(struct daemon *d)
 		irq_rates(&ctx->table, NULL, &d->counts, ctx->rates);
 	}
 	for (unsigned int row = 0; row < ctx->table.nr_irqs; row++)
-		if (is_stuck(&d->stuck, ctx->table.irqs[row].number))
+		if (held_back(&d->refusals, ctx->table.irqs[row].number, clock_ns(CLOCK_MONOTONIC)))
 			ctx->table.irqs[row].movable = false;
 	return snapshot_take(&d->last, &ctx->table, &d->counts);
+}
+
+/* The IRQ stays where it is: said once per refusal, with when it is tried again. */
+static void refused(struct daemon *d, const struct irqplan_move *move,
+		    const struct irq_apply_result *result)
+{
+	uint64_t delay = add_refusal(&d->refusals, move->irq, result->status == IRQ_WRITE_PERMANENT,
+				     d->options->interval_ns, clock_ns(CLOCK_MONOTONIC));
+
+	d->refused++;
+	if (delay == UINT64_MAX)
+		log_warning("irq %u: the kernel refused cpu %u (%s): it stays on cpu %d and is "
+			    "left alone from now on",
+			    move->irq, move->to, strerror(result->error), move->from_cpu);
+	else
+		log_warning("irq %u: the kernel refused cpu %u (%s): it stays on cpu %d; next "
+			    "try in %.0f s",
+			    move->irq, move->to, strerror(result->error), move->from_cpu,
+			    (double)delay / 1e9);
 }
 
 static void record(struct daemon *d, const struct irqplan *plan,
@@ -218,11 +282,14 @@ static void record(struct daemon *d, const struct irqplan *plan,
 
 		done[i] = result->status == IRQ_WRITE_DONE;
 		d->moves_done += done[i];
-		if (result->status == IRQ_WRITE_PERMANENT)
-			add_stuck(&d->stuck, move->irq);
 		irq_print_move(stdout, &d->ctx.table, move, NULL);
 		if (!done[i] || !result->effective_ok)
 			irq_print_move(stdout, &d->ctx.table, move, result);
+		if (done[i])
+			forget_refusal(&d->refusals, move->irq);
+		else if (result->status == IRQ_WRITE_TEMPORARY ||
+			 result->status == IRQ_WRITE_PERMANENT)
+			refused(d, move, result);
 		if (!d->moves)
 			continue;
 		entry = irq_json_move(&d->ctx.table, move, result);
@@ -312,8 +379,8 @@ static int finish(struct daemon *d, int status)
 			       restored.default_restored ? " and default_smp_affinity" : "",
 			       restored.gone);
 	}
-	printf("balance: %llu intervals, %u moves, %u held by dwell, %u by budget\n", d->intervals,
-	       d->moves_done, d->held_by_dwell, d->held_by_budget);
+	printf("balance: %llu intervals, %u moves, %u held by dwell, %u by budget, %u refused\n",
+	       d->intervals, d->moves_done, d->held_by_dwell, d->held_by_budget, d->refused);
 	if (d->unjudged_seen && status == EXIT_OK)
 		status = runtime_error("some irqs could not be judged during the run: their "
 				       "affinity files did not read (said above)");
@@ -323,6 +390,7 @@ static int finish(struct daemon *d, int status)
 		json_object_set_new(doc, "moves", json_incref(d->moves));
 		json_object_set_new(doc, "held_by_dwell", json_integer(d->held_by_dwell));
 		json_object_set_new(doc, "held_by_budget", json_integer(d->held_by_budget));
+		json_object_set_new(doc, "refused", json_integer(d->refused));
 		json_object_set_new(doc, "journal", json_string(d->ctx.journal));
 		if (irq_json_write(doc, d->options))
 			status = EXIT_ERROR;
@@ -387,7 +455,7 @@ int irq_balance(const struct irq_options *options)
 	status = finish(&d, status);
 out:
 	json_decref(d.moves);
-	free(d.stuck.numbers);
+	free(d.refusals.items);
 	snapshot_release(&d.last);
 	irq_counts_release(&d.counts);
 	irq_history_free(d.history);

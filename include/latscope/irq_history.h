@@ -10,7 +10,8 @@
 
 /*
  * The balance daemon's memory: when each IRQ last moved, the moves of the
- * last hour (the budget), for how many intervals each CPU has been
+ * last hour (the budget; the first interval's, the initial placement, do
+ * not count), for how many intervals each CPU has been
  * overloaded, and which IRQs existed at the last interval (new ones are
  * placed at once).
  */

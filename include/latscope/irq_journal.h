@@ -116,6 +116,22 @@ bool irq_journal_has_irq(const struct irq_journal *journal, unsigned int number)
 int irq_journal_record_irq(struct irq_journal *journal, struct sysroot *root,
 			   const struct irq_info *irq);
 
+/**
+ * irq_journal_record_refusal - note that the kernel refused to move an IRQ
+ * @journal: the journal
+ * @irq: the IRQ; it stays where it was
+ * @to: the CPU it was to go to
+ * @error: the errno the write failed with (ENOSPC: no vector left there;
+ *	   EIO or EPERM: the kernel manages the IRQ)
+ *
+ * Keeps the latest refusal of each IRQ under "refused" (its number, name,
+ * target, errno name, reason and time), so that whoever reads the journal
+ * learns why an IRQ was not moved. Restore ignores it. Returns 0 or
+ * -ENOMEM.
+ */
+int irq_journal_record_refusal(struct irq_journal *journal, const struct irq_info *irq,
+			       unsigned int to, int error);
+
 bool irq_journal_has_default(const struct irq_journal *journal);
 /* record /proc/irq/default_smp_affinity as it is; 0 or a negative errno code */
 int irq_journal_record_default(struct irq_journal *journal, struct sysroot *root);

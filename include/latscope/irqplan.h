@@ -33,12 +33,15 @@
  *    the dead band (and by min_excess) for overload_intervals intervals
  *    sheds IRQs, the best move first, until it is under half the dead
  *    band; a target never ends above half the dead band, so that noise
- *    cannot push it over. A move carries at least min_move_share of the
+ *    cannot push it over, unless the IRQ alone is hotter than that: then
+ *    the target must end below the source's load by half the dead band
+ *    (two hot queues on one CPU are split, and cannot come back). A move carries at least min_move_share of the
  *    node's mean CPU load: moving small IRQs is churn. IRQs alone on a CPU
  *    or idle are never moved for balance.
  * 6. With a history (balance): an IRQ moved less than min_dwell ago is
  *    not moved for rules 3 (unless new) and 5, and rules 3 (old IRQs) and 5
- *    stop when max_moves_per_hour moves happened in the last hour.
+ *    stop when max_moves_per_hour moves happened in the last hour (the
+ *    first interval, the initial placement, does not count).
  * 7. default_smp_affinity becomes the allowed set.
  * An IRQ already well placed is not moved: a good placement plans nothing
  * and lists no IRQ as unreadable (an affinity file that does not parse is

@@ -113,6 +113,43 @@ static int journal_moves(struct sysroot *root, const struct irq_table *table,
 	return ret;
 }
 
+/*
+ * The writes the kernel refused (ENOSPC, EIO, EPERM...): the IRQs stayed
+ * where they were, and the journal says why for whoever reads it later.
+ */
+static void journal_refusals(struct sysroot *root, const struct irq_table *table,
+			     const struct irqplan *plan, const struct irq_journal_lock *lock,
+			     const struct irq_apply_report *report)
+{
+	struct irq_journal *journal = NULL;
+	bool any = false;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < plan->nr_moves; i++)
+		any |= report->moves[i].status == IRQ_WRITE_TEMPORARY ||
+		       report->moves[i].status == IRQ_WRITE_PERMANENT;
+	if (!any)
+		return;
+	ret = irq_journal_load(root, irq_journal_lock_journal(lock), &journal);
+	if (ret == -ENOENT) {
+		journal = irq_journal_new(root);
+		ret = journal ? 0 : -ENOMEM;
+	}
+	for (i = 0; i < plan->nr_moves && !ret; i++) {
+		const struct irq_apply_result *result = &report->moves[i];
+
+		if (result->status == IRQ_WRITE_TEMPORARY || result->status == IRQ_WRITE_PERMANENT)
+			ret = irq_journal_record_refusal(journal, &table->irqs[plan->moves[i].row],
+							 plan->moves[i].to, result->error);
+	}
+	if (!ret)
+		ret = irq_journal_save(journal, irq_journal_lock_journal(lock));
+	else
+		log_error("cannot journal the refused moves: %s", strerror(-ret));
+	irq_journal_free(journal);
+}
+
 /* In a fixture no kernel derives these: write them as the kernel would. */
 static void play_kernel(struct sysroot *root, const struct topology *topo, unsigned int number,
 			unsigned int to)
@@ -244,5 +281,7 @@ int irq_apply(struct sysroot *root, const struct topology *topo, const struct ir
 	}
 	if (plan->default_change)
 		write_default(root, topo, plan, report);
+	/* the moves are made: a journal that cannot say why some were not is logged */
+	journal_refusals(root, table, plan, journal, report);
 	return 0;
 }

@@ -179,7 +179,11 @@ int irq_history_commit(struct irq_history *history, const struct irqplan *plan,
 	int ret;
 
 	ret = merge_moves(history, plan, table, done, now_ns);
-	if (!ret)
+	/*
+	 * The first interval's moves are the initial placement: a budget
+	 * they spent would stop all balancing for the hour that follows.
+	 */
+	if (!ret && history->started)
 		ret = record_recent(history, plan, done, now_ns);
 	if (!ret)
 		ret = remember_irqs(history, table);

@@ -19,7 +19,9 @@
  * { "schema": "latscope-irq-journal/1", "root": "/", "created": "...",
  *   "default_smp_affinity": "3\n",
  *   "irqs": [ { "irq": 38, "name": "virtio2-input.0",
- *               "files": { "smp_affinity_list": "0-1\n" } }, ... ] }
+ *               "files": { "smp_affinity_list": "0-1\n" } }, ... ],
+ *   "refused": [ { "irq": 61, "name": "nvme0q3", "to": 2, "error": "ENOSPC",
+ *                  "reason": "No space left on device", "at": "..." } ] }
  * Texts are the files' exact bytes. Restoring writes them back, so a
  * journal is a list of writes: only the affinity files below are accepted,
  * and only texts made of the characters of cpu lists and masks.
@@ -306,6 +308,33 @@ int irq_journal_record_irq(struct irq_journal *journal, struct sysroot *root,
 	if (!entry || json_array_append_new(json_object_get(journal->doc, "irqs"), entry))
 		return -ENOMEM;
 	return index_number(journal, irq->number);
+}
+
+int irq_journal_record_refusal(struct irq_journal *journal, const struct irq_info *irq,
+			       unsigned int to, int error)
+{
+	json_t *refused = json_object_get(journal->doc, "refused"), *entry;
+	size_t i;
+
+	if (!json_is_array(refused)) {
+		refused = json_array();
+		if (!refused || json_object_set_new(journal->doc, "refused", refused))
+			return -ENOMEM;
+	}
+	/* one entry per IRQ: the latest refusal */
+	for (i = 0; i < json_array_size(refused); i++)
+		if (json_integer_value(json_object_get(json_array_get(refused, i), "irq")) ==
+		    (json_int_t)irq->number) {
+			json_array_remove(refused, i);
+			break;
+		}
+	entry = json_pack("{s:i, s:s, s:i, s:s, s:s, s:o}", "irq", (json_int_t)irq->number, "name",
+			  irq->name, "to", (json_int_t)to, "error",
+			  strerrorname_np(error) ? strerrorname_np(error) : "?", "reason",
+			  strerror(error), "at", now_text());
+	if (!entry || json_array_append_new(refused, entry))
+		return -ENOMEM;
+	return 0;
 }
 
 bool irq_journal_has_default(const struct irq_journal *journal)

@@ -729,7 +729,15 @@ static void consider(struct planner *p, const double *means, unsigned int row, u
 	if (to < 0)
 		return;
 	after_target = p->load[to] + w;
-	if (after_target > means[node_of(p, (unsigned int)to)] * release)
+	/*
+	 * A target ends under half the dead band, or, when the IRQ alone is
+	 * hotter than that (two hot queues on one CPU), under what the source
+	 * carries now by half the dead band: the maximum falls, and the way
+	 * back could never qualify, so a sustained pile-up is split without
+	 * ping-pong.
+	 */
+	if (after_target > means[node_of(p, (unsigned int)to)] * release &&
+	    after_target * release > p->load[cpu])
 		return;
 	left = p->load[cpu] - w;
 	gain = p->load[cpu] - (left > after_target ? left : after_target);

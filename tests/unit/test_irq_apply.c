@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
+#include <jansson.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -450,6 +451,40 @@ START_TEST(failed_writes_are_named_and_counted)
 }
 END_TEST
 
+/* a write the kernel refuses leaves the IRQ where it was and says why in the journal */
+START_TEST(refused_writes_are_journaled)
+{
+	struct irq_apply_report report;
+	json_t *journal, *refused, *entry;
+	unsigned int i;
+
+	struct state s;
+
+	start(&s, FIXTURE("irq-numa2"));
+	make_plan(&s, "");
+	ck_assert_uint_gt(s.plan.nr_moves, 1);
+	ck_assert_int_eq(in_copy(&s, "rm", "proc/irq/45/smp_affinity_list"), 0);
+	ck_assert_int_eq(in_copy(&s, "mkdir", "proc/irq/45/smp_affinity_list"), 0);
+	ck_assert_int_eq(apply(&s, &report), 0);
+	ck_assert_uint_eq(report.permanent, 1);
+	journal = json_load_file(s.journal, 0, NULL);
+	ck_assert_ptr_nonnull(journal);
+	refused = json_object_get(journal, "refused");
+	ck_assert_uint_eq(json_array_size(refused), 1);
+	entry = json_array_get(refused, 0);
+	ck_assert_int_eq(json_integer_value(json_object_get(entry, "irq")), 45);
+	ck_assert_str_eq(json_string_value(json_object_get(entry, "error")), "EISDIR");
+	for (i = 0; i < s.plan.nr_moves; i++)
+		if (s.plan.moves[i].irq == 45)
+			ck_assert_int_eq(json_integer_value(json_object_get(entry, "to")),
+					 (int)s.plan.moves[i].to);
+	json_decref(journal);
+	free(report.moves);
+	drop_plan(&s);
+	finish(&s);
+}
+END_TEST
+
 /* a file that takes the write but does not read back as one: named in sysroot's words */
 START_TEST(a_read_back_that_is_no_file_is_named)
 {
@@ -676,6 +711,7 @@ int main(void)
 	tcase_add_test(tc, invalid_journals_are_refused_whole);
 	tcase_add_test(tc, renamed_irqs_are_skipped_and_named);
 	tcase_add_test(tc, failed_writes_are_named_and_counted);
+	tcase_add_test(tc, refused_writes_are_journaled);
 	tcase_add_test(tc, a_read_back_that_is_no_file_is_named);
 	tcase_add_test(tc, an_empty_journal_is_a_fresh_one);
 	tcase_add_test(tc, journal_paths_checked);

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * LD_PRELOAD shim of bench/irq-policies: a balancer's writes of
+ * /proc/irq/N/smp_affinity and smp_affinity_list go to the simulated
+ * kernel (irq-policies-driver, on the socket IRQ_POLICIES_SOCKET names)
+ * instead of the file, and fail with the errno it answers: EIO for a
+ * managed IRQ, ENOSPC when the mask's CPUs have no vector left. A plain
+ * file cannot refuse a write; the real kernel does.
+ *
+ * Covers open()/openat()+write() (latscope) and fopen()+fprintf() (stdio:
+ * irqbalance), whose writes glibc makes inside itself where no shim sees
+ * them: such a FILE is a fopencookie() stream that talks to the driver.
+ */
+/* open() and open64() both defined here, each under its own name */
+#undef _FILE_OFFSET_BITS
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define MAX_FDS 1024
+
+/* per descriptor: the IRQ whose affinity it writes, 0 none; 'm' mask, 'l' list */
+static unsigned int fd_irq[MAX_FDS];
+static char fd_kind[MAX_FDS];
+
+/* "/proc/irq/N/smp_affinity[_list]" opened for writing: N and the kind */
+static unsigned int affinity_file(const char *path, int flags, char *kind)
+{
+	unsigned int irq;
+	int end = 0;
+
+	if ((flags & O_ACCMODE) == O_RDONLY || strncmp(path, "/proc/irq/", 10))
+		return 0;
+	if (sscanf(path, "/proc/irq/%u/smp_affinity%n", &irq, &end) != 1 || !end)
+		return 0;
+	if (!path[end])
+		*kind = 'm';
+	else if (!strcmp(path + end, "_list"))
+		*kind = 'l';
+	else
+		return 0;
+	return irq;
+}
+
+/* Ask the simulated kernel; returns 0 or an errno. */
+static int kernel_write(unsigned int irq, char kind, const char *buf, size_t len)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	const char *socket_path = getenv("IRQ_POLICIES_SOCKET");
+	char request[8192], reply[16];
+	int fd, n, err = EIO;
+	size_t text = len;
+
+	while (text && (buf[text - 1] == '\n' || buf[text - 1] == ' '))
+		text--;
+	if (!socket_path || text + 32 > sizeof(request))
+		return EIO;
+	n = snprintf(request, sizeof(request), "%u %c %.*s", irq, kind, (int)text, buf);
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", socket_path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return EIO;
+	if (!connect(fd, (struct sockaddr *)&addr, sizeof(addr)) &&
+	    send(fd, request, (size_t)n, 0) == n) {
+		n = (int)recv(fd, reply, sizeof(reply) - 1, 0);
+		if (n > 0) {
+			reply[n] = '\0';
+			err = atoi(reply);
+		}
+	}
+	close(fd);
+	return err;
+}
+
+static int remember(int fd, unsigned int irq, char kind)
+{
+	if (fd >= 0 && fd < MAX_FDS) {
+		fd_irq[fd] = irq;
+		fd_kind[fd] = kind;
+	}
+	return fd;
+}
+
+static int (*real_openat(void))(int, const char *, int, ...)
+{
+	static int (*fn)(int, const char *, int, ...);
+
+	if (!fn)
+		fn = (int (*)(int, const char *, int, ...))dlsym(RTLD_NEXT, "openat");
+	return fn;
+}
+
+static int open_at(int dirfd, const char *path, int flags, mode_t mode)
+{
+	char kind = 0;
+	unsigned int irq = affinity_file(path, flags, &kind);
+
+	if (irq)
+		/* the file itself is the driver's: nothing is written through it */
+		return remember(
+			real_openat()(AT_FDCWD, "/dev/null", O_WRONLY | (flags & O_CLOEXEC)), irq,
+			kind);
+	return real_openat()(dirfd, path, flags, mode);
+}
+
+/* the third argument of open(), there only when a file may be made */
+static mode_t mode_of(int flags, va_list ap)
+{
+	return flags & (O_CREAT | O_TMPFILE) ? va_arg(ap, mode_t) : 0;
+}
+
+int open(const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t mode;
+
+	va_start(ap, flags);
+	mode = mode_of(flags, ap);
+	va_end(ap);
+	return open_at(AT_FDCWD, path, flags, mode);
+}
+
+int open64(const char *path, int flags, ...) __attribute__((alias("open")));
+
+int openat(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t mode;
+
+	va_start(ap, flags);
+	mode = mode_of(flags, ap);
+	va_end(ap);
+	return open_at(dirfd, path, flags, mode);
+}
+
+int openat64(int dirfd, const char *path, int flags, ...) __attribute__((alias("openat")));
+
+/* _FORTIFY_SOURCE's entries, for flags not known at compile time */
+int __open_2(const char *path, int flags);
+int __open64_2(const char *path, int flags);
+int __openat_2(int dirfd, const char *path, int flags);
+int __openat64_2(int dirfd, const char *path, int flags);
+
+int __open_2(const char *path, int flags)
+{
+	return open_at(AT_FDCWD, path, flags, 0);
+}
+
+int __open64_2(const char *path, int flags) __attribute__((alias("__open_2")));
+
+int __openat_2(int dirfd, const char *path, int flags)
+{
+	return open_at(dirfd, path, flags, 0);
+}
+
+int __openat64_2(int dirfd, const char *path, int flags) __attribute__((alias("__openat_2")));
+
+ssize_t write(int fd, const void *buf, size_t len)
+{
+	static ssize_t (*real_write)(int, const void *, size_t);
+	int err;
+
+	if (fd >= 0 && fd < MAX_FDS && fd_irq[fd]) {
+		err = kernel_write(fd_irq[fd], fd_kind[fd], buf, len);
+		if (err) {
+			errno = err;
+			return -1;
+		}
+		return (ssize_t)len;
+	}
+	if (!real_write)
+		real_write = (ssize_t(*)(int, const void *, size_t))dlsym(RTLD_NEXT, "write");
+	return real_write(fd, buf, len);
+}
+
+int close(int fd)
+{
+	static int (*real_close)(int);
+
+	if (fd >= 0 && fd < MAX_FDS)
+		fd_irq[fd] = 0;
+	if (!real_close)
+		real_close = (int (*)(int))dlsym(RTLD_NEXT, "close");
+	return real_close(fd);
+}
+
+/* stdio: the cookie is the IRQ and the kind */
+struct cookie {
+	unsigned int irq;
+	char kind;
+};
+
+static ssize_t cookie_write(void *c, const char *buf, size_t len)
+{
+	struct cookie *cookie = c;
+	int err = kernel_write(cookie->irq, cookie->kind, buf, len);
+
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return (ssize_t)len;
+}
+
+static int cookie_close(void *c)
+{
+	free(c);
+	return 0;
+}
+
+FILE *fopen(const char *path, const char *mode)
+{
+	static FILE *(*real_fopen)(const char *, const char *);
+	cookie_io_functions_t io = { .write = cookie_write, .close = cookie_close };
+	struct cookie *cookie;
+	char kind = 0;
+	unsigned int irq = affinity_file(path, strpbrk(mode, "wa+") ? O_WRONLY : O_RDONLY, &kind);
+
+	if (irq) {
+		cookie = malloc(sizeof(*cookie));
+		if (!cookie)
+			return NULL;
+		cookie->irq = irq;
+		cookie->kind = kind;
+		return fopencookie(cookie, "w", io);
+	}
+	if (!real_fopen)
+		real_fopen = (FILE * (*)(const char *, const char *)) dlsym(RTLD_NEXT, "fopen");
+	return real_fopen(path, mode);
+}
+
+FILE *fopen64(const char *path, const char *mode) __attribute__((alias("fopen")));
