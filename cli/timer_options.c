@@ -318,6 +318,7 @@ static const struct option_spec timer_option_specs[] = {
 	  .where = TIMER(fail_above_ns),
 	  .duration = { NS_PER_US, 1, 1000 * NS_PER_SEC },
 	  .help = "exit status 2 when a maximum exceeds DUR" },
+	OPTION_STRICT(TIMER(strict)),
 	{ .long_name = "force",
 	  .kind = OPTION_FLAG,
 	  .where = TIMER(force),
