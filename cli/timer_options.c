@@ -521,7 +521,8 @@ const struct option_command timer_command = {
 	.init = timer_defaults,
 	.finish = timer_finish,
 	.release = timer_release,
-	.footer = "exit status: 0 ok, 1 error, 2 -b hit or --fail-above exceeded, 129 usage error\n"
+	.footer = "exit status: 0 ok, 1 error or a shortfall under --strict, 2 -b hit or\n"
+		  "--fail-above exceeded, 129 usage error\n"
 		  "see latscope-timer(1), DIFFERENCES FROM CYCLICTEST",
 };
 

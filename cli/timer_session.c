@@ -134,7 +134,7 @@ static int read_threads(struct timer_session *s)
 	unsigned int i;
 
 	for (i = 0; i < params->nr_threads; i++)
-		if (validity_add_lane(&s->validity, timer_result(s->run, i)->tid,
+		if (validity_add_lane(&s->validity, timer_thread_tid(s->run, i),
 				      params->threads[i].cpu, params->policy,
 				      params->threads[i].priority))
 			return runtime_error("out of memory");
