@@ -26,20 +26,26 @@ int validity_say_explain(const struct validity *v, bool strict)
 	return runtime_error("--strict: not measuring without the tracing --explain asked for");
 }
 
-int validity_say(const struct validity *v, bool strict, int status)
+int validity_say_lines(const json_t *lines, bool strict, int status)
 {
-	json_t *lines = validity_shortfalls(v);
-	size_t i, n;
+	size_t i, n = json_array_size(lines);
 
-	if (!lines)
-		return runtime_error("out of memory");
-	n = json_array_size(lines);
 	for (i = 0; i < n; i++)
 		cli_say("validity: %s", json_string_value(json_array_get(lines, i)));
-	json_decref(lines);
 	if (!strict || !n)
 		return status;
 	cli_say("--strict: %zu condition%s of the measurement fell short: exit 1", n,
 		n == 1 ? "" : "s");
 	return EXIT_ERROR;
+}
+
+int validity_say(const struct validity *v, bool strict, int status)
+{
+	json_t *lines = validity_shortfalls(v);
+
+	if (!lines)
+		return runtime_error("out of memory");
+	status = validity_say_lines(lines, strict, status);
+	json_decref(lines);
+	return status;
 }

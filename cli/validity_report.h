@@ -2,6 +2,7 @@
 #ifndef LATSCOPE_CLI_VALIDITY_REPORT_H
 #define LATSCOPE_CLI_VALIDITY_REPORT_H
 
+#include <jansson.h>
 #include <stdbool.h>
 
 #include "latscope/validity.h"
@@ -37,5 +38,14 @@ int validity_say_explain(const struct validity *v, bool strict);
  * Returns @status, or EXIT_ERROR when @strict and a condition fell short.
  */
 int validity_say(const struct validity *v, bool strict, int status);
+
+/**
+ * validity_say_lines - validity_say() for lines already made (a command that
+ * gathers its parts' shortfalls: doctor, ab)
+ * @lines: a JSON array of strings
+ * @strict: --strict
+ * @status: the exit status so far
+ */
+int validity_say_lines(const json_t *lines, bool strict, int status);
 
 #endif
