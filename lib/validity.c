@@ -131,6 +131,16 @@ static void cpu_shortfalls(const struct validity *v, json_t *lines)
 	}
 }
 
+const char *validity_kernel_shortfall(bool rt_verdict, int preempt_rt)
+{
+	if (!rt_verdict || preempt_rt == 1)
+		return NULL;
+	return preempt_rt ?
+		       "whether the kernel is PREEMPT_RT is unknown: the RT verdict assumes it" :
+		       "the kernel is not PREEMPT_RT: its RT verdict says nothing of a "
+		       "real-time kernel's latency";
+}
+
 json_t *validity_shortfalls(const struct validity *v)
 {
 	json_t *lines = json_array();

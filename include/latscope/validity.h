@@ -125,6 +125,15 @@ void validity_read_end(struct validity *v, struct sysroot *root);
 int validity_kernel_preempt_rt(struct sysroot *root);
 
 /**
+ * validity_kernel_shortfall - the line for a result that claims an RT
+ * verdict on a kernel not known to be PREEMPT_RT
+ * @rt_verdict: the result claims one (doctor's READY)
+ * @preempt_rt: validity_kernel_preempt_rt()'s answer
+ * Returns a static line, or NULL when nothing falls short.
+ */
+const char *validity_kernel_shortfall(bool rt_verdict, int preempt_rt);
+
+/**
  * validity_shortfalls - every condition that falls short, one line each
  * @v: the facts
  * Returns a JSON array of strings (a new reference the caller owns), or NULL
