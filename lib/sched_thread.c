@@ -40,7 +40,7 @@ bool sched_thread_policy_is_realtime(int policy)
 int sched_thread_parse_stat(const char *text, struct sched_thread *thread)
 {
 	const char *open = strchr(text, '('), *close = strrchr(text, ')');
-	unsigned long long value = 0, flags = 0, priority = 0;
+	unsigned long long value = 0;
 	const char *p;
 	size_t len;
 	int field;
@@ -50,6 +50,8 @@ int sched_thread_parse_stat(const char *text, struct sched_thread *thread)
 	len = (size_t)(close - open - 1);
 	if (len >= sizeof(thread->comm))
 		len = sizeof(thread->comm) - 1;
+	memcpy(thread->comm, open + 1, len);
+	thread->comm[len] = '\0';
 	/* fields from 3 on are numbers but the state, a letter */
 	p = close + 1;
 	for (field = 3; field <= STAT_POLICY; field++) {
@@ -58,7 +60,7 @@ int sched_thread_parse_stat(const char *text, struct sched_thread *thread)
 		while (*p == ' ')
 			p++;
 		if (!*p)
-			return -EINVAL;
+			return field > STAT_FLAGS ? -ENODATA : -EINVAL;
 		if (field == 3) {
 			p++;
 			continue;
@@ -68,17 +70,15 @@ int sched_thread_parse_stat(const char *text, struct sched_thread *thread)
 		if (end == p)
 			return -EINVAL;
 		if (field == STAT_FLAGS)
-			flags = value;
+			thread->flags = (unsigned int)value;
+		else if (field == STAT_RT_PRIORITY && value <= 99)
+			thread->priority = (int)value;
 		else if (field == STAT_RT_PRIORITY)
-			priority = value;
+			return -EINVAL;
 		p = end;
 	}
-	if (priority > 99 || value > 7)
+	if (value > 7)
 		return -EINVAL;
-	memcpy(thread->comm, open + 1, len);
-	thread->comm[len] = '\0';
-	thread->flags = (unsigned int)flags;
-	thread->priority = (int)priority;
 	thread->policy = (int)value;
 	return 0;
 }

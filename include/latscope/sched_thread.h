@@ -46,7 +46,9 @@ bool sched_thread_policy_is_realtime(int policy);
  *	  and parentheses: it ends at the last ')')
  * @thread: receives comm, flags, priority and policy; the rest is untouched
  *
- * Returns 0, or -EINVAL when the line is not a stat line.
+ * Returns 0; -ENODATA when the line ends after the flags but before the
+ * policy (comm and flags are then set: enough for who a task is); or
+ * -EINVAL when the line is not a stat line.
  */
 int sched_thread_parse_stat(const char *text, struct sched_thread *thread);
 

@@ -25,6 +25,10 @@ START_TEST(stat_line_with_a_hard_comm)
 	ck_assert_int_eq(t.priority, 99);
 	ck_assert(t.flags & SCHED_THREAD_KERNEL);
 	ck_assert_int_eq(sched_thread_parse_stat("7 (x) R 1 2 3", &t), -EINVAL);
+	/* cut after the flags: who it is, not how it is scheduled */
+	ck_assert_int_eq(sched_thread_parse_stat("8 (y) S 0 0 0 0 -1 4194560 0 0 0", &t), -ENODATA);
+	ck_assert_str_eq(t.comm, "y");
+	ck_assert_uint_eq(t.flags, 4194560);
 	ck_assert_int_eq(sched_thread_parse_stat("no comm here", &t), -EINVAL);
 }
 END_TEST
