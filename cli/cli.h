@@ -73,6 +73,8 @@ int runtime_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * when none since cli_forget_messages(): doctor names with them why a part
  * did not run or what it could not do.
  */
+/* a line that is neither an error nor a warning, "latscope <command>: <what>" */
+void cli_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *cli_last_error(void);
 const char *cli_last_warning(void);
 void cli_forget_messages(void);

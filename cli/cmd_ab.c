@@ -30,6 +30,7 @@
 #include "option_table.h"
 #include "output_path.h"
 #include "timer_options.h"
+#include "validity_report.h"
 
 #define AB_DEFAULT_ROUNDS 10
 #define AB_DEFAULT_ROUND_NS (5 * NS_PER_SEC)
@@ -42,6 +43,7 @@ struct ab_options {
 	bool seed_given;
 	struct compare_statistics_options statistics;
 	struct json_output json;
+	bool strict; /* a round's validity shortfall is exit 1 */
 	struct option_list measurement; /* timer|noise OPTIONS..., after -- */
 };
 
@@ -87,6 +89,7 @@ static const struct option_spec ab_option_specs[] = {
 	  .default_text = "random" },
 	OPTION_INCLUDE_AT(compare_statistics_options, AB(statistics)),
 	OPTION_INCLUDE_AT(json_output_options, AB(json)),
+	OPTION_STRICT(AB(strict)),
 	OPTION_TABLE_END,
 };
 
@@ -111,6 +114,7 @@ static const struct {
 	{ "json-compact", "ab keeps each round's result and writes one document" },
 	{ "breaktrace", "a round must measure its whole length" },
 	{ "fail-above", "ab's verdict is --fail-worse" },
+	{ "strict", "give --strict to ab: it judges every round's validity" },
 	{ "histfile", "each round would overwrite the last one's" },
 	{ "trace-dir", "each round would overwrite the last one's" },
 	{ "gaps", "each round would overwrite the last one's" },
@@ -370,6 +374,56 @@ static json_t *rounds_json(const struct ab_options *o, const struct ab_rounds *r
 	return ab;
 }
 
+/*
+ * The rounds' validity shortfalls, each line once with the number of rounds
+ * that had it ("12 of 12 rounds: cpu 1 is ..."): a new object, NULL when
+ * memory ran out. A round without a validity record is not counted as passed.
+ */
+static json_t *rounds_validity(const struct comparison *c)
+{
+	json_t *seen = json_object(), *order = json_array(), *lines = json_array(), *doc = NULL;
+	unsigned int k, without = 0;
+	size_t i;
+
+	if (!seen || !order || !lines)
+		goto out;
+	for (k = 0; k < c->nr_runs; k++) {
+		const json_t *part = json_object_get(json_object_get(c->runs[k]->json, "validity"),
+						     "shortfalls");
+
+		without += !json_is_array(part);
+		for (i = 0; i < json_array_size(part); i++) {
+			const char *line = json_string_value(json_array_get(part, i));
+			json_int_t n = json_integer_value(json_object_get(seen, line ? line : ""));
+
+			if (!line)
+				continue;
+			if (!n)
+				json_array_append_new(order, json_string(line));
+			json_object_set_new(seen, line, json_integer(n + 1));
+		}
+	}
+	if (without)
+		json_array_append_new(lines,
+				      json_sprintf("%u of %u rounds have no validity record: "
+						   "not counted as passed",
+						   without, c->nr_runs));
+	for (i = 0; i < json_array_size(order); i++) {
+		const char *line = json_string_value(json_array_get(order, i));
+
+		json_array_append_new(lines, json_sprintf("%lld of %u rounds: %s",
+							  (long long)json_integer_value(
+								  json_object_get(seen, line)),
+							  c->nr_runs, line));
+	}
+	doc = json_pack("{s:b, s:O}", "ok", json_array_size(lines) == 0, "shortfalls", lines);
+out:
+	json_decref(seen);
+	json_decref(order);
+	json_decref(lines);
+	return doc;
+}
+
 /* compare the pairs measured; print, and write the document with the rounds */
 static int compare_rounds(const struct ab_options *o, const struct ab_rounds *r, int argc,
 			  char **argv, int rounds_status)
@@ -379,7 +433,7 @@ static int compare_rounds(const struct ab_options *o, const struct ab_rounds *r,
 	char(*labels)[32] = calloc(2 * n, sizeof(*labels));
 	unsigned int *group_of = calloc(2 * n, sizeof(*group_of));
 	struct comparison c = { 0 };
-	json_t *doc = NULL;
+	json_t *doc = NULL, *validity = NULL;
 	int status;
 
 	if (!names || !labels || !group_of) {
@@ -398,6 +452,12 @@ static int compare_rounds(const struct ab_options *o, const struct ab_rounds *r,
 	print_rounds(stdout, r, &c, &o->statistics.settings);
 	if (rounds_status)
 		status = rounds_status;
+	validity = rounds_validity(&c);
+	if (!validity) {
+		status = runtime_error("out of memory");
+		goto out;
+	}
+	status = validity_say_lines(json_object_get(validity, "shortfalls"), o->strict, status);
 	if (!o->json.path)
 		goto out;
 	doc = comparison_document(&c, "ab", argc, argv, &o->statistics, status);
@@ -406,10 +466,12 @@ static int compare_rounds(const struct ab_options *o, const struct ab_rounds *r,
 		goto out;
 	}
 	json_object_set_new(doc, "ab", rounds_json(o, r, &c, rounds_status));
+	json_object_set(doc, "validity", validity);
 	result_set_end_time(doc);
 	if (output_json_write(&o->json, doc))
 		status = EXIT_ERROR;
 out:
+	json_decref(validity);
 	json_decref(doc);
 	comparison_release(&c);
 	free(names);
@@ -425,6 +487,9 @@ int cmd_ab(int argc, char **argv)
 	int status, rounds_status, cleanup_status = EXIT_OK;
 
 	if (!option_parse(&ab_command, argc, argv, &o, NULL, &status))
+		goto out;
+	status = validity_strict_check_root(o.strict);
+	if (status)
 		goto out;
 	if (signals_catch()) {
 		status = runtime_error("cannot catch the stop signals");

@@ -25,6 +25,7 @@
 #include "machine.h"
 #include "option_table.h"
 #include "output_path.h"
+#include "validity_report.h"
 
 #define DOCTOR(member) OPTION_FIELD(struct doctor_options, member)
 
@@ -56,6 +57,7 @@ static const struct option_spec doctor_option_specs[] = {
 	  .value_name = "FILE.html",
 	  .help = "write the HTML page: the verdict, the fixes and every part's plots" },
 	OPTION_INCLUDE_AT(json_output_options, DOCTOR(json)),
+	OPTION_STRICT(DOCTOR(strict)),
 	{ .long_name = "no-noise",
 	  .kind = OPTION_FLAG,
 	  .where = DOCTOR(no_noise),
@@ -138,8 +140,9 @@ const struct option_command doctor_command = {
 	.finish = doctor_finish,
 	.footer =
 		"Durations take a unit: us, ms, s, m, h (--duration: bare number s; --budget: us).\n"
-		"exit status: 0 ready (or nothing asked to measure), 1 error or verdict unknown,\n"
-		"2 not ready for --budget, 129 usage error. See latscope-doctor(1).",
+		"exit status: 0 ready (or nothing asked to measure), 1 error, verdict unknown or\n"
+		"a shortfall under --strict, 2 not ready for --budget, 129 usage error. See\n"
+		"latscope-doctor(1).",
 };
 
 /*
@@ -254,6 +257,37 @@ static const char *const part_keys[NR_STEPS] = {
 	[STEP_NOISE] = "noise",
 };
 
+/*
+ * The measuring parts' shortfalls, each named by its part, and the
+ * kernel's when the verdict claims READY: a new object for the document.
+ */
+static json_t *validity_document(const struct doctor_run *d)
+{
+	static const enum doctor_step measuring[] = { STEP_TIMER, STEP_NOISE };
+	bool ready = d->verdict.readiness == DOCTOR_READY;
+	int preempt_rt = validity_kernel_preempt_rt(d->root);
+	json_t *lines = json_array();
+	const char *kernel;
+	size_t i, k;
+
+	for (k = 0; k < sizeof(measuring) / sizeof(measuring[0]); k++) {
+		const json_t *part = json_object_get(
+			json_object_get(d->doc[measuring[k]], "validity"), "shortfalls");
+
+		for (i = 0; i < json_array_size(part); i++)
+			json_array_append_new(
+				lines, json_sprintf("%s: %s", part_keys[measuring[k]],
+						    json_string_value(json_array_get(part, i))));
+	}
+	kernel = validity_kernel_shortfall(ready, preempt_rt);
+	if (kernel)
+		json_array_append_new(lines, json_string(kernel));
+	return json_pack("{s:b, s:o, s:o, s:b}", "ok", json_array_size(lines) == 0, "shortfalls",
+			 lines, "preempt_rt",
+			 preempt_rt < 0 ? json_null() : json_boolean(preempt_rt), "rt_verdict",
+			 ready);
+}
+
 /* The whole document: the verdict, the fixes and every part's own result. */
 static json_t *document(const struct doctor_run *d, json_t *doc)
 {
@@ -268,6 +302,7 @@ static json_t *document(const struct doctor_run *d, json_t *doc)
 	json_object_set_new(doc, "verdict", doctor_verdict_json(&d->verdict, &d->fixes));
 	json_object_set_new(doc, "fixes", doctor_fixes_json(&d->fixes, true));
 	json_object_set_new(doc, "unfixed", doctor_fixes_json(&d->fixes, false));
+	json_object_set_new(doc, "validity", validity_document(d));
 	for (i = 0; i < NR_STEPS; i++) {
 		if (d->doc[i])
 			json_object_set(parts, part_keys[i], d->doc[i]);
@@ -382,7 +417,7 @@ int cmd_doctor(int argc, char **argv)
 	static char signal_name[16];
 	struct doctor_run *d = calloc(1, sizeof(*d));
 	json_t *doc = NULL;
-	int status, verdict_status;
+	int status, verdict_status, strict_status;
 
 	if (!d)
 		return runtime_error("out of memory");
@@ -391,7 +426,9 @@ int cmd_doctor(int argc, char **argv)
 	d->timer.pm_qos.fd = -1;
 	if (!option_parse(&doctor_command, argc, argv, &d->opts, NULL, &status))
 		goto out;
-	status = machine_open(NULL, &d->root, &d->topo);
+	status = validity_strict_check_root(d->opts.strict);
+	if (!status)
+		status = machine_open(NULL, &d->root, &d->topo);
 	if (!status)
 		status = choose_cpus(d);
 	if (status)
@@ -429,6 +466,10 @@ int cmd_doctor(int argc, char **argv)
 	doctor_print(stdout, d);
 	fflush(stdout);
 	document(d, doc);
+	/* the shortfalls said with the verdict, before the files are written */
+	strict_status =
+		validity_say_lines(json_object_get(json_object_get(doc, "validity"), "shortfalls"),
+				   d->opts.strict, EXIT_OK);
 	if (d->opts.json.path)
 		status = output_json_write(&d->opts.json, doc);
 	if (!status && d->opts.report_path)
@@ -441,7 +482,7 @@ int cmd_doctor(int argc, char **argv)
 		printf("report: %s\n", d->opts.report_path);
 	verdict_status = exit_status(d->verdict.readiness);
 	if (!status)
-		status = verdict_status;
+		status = strict_status ? strict_status : verdict_status;
 out:
 	json_decref(doc);
 	doctor_verdict_release(&d->verdict);

@@ -29,6 +29,7 @@
 #include "monitor_render.h"
 #include "option_table.h"
 #include "output_path.h"
+#include "validity_report.h"
 
 #define LIVE_EVERY_MS 1000
 
@@ -49,6 +50,7 @@ struct monitor_run {
 	uint64_t elapsed_ns;
 	enum monitor_end end;
 	int signo;
+	struct validity validity; /* the conditions of the run, read as it starts */
 };
 
 /* The measured CPUs must be online; the library says it too, but as a usage error here. */
@@ -170,6 +172,26 @@ static void restore_machine(struct monitor_run *r)
 	r->memory_locked = false;
 }
 
+/* Once the threads run: what each obtained and who else may run above them. */
+static int read_threads(struct monitor_run *r)
+{
+	struct validity *v = &r->validity;
+	struct timer_live live;
+	unsigned int lane, cpu;
+
+	v->dma_latency_held = r->setup.dma_latency_held;
+	v->dma_latency_us = 0;
+	/* --explain refuses to start without tracing: it traces when it runs */
+	v->explain_wanted = v->explain_traced = r->o.params.explain;
+	for (lane = 0; lane < monitor_nr_cpus(r->m); lane++)
+		if (monitor_read_run(r->m, lane, &cpu, &live) &&
+		    validity_add_lane(v, monitor_thread_tid(r->m, lane), (int)cpu,
+				      r->o.params.policy, r->o.params.priority))
+			return runtime_error("out of memory");
+	validity_read_threads(v, r->root);
+	return 0;
+}
+
 static int start(struct monitor_run *r)
 {
 	sigset_t stop_signals;
@@ -194,6 +216,8 @@ static int start(struct monitor_run *r)
 	}
 	r->setup.memory_locked = r->memory_locked;
 	rt_place_main_thread(&r->topo.online, monitor_cpus(r->m), NULL);
+	if (validity_init(&r->validity, r->root, &r->topo, monitor_cpus(r->m)))
+		return runtime_error("out of memory");
 	/*
 	 * --explain without tracing refuses rather than falls back: the cause
 	 * series are what the user asked to scrape, and the interrupt counts a
@@ -202,6 +226,8 @@ static int start(struct monitor_run *r)
 	if (monitor_start(r->m))
 		return EXIT_ERROR;
 	r->started_ns = clock_ns(CLOCK_MONOTONIC);
+	if (read_threads(r))
+		return EXIT_ERROR;
 	if (exporter_http_start(r->http)) {
 		/* the measurement ends before the settings it ran under */
 		monitor_stop(r->m);
@@ -284,6 +310,7 @@ static int write_json(struct monitor_run *r)
 			  r->o.budget_ns ? json_integer((json_int_t)r->o.budget_ns) : json_null(),
 			  "listen", r->setup.listen, "port", (json_int_t)r->setup.port, "run",
 			  run ? run : json_null());
+	json_object_set_new(extra, "validity", validity_json(&r->validity));
 	if (!extra)
 		return runtime_error("out of memory");
 	result_set_end_time(extra);
@@ -301,6 +328,7 @@ static int finish(struct monitor_run *r)
 	monitor_notify_stopping();
 	status = monitor_stop(r->m) ? EXIT_ERROR : EXIT_OK;
 	r->elapsed_ns = clock_ns(CLOCK_MONOTONIC) - r->started_ns;
+	validity_read_end(&r->validity, r->root);
 	exporter_http_free(r->http);
 	r->http = NULL;
 	restore_machine(r);
@@ -311,7 +339,7 @@ static int finish(struct monitor_run *r)
 		status = EXIT_ERROR;
 	if (status == EXIT_OK)
 		status = check_budget(r);
-	return status;
+	return validity_say(&r->validity, r->o.strict, status);
 }
 
 int cmd_monitor(int argc, char **argv)
@@ -323,7 +351,9 @@ int cmd_monitor(int argc, char **argv)
 	if (!option_parse(&monitor_command, argc, argv, &r.o, NULL, &status))
 		goto out;
 	cli_set_verbosity(r.o.verbose);
-	status = machine_open(NULL, &r.root, &r.topo);
+	status = validity_strict_check_root(r.o.strict);
+	if (!status)
+		status = machine_open(NULL, &r.root, &r.topo);
 	if (!status)
 		status = check_cpus(&r);
 	if (!status)
@@ -350,6 +380,7 @@ out:
 	if (r.signals_blocked)
 		pthread_sigmask(SIG_SETMASK, &r.wait_mask, NULL);
 	monitor_free(r.m);
+	validity_release(&r.validity);
 	web_config_free(r.web);
 	topology_release(&r.topo);
 	sysroot_free(r.root);

@@ -9,6 +9,7 @@
 #include "noise_session.h"
 #include "option_table.h"
 #include "output_path.h"
+#include "validity_report.h"
 
 #define NOISE(member) OPTION_FIELD(struct noise_options, member)
 
@@ -88,6 +89,7 @@ static const struct option_spec noise_option_specs[] = {
 	  .where = NOISE(fail_above_ns),
 	  .duration = { NS_PER_US, 1, 1000 * NS_PER_SEC },
 	  .help = "exit 2 when a cpu's largest gap exceeds DUR" },
+	OPTION_STRICT(NOISE(strict)),
 	{ .long_name = "force",
 	  .kind = OPTION_FLAG,
 	  .where = NOISE(force),
@@ -149,8 +151,9 @@ const struct option_command noise_command = {
 	.size = sizeof(struct noise_options),
 	.init = noise_defaults,
 	.finish = noise_finish,
-	.footer = "Durations take a unit: ns, us, ms, s, m, h. Exit status: 0 ok, 1 error,\n"
-		  "2 --fail-above exceeded, 129 usage error. See latscope-noise(1).",
+	.footer = "Durations take a unit: ns, us, ms, s, m, h. Exit status: 0 ok, 1 error or\n"
+		  "a shortfall under --strict, 2 --fail-above exceeded, 129 usage error. See\n"
+		  "latscope-noise(1).",
 };
 
 /* A text output through the one rule: whole or not at all. */
@@ -225,6 +228,7 @@ int cmd_noise(int argc, char **argv)
 	status = write_outputs(&s);
 	if (!status)
 		status = exit_status(&s.opts, &s.run);
+	status = validity_say(&s.validity, s.opts.strict, status);
 out:
 	noise_session_free(&s);
 	return status;

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "timer_session.h"
+#include "validity_report.h"
 
 /* --fail-above: name every thread over the budget */
 static int check_budget(struct timer_session *s)
@@ -56,6 +57,7 @@ int cmd_timer(int argc, char **argv)
 		status = EXIT_BUDGET;
 	if (status == EXIT_OK)
 		status = check_budget(&s);
+	status = validity_say(&s.validity, s.opts.strict, status);
 	if (s.opts.json.path && timer_json_write(&s, status))
 		status = EXIT_ERROR;
 out:

@@ -35,4 +35,11 @@ extern const struct option_spec json_output_options[];
 /* --json-compact without --json: a usage error (129) after one line; else 0 */
 int json_output_finish(const struct json_output *json);
 
+/* --strict on every measuring command: a validity shortfall is exit 1 (validity_report.h) */
+#define OPTION_STRICT(field)                                                                    \
+	{                                                                                       \
+		.long_name = "strict", .kind = OPTION_FLAG, .where = field,                     \
+		.help = "exit 1 when a condition of the measurement falls short (its validity)" \
+	}
+
 #endif

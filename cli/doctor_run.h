@@ -28,6 +28,7 @@ struct doctor_options {
 	struct json_output json;
 	bool no_noise;
 	bool no_timer;
+	bool strict; /* a validity shortfall is exit 1 */
 };
 
 /* The four parts, in the order they run. */

@@ -80,6 +80,15 @@ int runtime_error(const char *fmt, ...)
 	return EXIT_ERROR;
 }
 
+void cli_say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	print_line("", NULL, fmt, ap);
+	va_end(ap);
+}
+
 static void print_log(enum log_level level, const char *fmt, ...)
 {
 	static const char *const kinds[] = {

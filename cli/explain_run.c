@@ -107,6 +107,17 @@ void explain_run_report_reader(FILE *out, const struct explain_run *x)
 		reader.lost ? " (the spikes they touch are marked, not attributed)" : "");
 }
 
+void explain_run_validity(const struct explain_run *x, struct validity *v)
+{
+	struct explain_reader reader;
+
+	if (!x->session)
+		return;
+	explain_session_reader(x->session, &reader);
+	v->trace_lost = reader.lost;
+	v->trace_cpu_share = reader_share(&reader, x->run_ns) / 100.0;
+}
+
 json_t *explain_run_reader_json(const struct explain_run *x)
 {
 	struct explain_reader reader;

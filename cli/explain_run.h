@@ -8,6 +8,7 @@
 #include "latscope/counters.h"
 #include "latscope/explain_join.h"
 #include "latscope/explain_session.h"
+#include "latscope/validity.h"
 
 /* --explain[=trace|counters] */
 enum explain_choice {
@@ -74,6 +75,9 @@ int explain_run_finish(struct explain_run *x, uint64_t end_ns, uint64_t run_ns);
 int explain_run_join_sources(struct explain_run *x, unsigned int lane,
 			     const struct period_source *sources, unsigned int nr_sources,
 			     const struct window_source *windows, size_t nr_windows);
+
+/* After explain_run_finish(): the events lost and the reader's cost, into @v. */
+void explain_run_validity(const struct explain_run *x, struct validity *v);
 
 /*
  * What reading the trace cost, after explain_run_finish(): one line of

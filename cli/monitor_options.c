@@ -161,6 +161,7 @@ static const struct option_spec monitor_option_specs[] = {
 	  .help = "exit 2 when a latency of this run exceeded DUR" },
 	/* at the end: the state's document with how the run ended */
 	OPTION_INCLUDE_AT(json_output_options, MONITOR(json)),
+	OPTION_STRICT(MONITOR(strict)),
 	{ .long_name = "no-dma-latency",
 	  .kind = OPTION_FLAG,
 	  .where = MONITOR(no_dma_latency),

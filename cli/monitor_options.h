@@ -22,6 +22,7 @@ struct monitor_options {
 	uint64_t budget_ns; /* 0: none */
 	struct json_output json; /* --json FILE, --json-compact */
 	bool no_dma_latency;
+	bool strict; /* a validity shortfall is exit 1 */
 	bool quiet;
 	int verbose;
 };

@@ -14,6 +14,7 @@
 #include "noise_report.h"
 #include "noise_session.h"
 #include "option_table.h"
+#include "validity_report.h"
 
 /* What only the machine can tell: online cpus, the default set, RT spinning. */
 static int check_against_machine(struct noise_options *o, const struct topology *topo)
@@ -142,6 +143,8 @@ bool noise_session_prepare(struct noise_session *s, int argc, char **argv, int *
 	cli_set_verbosity(s->opts.verbose);
 	*status = machine_open(NULL, &s->root, &s->topo);
 	if (!*status)
+		*status = validity_strict_check_root(s->opts.strict);
+	if (!*status)
 		*status = check_against_machine(&s->opts, &s->topo);
 	if (!*status)
 		*status = check_size(&s->opts);
@@ -159,9 +162,32 @@ bool noise_session_prepare(struct noise_session *s, int argc, char **argv, int *
 	return true;
 }
 
+static int not_started(void)
+{
+	if (rt_stop_requested())
+		return runtime_error("stopped before the measurement began");
+	return EXIT_ERROR;
+}
+
+/* Once the threads spin: what each obtained and who else may run above them. */
+static int read_threads(struct noise_session *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->run.nr_cpus; i++)
+		if (validity_add_lane(&s->validity, s->run.workers[i].tid, (int)s->run.cpus[i].cpu,
+				      s->opts.params.policy, s->opts.params.priority))
+			return runtime_error("out of memory");
+	validity_read_threads(&s->validity, s->root);
+	return 0;
+}
+
 int noise_session_run(struct noise_session *s, FILE *out)
 {
 	struct noise_options *o = &s->opts;
+
+	if (validity_init(&s->validity, s->root, &s->topo, &o->params.cpus))
+		return runtime_error("out of memory");
 
 	if (rt_policy_is_realtime(o->params.policy) && rt_read_throttling(s->root, &s->limit))
 		log_warning(
@@ -175,20 +201,28 @@ int noise_session_run(struct noise_session *s, FILE *out)
 	rt_place_main_thread(&s->topo.online, &o->params.cpus, NULL);
 	if (noise_prepare(&s->run, s->root, &o->params) ||
 	    noise_explain_begin(&s->explain, o->explain, &s->run, s->root, &s->limit,
-				o->trace_dir != NULL) ||
-	    noise_start(&s->run)) {
-		if (rt_stop_requested())
-			return runtime_error("stopped before the measurement began");
+				o->trace_dir != NULL))
+		return not_started();
+	s->validity.dma_latency_held = s->dma_held;
+	s->validity.dma_latency_us = 0;
+	s->validity.explain_wanted = o->explain == EXPLAIN_WITH_TRACE;
+	s->validity.explain_traced = s->explain.run.session != NULL;
+	if (validity_say_explain(&s->validity, o->strict))
 		return EXIT_ERROR;
-	}
+	if (noise_start(&s->run))
+		return not_started();
+	if (read_threads(s))
+		return EXIT_ERROR;
 	noise_report_header(out, &s->run);
 	follow_run(o, &s->run, &s->explain);
 	noise_stop(&s->run);
+	validity_read_end(&s->validity, s->root);
 	/* kernel state first: nothing of ours outlives the measurement */
 	release_machine(s);
 	if (noise_explain_end(&s->explain, &s->run) ||
 	    noise_explain_gap_causes(&s->explain, &s->run))
 		log_warning("out of memory explaining the gaps");
+	explain_run_validity(&s->explain.run, &s->validity);
 	noise_classify_throttling(&s->run, &s->limit);
 	if (noise_find_periods(&s->run))
 		log_warning("out of memory looking for periodic gaps");
@@ -223,6 +257,7 @@ json_t *noise_session_document(struct noise_session *s)
 	reader = explain_run_reader_json(&s->explain.run);
 	if (reader)
 		json_object_set_new(doc, "trace_reader", reader);
+	json_object_set_new(doc, "validity", validity_json(&s->validity));
 	return doc;
 }
 
@@ -231,6 +266,7 @@ void noise_session_free(struct noise_session *s)
 	release_machine(s);
 	noise_explain_release(&s->explain);
 	noise_release(&s->run);
+	validity_release(&s->validity);
 	json_decref(s->doc);
 	topology_release(&s->topo);
 	sysroot_free(s->root);

@@ -11,6 +11,7 @@
 #include "latscope/rt.h"
 #include "latscope/sysroot.h"
 #include "latscope/topology.h"
+#include "latscope/validity.h"
 #include "common_options.h"
 #include "noise_explain.h"
 
@@ -24,6 +25,7 @@ struct noise_options {
 	enum explain_choice explain;
 	const char *trace_dir;
 	bool quiet, force, no_dma_latency;
+	bool strict; /* a validity shortfall is exit 1 */
 	uint64_t fail_above_ns; /* 0: none */
 	int verbose;
 };
@@ -40,6 +42,7 @@ struct noise_session {
 	struct rt_dma_latency dma;
 	bool dma_held;
 	bool memory_held;
+	struct validity validity; /* the conditions of the run */
 };
 
 /**

@@ -94,6 +94,7 @@ json_t *timer_json_document(struct timer_session *s, int status)
 	reader = explain_run_reader_json(&s->explain.run);
 	if (reader)
 		json_object_set_new(doc, "trace_reader", reader);
+	json_object_set_new(doc, "validity", validity_json(&s->validity));
 	json_object_set_new(doc, "exit_status", json_integer(status));
 	result_set_end_time(doc);
 	return doc;

@@ -318,6 +318,7 @@ static const struct option_spec timer_option_specs[] = {
 	  .where = TIMER(fail_above_ns),
 	  .duration = { NS_PER_US, 1, 1000 * NS_PER_SEC },
 	  .help = "exit status 2 when a maximum exceeds DUR" },
+	OPTION_STRICT(TIMER(strict)),
 	{ .long_name = "force",
 	  .kind = OPTION_FLAG,
 	  .where = TIMER(force),
@@ -520,7 +521,8 @@ const struct option_command timer_command = {
 	.init = timer_defaults,
 	.finish = timer_finish,
 	.release = timer_release,
-	.footer = "exit status: 0 ok, 1 error, 2 -b hit or --fail-above exceeded, 129 usage error\n"
+	.footer = "exit status: 0 ok, 1 error or a shortfall under --strict, 2 -b hit or\n"
+		  "--fail-above exceeded, 129 usage error\n"
 		  "see latscope-timer(1), DIFFERENCES FROM CYCLICTEST",
 };
 

@@ -72,6 +72,7 @@ struct timer_options {
 	uint64_t break_us; /* -b; 0 when not given */
 	uint64_t fail_above_ns;
 	bool quiet;
+	bool strict; /* a validity shortfall is exit 1 */
 	bool verbose;
 	bool nsecs;
 	bool unbuffered;

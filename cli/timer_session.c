@@ -13,6 +13,7 @@
 #include "latscope/result.h"
 #include "machine.h"
 #include "timer_session.h"
+#include "validity_report.h"
 
 /* Everything the machine had before we came: PM QoS, locked memory. */
 void timer_session_restore(struct timer_session *s)
@@ -28,6 +29,7 @@ void timer_session_free(struct timer_session *s)
 {
 	timer_session_restore(s);
 	timer_explain_release(&s->explain);
+	validity_release(&s->validity);
 	timer_free(s->run);
 	json_decref(s->doc);
 	free(s->shown_max);
@@ -105,7 +107,9 @@ bool timer_session_prepare(struct timer_session *s, int argc, char **argv, int *
 	if (!timer_options_parse(argc, argv, &s->topo.online, &s->allowed, &s->opts, status))
 		return false;
 	s->opts.params.root = s->root;
-	*status = check_size(&s->opts, &s->topo.online);
+	*status = validity_strict_check_root(s->opts.strict);
+	if (!*status)
+		*status = check_size(&s->opts, &s->topo.online);
 	if (*status)
 		return false;
 	s->shown_max = calloc(s->opts.params.nr_threads, sizeof(*s->shown_max));
@@ -123,10 +127,30 @@ bool timer_session_prepare(struct timer_session *s, int argc, char **argv, int *
 	return true;
 }
 
+/* Once the threads run: what each obtained and who else may run above them. */
+static int read_threads(struct timer_session *s)
+{
+	const struct timer_params *params = &s->opts.params;
+	unsigned int i;
+
+	for (i = 0; i < params->nr_threads; i++)
+		if (validity_add_lane(&s->validity, timer_thread_tid(s->run, i),
+				      params->threads[i].cpu, params->policy,
+				      params->threads[i].priority))
+			return runtime_error("out of memory");
+	validity_read_threads(&s->validity, s->root);
+	return 0;
+}
+
 int timer_session_start(struct timer_session *s)
 {
 	const struct timer_options *opts = &s->opts;
 	int ret;
+
+	if (validity_init(&s->validity, s->root, &s->topo,
+			  opts->pinned ? &opts->measured : &s->allowed))
+		return runtime_error("out of memory");
+	s->validity.realtime_wanted = true;
 
 	if (opts->params.policy == RT_POLICY_OTHER)
 		log_warning("threads run SCHED_OTHER (no -p): use -p PRIO to measure as a "
@@ -145,6 +169,13 @@ int timer_session_start(struct timer_session *s)
 	/* tracing must run before the first wake-up it may have to explain */
 	if (timer_explain_begin(&s->explain, opts, s->root))
 		return runtime_error("out of memory");
+	s->validity.dma_latency_held = s->pm_qos.fd >= 0;
+	s->validity.dma_latency_us = opts->latency_us;
+	s->validity.explain_wanted = opts->explain == EXPLAIN_WITH_TRACE;
+	s->validity.explain_traced = s->explain.run.session != NULL;
+	ret = validity_say_explain(&s->validity, opts->strict);
+	if (ret)
+		return ret;
 	ret = timer_start(&s->run, &opts->params);
 	if (ret && rt_stop_requested())
 		return runtime_error("stopped before the first sample");
@@ -157,7 +188,7 @@ int timer_session_start(struct timer_session *s)
 	 */
 	rt_place_main_thread(&s->allowed, opts->pinned ? &opts->measured : &s->allowed,
 			     opts->main_affinity_given ? &opts->main_affinity : NULL);
-	return 0;
+	return read_threads(s);
 }
 
 int timer_session_run(struct timer_session *s)
@@ -183,9 +214,11 @@ int timer_session_run(struct timer_session *s)
 	}
 	timer_live_follow(s, &wait_mask);
 	status = timer_stop(s->run) ? EXIT_ERROR : EXIT_OK;
+	validity_read_end(&s->validity, s->root);
 	timer_session_restore(s);
 	if (timer_explain_end(&s->explain, s->run))
 		log_warning("out of memory explaining the spikes");
+	explain_run_validity(&s->explain.run, &s->validity);
 	pthread_sigmask(SIG_SETMASK, &wait_mask, NULL);
 	return status;
 }

@@ -12,6 +12,7 @@
 #include "latscope/sysroot.h"
 #include "latscope/timer.h"
 #include "latscope/topology.h"
+#include "latscope/validity.h"
 #include "timer_explain.h"
 #include "timer_options.h"
 
@@ -33,6 +34,7 @@ struct timer_session {
 	uint64_t *next_sample;
 	FILE *out;
 	struct timer_explain explain;
+	struct validity validity; /* the conditions of the run */
 };
 
 /**

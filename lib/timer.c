@@ -777,6 +777,11 @@ void timer_free(struct timer_run *run)
 	free_run(run);
 }
 
+pid_t timer_thread_tid(const struct timer_run *run, unsigned int thread)
+{
+	return run->workers[thread].tid;
+}
+
 unsigned int timer_nr_threads(const struct timer_run *run)
 {
 	return run->params.nr_threads;

@@ -186,6 +186,9 @@ unsigned int monitor_nr_cpus(const struct monitor *m);
 bool monitor_read_run(const struct monitor *m, unsigned int lane, unsigned int *cpu,
 		      struct timer_live *live);
 
+/* The thread id of a lane's measuring thread, once monitor_start() returned. */
+pid_t monitor_thread_tid(const struct monitor *m, unsigned int lane);
+
 /* The measured CPUs, and the others (where every helper thread runs). */
 const struct cpuset *monitor_cpus(const struct monitor *m);
 const struct cpuset *monitor_housekeeping_cpus(const struct monitor *m);

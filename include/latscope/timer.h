@@ -306,6 +306,11 @@ int timer_stop(struct timer_run *run);
 void timer_free(struct timer_run *run);
 
 /* number of threads of the run */
+/**
+ * timer_thread_tid - a measuring thread's id, known from timer_start() on
+ * (its stats' tid is set only once it measures)
+ */
+pid_t timer_thread_tid(const struct timer_run *run, unsigned int thread);
 unsigned int timer_nr_threads(const struct timer_run *run);
 
 /**

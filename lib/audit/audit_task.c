@@ -7,47 +7,27 @@
 #include <string.h>
 
 #include "audit_internal.h"
+#include "latscope/sched_thread.h"
 
-/*
- * /proc/PID/stat: "pid (comm) state ppid ... flags ...". The command may hold
- * spaces and parentheses, so the fields are counted from the last ')'.
- */
+/* who a task is, from /proc/PID/stat: its comm and PF_* flags */
 static int parse_stat(const char *text, struct audit_task *task)
 {
-	const char *open = strchr(text, '('), *close = strrchr(text, ')'), *p;
-	size_t len;
-	int field;
+	struct sched_thread thread = { 0 };
+	int ret = sched_thread_parse_stat(text, &thread);
 
-	if (!open || !close || close < open)
-		return -EINVAL;
-	len = (size_t)(close - open - 1);
-	if (len >= sizeof(task->comm))
-		len = sizeof(task->comm) - 1;
-	memcpy(task->comm, open + 1, len);
-	task->comm[len] = '\0';
-	/* after ')': state(3) ppid(4) pgrp(5) session(6) tty_nr(7) tpgid(8) flags(9) */
-	p = close + 1;
-	for (field = 3; field <= 9; field++) {
-		char *end;
-
-		while (*p == ' ')
-			p++;
-		if (!*p)
-			return -EINVAL;
-		if (field == 9) {
-			task->flags = strtoul(p, &end, 10);
-			return end == p ? -EINVAL : 0;
-		}
-		while (*p && *p != ' ')
-			p++;
-	}
-	return -EINVAL;
+	if (ret && ret != -ENODATA)
+		return ret;
+	/* the kernel's comm is 15 characters: it fits; thread was zeroed */
+	memcpy(task->comm, thread.comm, sizeof(task->comm) - 1);
+	task->comm[sizeof(task->comm) - 1] = '\0';
+	task->flags = thread.flags;
+	return 0;
 }
 
 /* false when the task is gone (it exited since the directory was read) */
 static bool read_allowed(struct sysroot *root, struct audit_task *task)
 {
-	char *status, *line;
+	char *status;
 	int ret;
 
 	task->allowed_known = false;
@@ -57,17 +37,8 @@ static bool read_allowed(struct sysroot *root, struct audit_task *task)
 	task->status_error = ret;
 	if (ret)
 		return true;
-	task->status_error = -EINVAL;
-	line = strstr(status, "\nCpus_allowed_list:");
-	if (line) {
-		char *value = line + strlen("\nCpus_allowed_list:"), *end = strchr(value, '\n');
-
-		if (end)
-			*end = '\0';
-		task->allowed_known = !cpuset_parse_list(value, &task->allowed);
-		if (task->allowed_known)
-			task->status_error = 0;
-	}
+	task->status_error = sched_thread_parse_allowed(status, &task->allowed);
+	task->allowed_known = !task->status_error;
 	free(status);
 	return true;
 }

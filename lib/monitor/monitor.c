@@ -1045,6 +1045,11 @@ bool monitor_read_run(const struct monitor *m, unsigned int lane, unsigned int *
 	return true;
 }
 
+pid_t monitor_thread_tid(const struct monitor *m, unsigned int lane)
+{
+	return m->run ? timer_thread_tid(m->run, lane) : 0;
+}
+
 unsigned int monitor_nr_cpus(const struct monitor *m)
 {
 	return m->nr_lanes;
