@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Two entry points: 'make run' and 'make test'. Everything else is meson.
-# ('make fuzz' runs the fuzzers longer than the 30 s each 'make test' gives them.)
+# ('make fuzz' runs the fuzzers longer than the 20 s each 'make test' gives them.)
 BUILD ?= build
 SANITIZE_BUILD ?= build-sanitize
 FUZZ_SECONDS ?= 120
@@ -34,7 +34,7 @@ test: deps build
 	meson test -C $(BUILD) --no-suite system --print-errorlogs
 	./scripts/system-tests.sh $(BUILD)
 	$(MAKE) --no-print-directory sanitize
-	./scripts/fuzz.sh 30
+	./scripts/fuzz.sh 20
 	./scripts/check-package.sh
 
 # ASan and UBSan: any report fails the test that triggered it
