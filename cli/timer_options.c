@@ -294,6 +294,7 @@ static const struct option_spec timer_option_specs[] = {
 	  .where = TIMER(verbose),
 	  .help = "print every sample as thread:cycle:latency" },
 	OPTION_INCLUDE_AT(json_output_options, TIMER(json)),
+	OPTION_INCLUDE_AT(junit_output_options, TIMER(junit)),
 	{ .long_name = "explain",
 	  .kind = OPTION_CHOICE,
 	  .flags = OPTION_OPTIONAL,
@@ -496,7 +497,7 @@ static int timer_finish(void *options, void *context)
 	if (!ret)
 		fill_params(&opts->words, opts);
 	if (!ret)
-		ret = json_output_finish(&opts->json);
+		ret = junit_output_finish(&opts->junit, &opts->json);
 	return ret;
 }
 

@@ -7,6 +7,7 @@
 
 #include "common_options.h"
 #include "explain_run.h"
+#include "junit_output.h"
 #include "latscope/cpuset.h"
 #include "latscope/rt.h"
 #include "latscope/timer.h"
@@ -80,6 +81,7 @@ struct timer_options {
 	bool histofall;
 	const char *histfile;
 	struct json_output json;
+	struct junit_output junit;
 	enum explain_choice explain;
 	uint64_t explain_above_ns; /* 0: above the run's p99, adaptively */
 	const char *trace_dir;
