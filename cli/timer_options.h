@@ -9,6 +9,7 @@
 #include "explain_run.h"
 #include "junit_output.h"
 #include "latscope/cpuset.h"
+#include "latscope/parse.h"
 #include "latscope/rt.h"
 #include "latscope/timer.h"
 
@@ -55,6 +56,9 @@ struct timer_words {
 };
 
 /* Everything `latscope timer` was asked to do, checked. */
+/* --explain-above at most: a spike threshold past it would explain nothing */
+#define TIMER_EXPLAIN_ABOVE_MAX_NS (1000 * NS_PER_SEC)
+
 struct timer_options {
 	struct timer_params params; /* params.threads points at threads */
 	struct timer_thread_params *threads; /* owned */
