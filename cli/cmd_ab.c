@@ -20,6 +20,7 @@
 #include "machine.h"
 #include "noise_session.h"
 #include "common_options.h"
+#include "compare_junit.h"
 #include "compare_options.h"
 #include "compare_render.h"
 #include "comparison.h"
@@ -44,6 +45,7 @@ struct ab_options {
 	struct compare_statistics_options statistics;
 	struct json_output json;
 	bool strict; /* a round's validity shortfall is exit 1 */
+	struct junit_output junit;
 	struct option_list measurement; /* timer|noise OPTIONS..., after -- */
 };
 
@@ -90,6 +92,7 @@ static const struct option_spec ab_option_specs[] = {
 	OPTION_INCLUDE_AT(compare_statistics_options, AB(statistics)),
 	OPTION_INCLUDE_AT(json_output_options, AB(json)),
 	OPTION_STRICT(AB(strict)),
+	OPTION_INCLUDE_AT(junit_output_options, AB(junit)),
 	OPTION_TABLE_END,
 };
 
@@ -112,6 +115,7 @@ static const struct {
 	{ "loops", "--round sets each round's length" },
 	{ "json", "ab keeps each round's result and writes one document (--json of ab)" },
 	{ "json-compact", "ab keeps each round's result and writes one document" },
+	{ "junit", "ab writes one JUnit of its comparison (--junit of ab)" },
 	{ "breaktrace", "a round must measure its whole length" },
 	{ "fail-above", "ab's verdict is --fail-worse" },
 	{ "strict", "give --strict to ab: it judges every round's validity" },
@@ -218,7 +222,7 @@ static int ab_finish(void *options, void *context)
 			return runtime_error("cannot draw a seed for the rounds' order");
 		o->seed = (long long)(seed >> 1);
 	}
-	return json_output_finish(&o->json);
+	return junit_output_finish(&o->junit, &o->json);
 }
 
 const struct option_command ab_command = {
@@ -433,6 +437,7 @@ static int compare_rounds(const struct ab_options *o, const struct ab_rounds *r,
 	char(*labels)[32] = calloc(2 * n, sizeof(*labels));
 	unsigned int *group_of = calloc(2 * n, sizeof(*group_of));
 	struct comparison c = { 0 };
+	struct junit_suite suite;
 	json_t *doc = NULL, *validity = NULL;
 	int status;
 
@@ -458,6 +463,12 @@ static int compare_rounds(const struct ab_options *o, const struct ab_rounds *r,
 		goto out;
 	}
 	status = validity_say_lines(json_object_get(validity, "shortfalls"), o->strict, status);
+	if (o->junit.path) {
+		comparison_junit(&suite, &c, "ab", &o->statistics, o->json.path);
+		if (output_junit_write(&o->junit, &suite))
+			status = EXIT_ERROR;
+		junit_suite_release(&suite);
+	}
 	if (!o->json.path)
 		goto out;
 	doc = comparison_document(&c, "ab", argc, argv, &o->statistics, status);

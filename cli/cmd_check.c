@@ -3,12 +3,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check_junit.h"
 #include "check_report.h"
 #include "cli.h"
 #include "latscope/audit.h"
 #include "latscope/clock.h"
 #include "latscope/result.h"
 #include "common_options.h"
+#include "junit_output.h"
 #include "machine.h"
 #include "option_table.h"
 #include "output_path.h"
@@ -19,6 +21,7 @@ struct check_options {
 	const char *rt_text;
 	const char *root_dir;
 	struct json_output json;
+	struct junit_output junit;
 	enum audit_severity fail_on; /* AUDIT_NR_SEVERITIES: never */
 	struct check_print print;
 };
@@ -58,6 +61,7 @@ static const struct option_spec check_option_specs[] = {
 	  .where = CHECK(root_dir),
 	  .help = "read DIR as / (a fixture tree) instead of this machine" },
 	OPTION_INCLUDE_AT(json_output_options, CHECK(json)),
+	OPTION_INCLUDE_AT(junit_output_options, CHECK(junit)),
 	{ .long_name = "fail-on",
 	  .short_name = 'f',
 	  .kind = OPTION_CHOICE,
@@ -91,7 +95,7 @@ static int check_finish(void *options, void *context)
 	struct check_options *opts = options;
 
 	(void)context;
-	return json_output_finish(&opts->json);
+	return junit_output_finish(&opts->junit, &opts->json);
 }
 
 const struct option_command check_command = {
@@ -115,17 +119,26 @@ static json_t *params_json(const struct check_options *opts)
 							       "never");
 }
 
-static int write_json(const struct check_options *opts, struct sysroot *root,
-		      const struct topology *topo, const struct audit_report *report, int argc,
-		      char **argv)
+/* --json and --junit, from the one document */
+static int write_results(const struct check_options *opts, struct sysroot *root,
+			 const struct topology *topo, const struct audit_report *report, int argc,
+			 char **argv)
 {
 	json_t *doc = check_document(root, topo, report, params_json(opts), argc, argv);
-	int status;
+	struct junit_suite suite;
+	int status = EXIT_OK;
 
 	if (!doc)
 		return runtime_error("out of memory");
 	result_set_end_time(doc);
-	status = output_json_write(&opts->json, doc);
+	if (opts->json.path)
+		status = output_json_write(&opts->json, doc);
+	if (!status && opts->junit.path) {
+		junit_output_start(&suite, "check", doc, opts->json.path);
+		check_junit_cases(&suite, report);
+		status = output_junit_write(&opts->junit, &suite);
+		junit_suite_release(&suite);
+	}
 	json_decref(doc);
 	return status;
 }
@@ -173,8 +186,8 @@ int cmd_check(int argc, char **argv)
 		fprintf(stderr, "latscope check: %zu rules read %lu files in %.1f ms\n",
 			report.nr_findings, sysroot_files_read(root),
 			(double)(clock_ns(CLOCK_MONOTONIC) - start) / 1e6);
-	if (opts.json.path)
-		status = write_json(&opts, root, &topo, &report, argc, argv);
+	if (opts.json.path || opts.junit.path)
+		status = write_results(&opts, root, &topo, &report, argc, argv);
 	if (!status && audit_fails_at(&report, opts.fail_on))
 		status = EXIT_BUDGET;
 out:

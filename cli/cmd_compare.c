@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "cli.h"
+#include "compare_junit.h"
 #include "compare_options.h"
 #include "compare_render.h"
 #include "comparison.h"
@@ -28,6 +29,7 @@ static const struct option_spec compare_option_specs[] = {
 	  .given = COMPARE(vs_given),
 	  .help = "the files before it are runs of A, those after it runs of B" },
 	OPTION_INCLUDE_AT(json_output_options, COMPARE(json)),
+	OPTION_INCLUDE_AT(junit_output_options, COMPARE(junit)),
 	OPTION_TABLE_END,
 };
 
@@ -86,7 +88,7 @@ static int compare_finish(void *options, void *context)
 			return usage_error("--json '%s' is one of the inputs: it would be "
 					   "overwritten",
 					   o->json.path);
-	return json_output_finish(&o->json);
+	return junit_output_finish(&o->junit, &o->json);
 }
 
 static void compare_release(void *options)
@@ -127,6 +129,21 @@ const struct option_command compare_command = {
 		  "(--fail-worse), 129 usage error. See latscope-compare(1).",
 };
 
+/* the verdict per pair and statistic, with every input named */
+static int write_junit(const struct compare_command_options *o, const struct comparison *c)
+{
+	struct junit_suite suite;
+	unsigned int i;
+	int status;
+
+	comparison_junit(&suite, c, "compare", &o->statistics, o->json.path);
+	for (i = 0; i < c->nr_runs; i++)
+		junit_suite_property(&suite, "input_file", c->names[i]);
+	status = output_junit_write(&o->junit, &suite);
+	junit_suite_release(&suite);
+	return status;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	struct compare_command_options o;
@@ -156,6 +173,8 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	compare_render(stdout, (const struct run *const *)c.runs, c.names, c.nr_runs, &c.plan,
 		       &c.result, &o.statistics.settings);
+	if (o.junit.path && write_junit(&o, &c))
+		status = EXIT_ERROR;
 	if (!o.json.path)
 		goto out;
 	doc = comparison_document(&c, "compare", argc, argv, &o.statistics, status);

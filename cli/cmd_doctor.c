@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "doctor_junit.h"
 #include "doctor_run.h"
 #include "latscope/import.h"
 #include "latscope/parse.h"
@@ -58,6 +59,7 @@ static const struct option_spec doctor_option_specs[] = {
 	  .help = "write the HTML page: the verdict, the fixes and every part's plots" },
 	OPTION_INCLUDE_AT(json_output_options, DOCTOR(json)),
 	OPTION_STRICT(DOCTOR(strict)),
+	OPTION_INCLUDE_AT(junit_output_options, DOCTOR(junit)),
 	{ .long_name = "no-noise",
 	  .kind = OPTION_FLAG,
 	  .where = DOCTOR(no_noise),
@@ -122,7 +124,9 @@ static int doctor_finish(void *options, void *context)
 	(void)context;
 	if (o->report_path && o->json.path && same_file(o->report_path, o->json.path))
 		return usage_error("--report and --json name the same file '%s'", o->json.path);
-	return json_output_finish(&o->json);
+	if (o->report_path && o->junit.path && same_file(o->report_path, o->junit.path))
+		return usage_error("--report and --junit name the same file '%s'", o->junit.path);
+	return junit_output_finish(&o->junit, &o->json);
 }
 
 const struct option_command doctor_command = {
@@ -375,6 +379,18 @@ out:
 	return status;
 }
 
+static int write_junit(const struct doctor_run *d, const json_t *doc)
+{
+	struct junit_suite suite;
+	int status;
+
+	junit_output_start(&suite, "doctor", doc, d->opts.json.path);
+	doctor_junit_cases(&suite, d);
+	status = output_junit_write(&d->opts.junit, &suite);
+	junit_suite_release(&suite);
+	return status;
+}
+
 static int exit_status(enum doctor_readiness readiness)
 {
 	switch (readiness) {
@@ -474,6 +490,8 @@ int cmd_doctor(int argc, char **argv)
 		status = output_json_write(&d->opts.json, doc);
 	if (!status && d->opts.report_path)
 		status = write_report(d, doc);
+	if (!status && d->opts.junit.path)
+		status = write_junit(d, doc);
 	if (!status && (d->opts.json.path || d->opts.report_path))
 		printf("\n");
 	if (!status && d->opts.json.path)

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "irq_balance.h"
 #include "irq_context.h"
+#include "irq_junit.h"
 #include "irq_report.h"
 #include "latscope/log.h"
 #include "latscope/parse.h"
@@ -60,6 +61,13 @@ static const struct option_spec irq_journal_specs[] = {
 
 static const struct option_spec irq_show_specs[] = {
 	OPTION_INCLUDE_TABLE(irq_plan_specs),
+	OPTION_TABLE_END,
+};
+
+/* plan alone gives a verdict: the unmovable IRQs on RT CPUs */
+static const struct option_spec irq_plan_command_specs[] = {
+	OPTION_INCLUDE_TABLE(irq_plan_specs),
+	OPTION_INCLUDE_AT(junit_output_options, IRQ(junit)),
 	OPTION_TABLE_END,
 };
 
@@ -131,7 +139,7 @@ static int irq_finish(void *options, void *context)
 	struct irq_options *o = options;
 
 	(void)context;
-	return json_output_finish(&o->json);
+	return junit_output_finish(&o->junit, &o->json);
 }
 
 #define IRQ_SUBCOMMAND(id, table, text)                                                         \
@@ -147,7 +155,7 @@ static const struct option_command irq_subcommand_specs[] = {
 			       "per CPU, what can interrupt it and how often; flags movable "
 			       "IRQs that can reach an RT CPU and managed IRQs delivered to one"),
 	[IRQ_PLAN] =
-		IRQ_SUBCOMMAND("plan", irq_show_specs,
+		IRQ_SUBCOMMAND("plan", irq_plan_command_specs,
 			       "the moves that would be made, each with its reason (a dry run)"),
 	[IRQ_APPLY] = IRQ_SUBCOMMAND("apply", irq_apply_specs,
 				     "make them: journal first, write, read back, check effective "
@@ -211,6 +219,8 @@ static int run_plan(const struct irq_options *options, struct irq_context *ctx)
 	irq_print_plan(stdout, ctx, &plan);
 	if (options->json.path)
 		status = irq_json_write_plan(ctx, options, &plan);
+	if (!status && options->junit.path)
+		status = irq_plan_junit(ctx, options, &plan);
 	if (!status)
 		status = irq_unjudged_error(ctx, "the placement is not known to be good");
 out:

@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "common_options.h"
 #include "latscope/parse.h"
+#include "measure_junit.h"
 #include "noise_report.h"
 #include "noise_session.h"
 #include "option_table.h"
@@ -57,6 +58,7 @@ static const struct option_spec noise_option_specs[] = {
 	  .integer = { 1, 99 },
 	  .help = "1-99 for fifo/rr (implies fifo)" },
 	OPTION_INCLUDE_AT(json_output_options, NOISE(json)),
+	OPTION_INCLUDE_AT(junit_output_options, NOISE(junit)),
 	{ .long_name = "histogram",
 	  .kind = OPTION_OUTPUT_FILE,
 	  .where = NOISE(histogram_path),
@@ -139,7 +141,7 @@ static int noise_finish(void *options, void *context)
 		o->params.priority = 1;
 	if (o->trace_dir && o->explain != EXPLAIN_WITH_TRACE)
 		return usage_error("--trace-dir needs --explain (with tracing)");
-	return json_output_finish(&o->json);
+	return junit_output_finish(&o->junit, &o->json);
 }
 
 const struct option_command noise_command = {
@@ -174,6 +176,8 @@ static int write_outputs(struct noise_session *s)
 {
 	const struct noise_options *o = &s->opts;
 	const struct noise_run *run = &s->run;
+	struct junit_suite suite;
+	json_t *doc;
 	int status;
 
 	if (o->trace_dir) {
@@ -193,9 +197,18 @@ static int write_outputs(struct noise_session *s)
 		if (status)
 			return status;
 	}
-	if (!o->json.path)
+	if (!o->json.path && !o->junit.path)
 		return 0;
-	return output_json_write(&o->json, noise_session_document(s));
+	doc = noise_session_document(s);
+	if (o->json.path && output_json_write(&o->json, doc))
+		return EXIT_ERROR;
+	if (!o->junit.path)
+		return 0;
+	junit_output_start(&suite, "noise", doc, o->json.path);
+	measure_junit_cases(&suite, doc, o->fail_above_ns);
+	status = output_junit_write(&o->junit, &suite);
+	junit_suite_release(&suite);
+	return status;
 }
 
 static int exit_status(const struct noise_options *o, const struct noise_run *run)

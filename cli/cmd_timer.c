@@ -10,6 +10,9 @@
 #include <string.h>
 
 #include "cli.h"
+#include "junit_output.h"
+#include "measure_junit.h"
+#include "output_path.h"
 #include "timer_session.h"
 #include "validity_report.h"
 
@@ -32,6 +35,24 @@ static int check_budget(struct timer_session *s)
 		}
 	}
 	return status;
+}
+
+/* --json and --junit, from the one document */
+static int write_results(struct timer_session *s, int status)
+{
+	json_t *doc = timer_json_document(s, status);
+	struct junit_suite suite;
+	int ret;
+
+	if (s->opts.json.path && output_json_write(&s->opts.json, doc))
+		return EXIT_ERROR;
+	if (!s->opts.junit.path)
+		return EXIT_OK;
+	junit_output_start(&suite, "timer", doc, s->opts.json.path);
+	measure_junit_cases(&suite, doc, s->opts.fail_above_ns);
+	ret = output_junit_write(&s->opts.junit, &suite);
+	junit_suite_release(&suite);
+	return ret;
 }
 
 int cmd_timer(int argc, char **argv)
@@ -58,7 +79,7 @@ int cmd_timer(int argc, char **argv)
 	if (status == EXIT_OK)
 		status = check_budget(&s);
 	status = validity_say(&s.validity, s.opts.strict, status);
-	if (s.opts.json.path && timer_json_write(&s, status))
+	if ((s.opts.json.path || s.opts.junit.path) && write_results(&s, status))
 		status = EXIT_ERROR;
 out:
 	timer_session_free(&s);

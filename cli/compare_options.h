@@ -7,6 +7,7 @@
 #include "latscope/compare_pairs.h"
 #include "latscope/compare_result.h"
 #include "common_options.h"
+#include "junit_output.h"
 #include "option_table.h"
 
 /*
@@ -33,6 +34,7 @@ struct compare_command_options {
 	bool vs_given;
 	struct compare_statistics_options statistics;
 	struct json_output json;
+	struct junit_output junit;
 	/* finish(): every input, A first (points into argv), and its group */
 	const char **paths;
 	unsigned int *group_of;

@@ -106,6 +106,7 @@ static const char *seconds(uint64_t ns, char *buf, size_t size)
 void doctor_prepare_parts(struct doctor_run *d)
 {
 	struct doctor_words *w;
+	uint64_t explain_above;
 	int status;
 
 	if (d->asked[STEP_TIMER]) {
@@ -124,9 +125,16 @@ void doctor_prepare_parts(struct doctor_run *d)
 		add_word(w, "-D");
 		add_word(w, "%llums", (unsigned long long)(d->step_ns[STEP_TIMER] / 1000000));
 		add_word(w, "--explain");
-		/* what comes near the budget is what the fixes must remove */
+		/*
+		 * What comes near the budget is what the fixes must remove; a
+		 * budget of an hour (--budget takes up to one) would ask for a
+		 * threshold the timer refuses, and the timer would not run.
+		 */
 		add_word(w, "--explain-above");
-		add_word(w, "%lluns", (unsigned long long)(d->opts.budget_ns / 2 ?: 1));
+		explain_above = d->opts.budget_ns / 2 ?: 1;
+		if (explain_above > TIMER_EXPLAIN_ABOVE_MAX_NS)
+			explain_above = TIMER_EXPLAIN_ABOVE_MAX_NS;
+		add_word(w, "%lluns", (unsigned long long)explain_above);
 		if (!d->pm_qos)
 			add_word(w, "--default-system");
 		cli_set_command_name("doctor timer");

@@ -11,6 +11,7 @@
 #include "latscope/sysroot.h"
 #include "latscope/topology.h"
 #include "common_options.h"
+#include "junit_output.h"
 #include "noise_session.h"
 #include "timer_session.h"
 
@@ -26,6 +27,7 @@ struct doctor_options {
 	uint64_t budget_ns;
 	const char *report_path;
 	struct json_output json;
+	struct junit_output junit;
 	bool no_noise;
 	bool no_timer;
 	bool strict; /* a validity shortfall is exit 1 */

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "common_options.h"
+#include "junit_output.h"
 #include "latscope/clock.h"
 #include "latscope/irq.h"
 #include "latscope/irq_apply.h"
@@ -32,6 +33,7 @@ struct irq_options {
 	const char *name; /* "plan" */
 	const char *root_dir; /* NULL: the live system */
 	struct json_output json;
+	struct junit_output junit; /* plan only */
 	const char *journal_path; /* NULL: IRQ_JOURNAL_PATH under the root */
 	struct cpuset rt_cpus;
 	uint64_t sample_ns;

@@ -13,6 +13,7 @@
 #include "latscope/topology.h"
 #include "latscope/validity.h"
 #include "common_options.h"
+#include "junit_output.h"
 #include "noise_explain.h"
 
 /* Everything `latscope noise` was asked to do (its table is cmd_noise.c's). */
@@ -20,6 +21,7 @@ struct noise_options {
 	struct noise_params params;
 	bool cpus_given, priority_given, policy_given;
 	struct json_output json;
+	struct junit_output junit;
 	const char *histogram_path;
 	const char *gaps_path;
 	enum explain_choice explain;

@@ -99,8 +99,3 @@ json_t *timer_json_document(struct timer_session *s, int status)
 	result_set_end_time(doc);
 	return doc;
 }
-
-int timer_json_write(struct timer_session *s, int status)
-{
-	return output_json_write(&s->opts.json, timer_json_document(s, status));
-}

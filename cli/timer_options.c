@@ -294,6 +294,7 @@ static const struct option_spec timer_option_specs[] = {
 	  .where = TIMER(verbose),
 	  .help = "print every sample as thread:cycle:latency" },
 	OPTION_INCLUDE_AT(json_output_options, TIMER(json)),
+	OPTION_INCLUDE_AT(junit_output_options, TIMER(junit)),
 	{ .long_name = "explain",
 	  .kind = OPTION_CHOICE,
 	  .flags = OPTION_OPTIONAL,
@@ -306,7 +307,7 @@ static const struct option_spec timer_option_specs[] = {
 	{ .long_name = "explain-above",
 	  .kind = OPTION_DURATION,
 	  .where = TIMER(explain_above_ns),
-	  .duration = { NS_PER_US, 1, 1000 * NS_PER_SEC },
+	  .duration = { NS_PER_US, 1, TIMER_EXPLAIN_ABOVE_MAX_NS },
 	  .help = "spikes are latencies above DUR",
 	  .default_text = "above the run's p99, followed as the run goes" },
 	{ .long_name = "trace-dir",
@@ -496,7 +497,7 @@ static int timer_finish(void *options, void *context)
 	if (!ret)
 		fill_params(&opts->words, opts);
 	if (!ret)
-		ret = json_output_finish(&opts->json);
+		ret = junit_output_finish(&opts->junit, &opts->json);
 	return ret;
 }
 

@@ -7,7 +7,9 @@
 
 #include "common_options.h"
 #include "explain_run.h"
+#include "junit_output.h"
 #include "latscope/cpuset.h"
+#include "latscope/parse.h"
 #include "latscope/rt.h"
 #include "latscope/timer.h"
 
@@ -54,6 +56,9 @@ struct timer_words {
 };
 
 /* Everything `latscope timer` was asked to do, checked. */
+/* --explain-above at most: a spike threshold past it would explain nothing */
+#define TIMER_EXPLAIN_ABOVE_MAX_NS (1000 * NS_PER_SEC)
+
 struct timer_options {
 	struct timer_params params; /* params.threads points at threads */
 	struct timer_thread_params *threads; /* owned */
@@ -80,6 +85,7 @@ struct timer_options {
 	bool histofall;
 	const char *histfile;
 	struct json_output json;
+	struct junit_output junit;
 	enum explain_choice explain;
 	uint64_t explain_above_ns; /* 0: above the run's p99, adaptively */
 	const char *trace_dir;

@@ -89,7 +89,5 @@ int timer_session_report(struct timer_session *s);
 
 /* timer_json.c: the result document of the run with its exit status (s->doc, borrowed) */
 json_t *timer_json_document(struct timer_session *s, int status);
-/* ... written to --json; EXIT_OK or EXIT_ERROR */
-int timer_json_write(struct timer_session *s, int status);
 
 #endif

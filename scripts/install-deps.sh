@@ -24,6 +24,10 @@ TEST="$TEST build-essential debhelper dpkg-dev lintian man-db systemd bash-compl
 FUZZ="clang libclang-rt-14-dev llvm"
 # irq-fixture delays one apply's rename with strace to interleave two applies
 TEST="$TEST strace"
+# --junit: libxml2 writes the XML; the tests read it as CI does (junitparser) and
+# run contrib/ci's LAVA definition (yaml)
+BUILD="$BUILD libxml2-dev"
+TEST="$TEST python3-junitparser python3-yaml"
 # peers the benchmarks compare against; optional at run time
 BENCH="rt-tests hyperfine time"
 
