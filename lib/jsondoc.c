@@ -829,7 +829,13 @@ static void line_of(const char *text, size_t offset, size_t *line)
 			(*line)++;
 }
 
-struct jsondoc *jsondoc_parse(const char *text, size_t len, char *error, size_t error_size)
+/*
+ * One value at the start of @text; with @used, what follows it is left to
+ * the caller and @used receives where the value ended (or where the text
+ * stopped being JSON), without it anything after the value is an error.
+ */
+static struct jsondoc *parse(const char *text, size_t len, size_t *used, char *error,
+			     size_t error_size)
 {
 	struct builder *b = calloc(1, sizeof(*b));
 	struct jsondoc *doc = calloc(1, sizeof(*doc));
@@ -847,13 +853,17 @@ struct jsondoc *jsondoc_parse(const char *text, size_t len, char *error, size_t 
 		goto nomem;
 	lx.b = b;
 	ok = read_value(&lx);
-	if (ok) {
+	if (ok && !used) {
 		skip_space(&lx);
 		if (lx.p != lx.end)
 			ok = lex_fail(&lx, "more after the end of the document");
 	}
+	if (used)
+		*used = (size_t)(lx.p - text);
 	if (!ok || !doc->root) {
-		if (error && error_size) {
+		if (error && error_size && used) {
+			snprintf(error, error_size, "%s", lx.error ? lx.error : "no JSON value");
+		} else if (error && error_size) {
 			line_of(text, (size_t)(lx.p - text), &line);
 			snprintf(error, error_size, "line %zu: %s", line,
 				 lx.error ? lx.error : "no JSON value");
@@ -881,6 +891,17 @@ fail:
 	}
 	jsondoc_free(doc);
 	return NULL;
+}
+
+struct jsondoc *jsondoc_parse(const char *text, size_t len, char *error, size_t error_size)
+{
+	return parse(text, len, NULL, error, error_size);
+}
+
+struct jsondoc *jsondoc_parse_first(const char *text, size_t len, size_t *used, char *error,
+				    size_t error_size)
+{
+	return parse(text, len, used, error, error_size);
 }
 
 void jsondoc_free(struct jsondoc *doc)
