@@ -40,7 +40,7 @@ struct frame {
 	json_t *container; /* FRAME_OBJECT and FRAME_ARRAY */
 	char *key; /* FRAME_OBJECT: the key of the value being read */
 	size_t key_cap;
-	int64_t *values; /* FRAME_PACKING */
+	int64_t *values; /* FRAME_PACKING; kept across uses of a level, as the key */
 	int64_t row[MAX_ROW]; /* FRAME_ROW: its values, without an allocation per row */
 	size_t count;
 	size_t cap;
@@ -125,9 +125,7 @@ static int unpack(struct frame *f)
 	}
 	if (!array)
 		return -ENOMEM;
-	free(f->values);
-	f->values = NULL;
-	f->count = f->cap = f->rows = 0;
+	f->count = f->rows = 0;
 	f->mode = FRAME_ARRAY;
 	f->container = array;
 	return 0;
@@ -310,11 +308,10 @@ static struct frame *push_frame(struct builder *b, enum frame_mode mode)
 	f = &b->frames[b->depth++];
 	f->mode = mode;
 	f->container = NULL;
-	f->values = NULL;
-	f->count = f->cap = f->rows = 0;
+	f->count = f->rows = 0;
 	f->rowwise = false;
 	f->width = 0;
-	/* key buffers are kept across uses of a level */
+	/* key and value buffers are kept across uses of a level */
 	return f;
 }
 
@@ -391,30 +388,30 @@ static int end_row(struct builder *b, struct frame *row)
 	}
 }
 
+/*
+ * The table leaves in a copy of its size; the level's buffer stays for its
+ * next array. Why: fitting the buffer with realloc() moved a table of
+ * 10,000 numbers out of the 128 kB glibc maps on its own into a mapping
+ * below that, which glibc then unmapped, a TLB flush of every CPU each
+ * time: at 256 CPUs, 1,500 of them took a quarter of a state's load.
+ */
 static int end_packing(struct builder *b, struct frame *f)
 {
 	json_t *array = json_array();
 	size_t rows = f->rowwise ? f->rows : f->count;
-	int64_t *values = f->values;
+	int64_t *values = NULL;
 
-	f->values = NULL;
 	b->depth--;
-	if (!array) {
-		free(values);
+	if (!array)
 		return fail(b, "out of memory");
-	}
 	if (rows) {
-		int64_t *fitted = realloc(values, f->count * sizeof(*values));
-
-		if (fitted)
-			values = fitted;
-		if (add_packed(b->doc, array, values, rows, f->width)) {
+		values = malloc(f->count * sizeof(*values));
+		if (!values || add_packed(b->doc, array, values, rows, f->width)) {
 			free(values);
 			json_decref(array);
 			return fail(b, "out of memory");
 		}
-	} else {
-		free(values);
+		memcpy(values, f->values, f->count * sizeof(*values));
 	}
 	return attach(b, array) ? fail(b, "out of memory") : 1;
 }
@@ -811,10 +808,9 @@ static void builder_release(struct builder *b)
 	for (i = 0; i < MAX_DEPTH; i++) {
 		struct frame *f = &b->frames[i];
 
-		if (i < b->depth) {
+		if (i < b->depth)
 			json_decref(f->container);
-			free(f->values);
-		}
+		free(f->values);
 		free(f->key);
 	}
 }
