@@ -40,7 +40,7 @@ struct frame {
 	json_t *container; /* FRAME_OBJECT and FRAME_ARRAY */
 	char *key; /* FRAME_OBJECT: the key of the value being read */
 	size_t key_cap;
-	int64_t *values; /* FRAME_PACKING */
+	int64_t *values; /* FRAME_PACKING; kept across uses of a level, as the key */
 	int64_t row[MAX_ROW]; /* FRAME_ROW: its values, without an allocation per row */
 	size_t count;
 	size_t cap;
@@ -125,9 +125,7 @@ static int unpack(struct frame *f)
 	}
 	if (!array)
 		return -ENOMEM;
-	free(f->values);
-	f->values = NULL;
-	f->count = f->cap = f->rows = 0;
+	f->count = f->rows = 0;
 	f->mode = FRAME_ARRAY;
 	f->container = array;
 	return 0;
@@ -310,11 +308,10 @@ static struct frame *push_frame(struct builder *b, enum frame_mode mode)
 	f = &b->frames[b->depth++];
 	f->mode = mode;
 	f->container = NULL;
-	f->values = NULL;
-	f->count = f->cap = f->rows = 0;
+	f->count = f->rows = 0;
 	f->rowwise = false;
 	f->width = 0;
-	/* key buffers are kept across uses of a level */
+	/* key and value buffers are kept across uses of a level */
 	return f;
 }
 
@@ -391,30 +388,30 @@ static int end_row(struct builder *b, struct frame *row)
 	}
 }
 
+/*
+ * The table leaves in a copy of its size; the level's buffer stays for its
+ * next array. Why: fitting the buffer with realloc() moved a table of
+ * 10,000 numbers out of the 128 kB glibc maps on its own into a mapping
+ * below that, which glibc then unmapped, a TLB flush of every CPU each
+ * time: at 256 CPUs, 1,500 of them took a quarter of a state's load.
+ */
 static int end_packing(struct builder *b, struct frame *f)
 {
 	json_t *array = json_array();
 	size_t rows = f->rowwise ? f->rows : f->count;
-	int64_t *values = f->values;
+	int64_t *values = NULL;
 
-	f->values = NULL;
 	b->depth--;
-	if (!array) {
-		free(values);
+	if (!array)
 		return fail(b, "out of memory");
-	}
 	if (rows) {
-		int64_t *fitted = realloc(values, f->count * sizeof(*values));
-
-		if (fitted)
-			values = fitted;
-		if (add_packed(b->doc, array, values, rows, f->width)) {
+		values = malloc(f->count * sizeof(*values));
+		if (!values || add_packed(b->doc, array, values, rows, f->width)) {
 			free(values);
 			json_decref(array);
 			return fail(b, "out of memory");
 		}
-	} else {
-		free(values);
+		memcpy(values, f->values, f->count * sizeof(*values));
 	}
 	return attach(b, array) ? fail(b, "out of memory") : 1;
 }
@@ -811,10 +808,9 @@ static void builder_release(struct builder *b)
 	for (i = 0; i < MAX_DEPTH; i++) {
 		struct frame *f = &b->frames[i];
 
-		if (i < b->depth) {
+		if (i < b->depth)
 			json_decref(f->container);
-			free(f->values);
-		}
+		free(f->values);
 		free(f->key);
 	}
 }
@@ -829,7 +825,13 @@ static void line_of(const char *text, size_t offset, size_t *line)
 			(*line)++;
 }
 
-struct jsondoc *jsondoc_parse(const char *text, size_t len, char *error, size_t error_size)
+/*
+ * One value at the start of @text; with @used, what follows it is left to
+ * the caller and @used receives where the value ended (or where the text
+ * stopped being JSON), without it anything after the value is an error.
+ */
+static struct jsondoc *parse(const char *text, size_t len, size_t *used, char *error,
+			     size_t error_size)
 {
 	struct builder *b = calloc(1, sizeof(*b));
 	struct jsondoc *doc = calloc(1, sizeof(*doc));
@@ -847,13 +849,17 @@ struct jsondoc *jsondoc_parse(const char *text, size_t len, char *error, size_t 
 		goto nomem;
 	lx.b = b;
 	ok = read_value(&lx);
-	if (ok) {
+	if (ok && !used) {
 		skip_space(&lx);
 		if (lx.p != lx.end)
 			ok = lex_fail(&lx, "more after the end of the document");
 	}
+	if (used)
+		*used = (size_t)(lx.p - text);
 	if (!ok || !doc->root) {
-		if (error && error_size) {
+		if (error && error_size && used) {
+			snprintf(error, error_size, "%s", lx.error ? lx.error : "no JSON value");
+		} else if (error && error_size) {
 			line_of(text, (size_t)(lx.p - text), &line);
 			snprintf(error, error_size, "line %zu: %s", line,
 				 lx.error ? lx.error : "no JSON value");
@@ -881,6 +887,17 @@ fail:
 	}
 	jsondoc_free(doc);
 	return NULL;
+}
+
+struct jsondoc *jsondoc_parse(const char *text, size_t len, char *error, size_t error_size)
+{
+	return parse(text, len, NULL, error, error_size);
+}
+
+struct jsondoc *jsondoc_parse_first(const char *text, size_t len, size_t *used, char *error,
+				    size_t error_size)
+{
+	return parse(text, len, used, error, error_size);
 }
 
 void jsondoc_free(struct jsondoc *doc)

@@ -37,6 +37,24 @@ struct jsondoc;
  */
 struct jsondoc *jsondoc_parse(const char *text, size_t len, char *error, size_t error_size);
 
+/**
+ * jsondoc_parse_first - parse the JSON value at the start of a text
+ * @text: the text; the value may be followed by anything
+ * @len: its length in bytes
+ * @used: receives the bytes up to the end of the value (white space before
+ *	  it included); on failure, the offset at which the text stopped
+ *	  being JSON
+ * @error: receives the reason alone on failure (no line: see @used), may
+ *	   be NULL
+ * @error_size: size of @error
+ *
+ * For a reader that takes a long document value by value (the monitor's
+ * state, CPU by CPU) and never holds all of it. Returns a document the
+ * caller frees with jsondoc_free(), or NULL.
+ */
+struct jsondoc *jsondoc_parse_first(const char *text, size_t len, size_t *used, char *error,
+				    size_t error_size);
+
 void jsondoc_free(struct jsondoc *doc);
 
 /* the top value; owned by the document (borrowed reference) */

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "latscope/jsondoc.h"
 #include "latscope/monitor_cpu.h"
 #include "latscope/time_blocks.h"
 
@@ -82,6 +83,7 @@ bool monitor_blocks_add_up(const struct monitor_blocks *b,
 
 /**
  * monitor_blocks_parse - a state's "time_blocks" back
+ * @doc: the document @value belongs to (its number arrays are packed)
  * @value: the member, or NULL (a state written before blocks: no block)
  * @b: receives the blocks (initialised here); release it whatever the outcome
  * @reading: the CPU's counts, which the blocks must add up to
@@ -91,7 +93,7 @@ bool monitor_blocks_add_up(const struct monitor_blocks *b,
  * Returns 0, -EINVAL (malformed, or not adding up: @why says why) or
  * -ENOMEM.
  */
-int monitor_blocks_parse(const json_t *value, struct monitor_blocks *b,
+int monitor_blocks_parse(struct jsondoc *doc, const json_t *value, struct monitor_blocks *b,
 			 const struct monitor_cpu_reading *reading, char *why, size_t size);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "latscope/jsondoc.h"
 #include "latscope/monitor_blocks.h"
 #include "latscope/monitor_cpu.h"
 #include "latscope/monitor_explain.h"
@@ -77,10 +78,13 @@ enum state_outcome {
 
 /*
  * Callbacks of state_read(): each returns 0 to go on, STATE_MISMATCH or
- * STATE_CORRUPT with a reason in @why.
+ * STATE_CORRUPT with a reason in @why. A CPU's object comes with its
+ * document (@doc): its arrays of numbers are packed there, read them with
+ * jsondoc_table() (state_cpu_parse() does).
  */
 typedef int (*state_header_fn)(void *context, json_t *header, char *why, size_t size);
-typedef int (*state_cpu_fn)(void *context, json_t *cpu, char *why, size_t size);
+typedef int (*state_cpu_fn)(void *context, struct jsondoc *doc, json_t *cpu, char *why,
+			    size_t size);
 
 /**
  * state_read - read a state CPU by CPU
@@ -100,6 +104,7 @@ int state_read(const char *path, state_header_fn on_header, state_cpu_fn on_cpu,
 
 /**
  * state_cpu_parse - one CPU's object back into counts, windows and causes
+ * @doc: the document @object belongs to (as state_read() hands it on)
  * @object: the CPU's object
  * @reading: receives the counts; reading->counts must hold NATIVE_SLOTS
  * @windows: receives the windows, appended (an empty ring)
@@ -113,7 +118,7 @@ int state_read(const char *path, state_header_fn on_header, state_cpu_fn on_cpu,
  *
  * Returns 0, or STATE_CORRUPT with a reason.
  */
-int state_cpu_parse(json_t *object, struct monitor_cpu_reading *reading,
+int state_cpu_parse(struct jsondoc *doc, json_t *object, struct monitor_cpu_reading *reading,
 		    struct window_ring *windows, uint64_t window_ns,
 		    struct monitor_explained *explained, struct monitor_blocks *blocks, char *why,
 		    size_t size);

@@ -334,7 +334,7 @@ static int check_header(void *context, json_t *header, char *why, size_t size)
 	return 0;
 }
 
-static int restore_cpu(void *context, json_t *object, char *why, size_t size)
+static int restore_cpu(void *context, struct jsondoc *doc, json_t *object, char *why, size_t size)
 {
 	struct load_context *load = context;
 	struct monitor *m = load->m;
@@ -351,7 +351,7 @@ static int restore_cpu(void *context, json_t *object, char *why, size_t size)
 			 (long long)json_integer_value(cpu));
 		return STATE_CORRUPT;
 	}
-	ret = state_cpu_parse(object, &reading, m->lanes[lane].windows, m->params.window_ns,
+	ret = state_cpu_parse(doc, object, &reading, m->lanes[lane].windows, m->params.window_ns,
 			      &m->lanes[lane].kept, m->lanes[lane].blocks, why, size);
 	if (ret)
 		return ret;

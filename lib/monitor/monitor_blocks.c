@@ -97,7 +97,7 @@ bool monitor_blocks_add_up(const struct monitor_blocks *b,
 	return true;
 }
 
-int monitor_blocks_parse(const json_t *value, struct monitor_blocks *b,
+int monitor_blocks_parse(struct jsondoc *doc, const json_t *value, struct monitor_blocks *b,
 			 const struct monitor_cpu_reading *reading, char *why, size_t size)
 {
 	const json_t *start = json_object_get(value, "start_ns");
@@ -110,7 +110,7 @@ int monitor_blocks_parse(const json_t *value, struct monitor_blocks *b,
 		b->store.lost = reading->count ? 1 : 0;
 		return 0;
 	}
-	ret = time_blocks_from_json(NULL, value, &b->store, why, size);
+	ret = time_blocks_from_json(doc, value, &b->store, why, size);
 	if (ret)
 		return ret;
 	length = b->store.base_ns;

@@ -31,15 +31,49 @@ static void put(struct state_writer *w, const char *text)
 	fputs_unlocked(text, w->f);
 }
 
-/* Millions of numbers at 256 CPUs: digits by hand, the stream unlocked (one writer). */
+/*
+ * @value's decimal digits at @text (room for 20), their number returned.
+ * Millions of numbers at 256 CPUs: two digits per division, written in
+ * place, where a digit per division and a copy took most of a checkpoint.
+ */
+static size_t format_u64(char *text, uint64_t value)
+{
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+				    "25262728293031323334353637383940414243444546474849"
+				    "50515253545556575859606162636465666768697071727374"
+				    "75767778798081828384858687888990919293949596979899";
+	uint64_t power = 10;
+	size_t n = 1;
+	char *p;
+
+	/* 20 digits at most: 10^19 is the last power below 2^64 */
+	while (n < 20 && value >= power) {
+		power *= 10;
+		n++;
+	}
+	p = text + n;
+	while (value >= 100) {
+		unsigned int two = (unsigned int)(value % 100) * 2;
+
+		value /= 100;
+		*--p = pairs[two + 1];
+		*--p = pairs[two];
+	}
+	if (value >= 10) {
+		*--p = pairs[value * 2 + 1];
+		*--p = pairs[value * 2];
+	} else {
+		*--p = (char)('0' + value);
+	}
+	return n;
+}
+
+/* the stream unlocked: one writer */
 static void put_u64(struct state_writer *w, uint64_t value)
 {
-	char text[24], *p = text + sizeof(text);
+	char text[24];
 
-	do
-		*--p = (char)('0' + value % 10);
-	while (value /= 10);
-	fwrite_unlocked(p, 1, (size_t)(text + sizeof(text) - p), w->f);
+	fwrite_unlocked(text, 1, format_u64(text, value), w->f);
 }
 
 static void put_key(struct state_writer *w, const char *key, bool first)
@@ -231,19 +265,11 @@ static void column_flush(struct state_writer *w, struct column_text *c)
 
 static void column_add(struct state_writer *w, struct column_text *c, uint64_t value)
 {
-	char digits[24], *p = digits + sizeof(digits);
-	size_t n;
-
-	do
-		*--p = (char)('0' + value % 10);
-	while (value /= 10);
-	n = (size_t)(digits + sizeof(digits) - p);
-	if (c->used + n + 1 > sizeof(c->text))
+	if (c->used + 24 > sizeof(c->text))
 		column_flush(w, c);
 	if (c->any)
 		c->text[c->used++] = ',';
-	memcpy(c->text + c->used, p, n);
-	c->used += n;
+	c->used += format_u64(c->text + c->used, value);
 	c->any = true;
 }
 
@@ -547,6 +573,11 @@ static bool expect(struct scanner *s, char c)
 	return false;
 }
 
+/*
+ * A member of the header: few and small, and handed on as plain jansson
+ * values the callbacks may keep (a jsondoc's packed arrays live only as
+ * long as their document).
+ */
 static json_t *take_value(struct scanner *s, char *why, size_t size)
 {
 	json_error_t error;
@@ -562,6 +593,28 @@ static json_t *take_value(struct scanner *s, char *why, size_t size)
 	}
 	s->at += (size_t)error.position;
 	return value;
+}
+
+/*
+ * A CPU's object, read by jsondoc: its long columns of numbers go into
+ * flat tables, where jansson made a value (an allocation) of each of the
+ * 2.6 million numbers of a 256-CPU state of 35 days, most of its load.
+ */
+static struct jsondoc *take_cpu(struct scanner *s, char *why, size_t size)
+{
+	struct jsondoc *doc;
+	size_t used;
+
+	doc = jsondoc_parse_first(s->text + s->at, s->size - s->at, &used, why, size);
+	if (!doc) {
+		char reason[256];
+
+		snprintf(reason, sizeof(reason), "%s", why);
+		snprintf(why, size, "at byte %zu: %s", s->at + used, reason);
+		return NULL;
+	}
+	s->at += used;
+	return doc;
 }
 
 /* Pages read already leave the process's memory: a big state costs one CPU's worth. */
@@ -583,6 +636,7 @@ static int corrupt(char *why, size_t size, const char *what)
 
 static int read_cpus(struct scanner *s, state_cpu_fn on_cpu, void *context, char *why, size_t size)
 {
+	struct jsondoc *doc;
 	json_t *cpu;
 	int ret;
 
@@ -591,12 +645,13 @@ static int read_cpus(struct scanner *s, state_cpu_fn on_cpu, void *context, char
 	if (expect(s, ']'))
 		return 0;
 	do {
-		cpu = take_value(s, why, size);
-		if (!cpu)
+		doc = take_cpu(s, why, size);
+		if (!doc)
 			return STATE_CORRUPT;
-		ret = json_is_object(cpu) ? on_cpu(context, cpu, why, size) :
+		cpu = jsondoc_root(doc);
+		ret = json_is_object(cpu) ? on_cpu(context, doc, cpu, why, size) :
 					    corrupt(why, size, "a cpu is not an object");
-		json_decref(cpu);
+		jsondoc_free(doc);
 		if (ret)
 			return ret;
 		release_read(s);
@@ -702,13 +757,19 @@ static bool get_u64(json_t *object, const char *key, uint64_t *value)
 	return true;
 }
 
-static bool get_u64_array(json_t *array, size_t i, uint64_t *value)
+/*
+ * @array as a column of counts: a flat list of numbers, none negative.
+ * Its values are @doc's.
+ */
+static bool get_column(struct jsondoc *doc, const json_t *array, struct jsondoc_table *column)
 {
-	json_t *v = json_array_get(array, i);
+	size_t i;
 
-	if (!json_is_integer(v) || json_integer_value(v) < 0)
+	if (jsondoc_table(doc, array, column) || column->width > 1)
 		return false;
-	*value = (uint64_t)json_integer_value(v);
+	for (i = 0; i < column->rows; i++)
+		if (column->values[i] < 0)
+			return false;
 	return true;
 }
 
@@ -736,10 +797,12 @@ static int check_extremes(const struct monitor_cpu_reading *r, char *why, size_t
 	return 0;
 }
 
-static int parse_counts(json_t *object, struct monitor_cpu_reading *r, char *why, size_t size)
+static int parse_counts(struct jsondoc *doc, json_t *object, struct monitor_cpu_reading *r,
+			char *why, size_t size)
 {
 	json_t *classic = json_object_get(json_object_get(object, "classic"), "counts");
 	json_t *native = json_object_get(object, "native"), *counts;
+	struct jsondoc_table column;
 	uint64_t schema, total = 0;
 	long long first_slot;
 	size_t i;
@@ -747,11 +810,12 @@ static int parse_counts(json_t *object, struct monitor_cpu_reading *r, char *why
 	if (!get_u64(object, "count", &r->count) || !get_u64(object, "sum_ns", &r->sum_ns) ||
 	    !get_u64(object, "max_ns", &r->max_ns) || !get_u64(object, "missed", &r->missed))
 		return corrupt(why, size, "a cpu lacks count, sum_ns, max_ns or missed");
-	if (json_array_size(classic) != METRICS_CLASSIC_BOUNDS + 1)
+	if (!get_column(doc, classic, &column))
+		return corrupt(why, size, "a classic count is not a number");
+	if (column.rows != METRICS_CLASSIC_BOUNDS + 1)
 		return corrupt(why, size, "classic counts are not 17 numbers");
 	for (i = 0; i <= METRICS_CLASSIC_BOUNDS; i++) {
-		if (!get_u64_array(classic, i, &r->classic[i]))
-			return corrupt(why, size, "a classic count is not a number");
+		r->classic[i] = (uint64_t)column.values[i];
 		total += r->classic[i];
 	}
 	if (total != r->count)
@@ -761,16 +825,19 @@ static int parse_counts(json_t *object, struct monitor_cpu_reading *r, char *why
 	    !get_u64(native, "zero_count", &r->zero_count) || !json_is_array(counts) ||
 	    !json_is_integer(json_object_get(native, "first_index")))
 		return corrupt(why, size, "native counts are not schema 7 with their fields");
+	if (!get_column(doc, counts, &column))
+		return corrupt(why, size, "a native count is not a number");
 	first_slot =
 		json_integer_value(json_object_get(native, "first_index")) - NATIVE_FIRST_INDEX + 1;
-	r->nr = (unsigned int)json_array_size(counts);
+	if (column.rows > NATIVE_SLOTS)
+		return corrupt(why, size, "native counts are out of range");
+	r->nr = (unsigned int)column.rows;
 	if (r->nr && (first_slot < 1 || first_slot + r->nr > NATIVE_SLOTS))
 		return corrupt(why, size, "native counts are out of range");
 	r->first = r->nr ? (unsigned int)first_slot : 1;
 	total = r->zero_count;
 	for (i = 0; i < r->nr; i++) {
-		if (!get_u64_array(counts, i, &r->counts[i]))
-			return corrupt(why, size, "a native count is not a number");
+		r->counts[i] = (uint64_t)column.values[i];
 		total += r->counts[i];
 	}
 	if (total != r->count)
@@ -784,11 +851,9 @@ static int parse_counts(json_t *object, struct monitor_cpu_reading *r, char *why
  * its p99 and max no higher than the CPU's max.
  */
 static int check_window(const struct monitor_window *w, const struct monitor_window *before,
-			uint64_t window_ns, const struct monitor_cpu_reading *r, char *why,
+			uint64_t now_index, const struct monitor_cpu_reading *r, char *why,
 			size_t size)
 {
-	uint64_t now_index = clock_ns(CLOCK_REALTIME) / window_ns;
-
 	if ((before && w->index <= before->index) || w->index > now_index + 1)
 		return corrupt(why, size, "a window's index is out of order or in the future");
 	if (w->count > MONITOR_MAX_SAMPLES_PER_WINDOW || w->max_ns > r->max_ns ||
@@ -797,39 +862,40 @@ static int check_window(const struct monitor_window *w, const struct monitor_win
 	return 0;
 }
 
-static int parse_windows(json_t *object, struct window_ring *ring, uint64_t window_ns,
-			 struct monitor_cpu_reading *r, char *why, size_t size)
+static int parse_windows(struct jsondoc *doc, json_t *object, struct window_ring *ring,
+			 uint64_t window_ns, struct monitor_cpu_reading *r, char *why, size_t size)
 {
 	static const char *const names[] = { "index",  "count",	 "max_ns",
 					     "p99_ns", "missed", "partial" };
-	json_t *windows = json_object_get(object, "windows"), *columns[6];
+	json_t *windows = json_object_get(object, "windows");
+	uint64_t now_index = clock_ns(CLOCK_REALTIME) / window_ns;
+	struct jsondoc_table columns[6];
 	struct monitor_window before;
-	uint64_t ns, values[6];
+	uint64_t ns;
 	size_t n, i, c;
 	int ret;
 
 	if (!get_u64(windows, "window_ns", &ns) || ns != window_ns)
 		return corrupt(why, size, "the windows are not of the run's length");
 	for (c = 0; c < 6; c++) {
-		columns[c] = json_object_get(windows, names[c]);
-		if (!json_is_array(columns[c]) ||
-		    json_array_size(columns[c]) != json_array_size(columns[0]))
+		if (!json_is_array(json_object_get(windows, names[c])))
+			return corrupt(why, size, "the window columns differ in length");
+		if (!get_column(doc, json_object_get(windows, names[c]), &columns[c]))
+			return corrupt(why, size, "a window value is not a number");
+		if (columns[c].rows != columns[0].rows)
 			return corrupt(why, size, "the window columns differ in length");
 	}
-	n = json_array_size(columns[0]);
+	n = columns[0].rows;
 	for (i = 0; i < n; i++) {
 		struct monitor_window w;
 
-		for (c = 0; c < 6; c++)
-			if (!get_u64_array(columns[c], i, &values[c]))
-				return corrupt(why, size, "a window value is not a number");
-		w.index = values[0];
-		w.count = values[1];
-		w.max_ns = values[2];
-		w.p99_slot = native_slot_of(values[3]);
-		w.missed = values[4];
-		w.partial = values[5] != 0;
-		ret = check_window(&w, i ? &before : NULL, window_ns, r, why, size);
+		w.index = (uint64_t)columns[0].values[i];
+		w.count = (uint64_t)columns[1].values[i];
+		w.max_ns = (uint64_t)columns[2].values[i];
+		w.p99_slot = native_slot_of((uint64_t)columns[3].values[i]);
+		w.missed = (uint64_t)columns[4].values[i];
+		w.partial = columns[5].values[i] != 0;
+		ret = check_window(&w, i ? &before : NULL, now_index, r, why, size);
 		if (ret)
 			return ret;
 		before = w;
@@ -905,7 +971,7 @@ static int parse_explained(json_t *object, struct monitor_explained *x, char *wh
 	return 0;
 }
 
-int state_cpu_parse(json_t *object, struct monitor_cpu_reading *reading,
+int state_cpu_parse(struct jsondoc *doc, json_t *object, struct monitor_cpu_reading *reading,
 		    struct window_ring *windows, uint64_t window_ns,
 		    struct monitor_explained *explained, struct monitor_blocks *blocks, char *why,
 		    size_t size)
@@ -914,14 +980,14 @@ int state_cpu_parse(json_t *object, struct monitor_cpu_reading *reading,
 
 	monitor_blocks_init(blocks);
 	reading->has_closed = false;
-	ret = parse_counts(object, reading, why, size);
+	ret = parse_counts(doc, object, reading, why, size);
 	if (!ret)
-		ret = parse_windows(object, windows, window_ns, reading, why, size);
+		ret = parse_windows(doc, object, windows, window_ns, reading, why, size);
 	if (!ret)
 		ret = parse_explained(object, explained, why, size);
 	if (!ret) {
-		ret = monitor_blocks_parse(json_object_get(object, "time_blocks"), blocks, reading,
-					   why, size);
+		ret = monitor_blocks_parse(doc, json_object_get(object, "time_blocks"), blocks,
+					   reading, why, size);
 		if (ret == -EINVAL)
 			ret = STATE_CORRUPT;
 	}

@@ -27,7 +27,7 @@ static int on_header(void *context, json_t *header, char *why, size_t size)
 	return 0;
 }
 
-static int on_cpu(void *context, json_t *cpu, char *why, size_t size)
+static int on_cpu(void *context, struct jsondoc *doc, json_t *cpu, char *why, size_t size)
 {
 	struct reader *r = context;
 	struct monitor_cpu_reading reading = { .counts = r->counts };
@@ -40,7 +40,8 @@ static int on_cpu(void *context, json_t *cpu, char *why, size_t size)
 
 	if (!windows)
 		abort();
-	ret = state_cpu_parse(cpu, &reading, windows, r->window_ns, &explained, &blocks, why, size);
+	ret = state_cpu_parse(doc, cpu, &reading, windows, r->window_ns, &explained, &blocks, why,
+			      size);
 	if (ret && ret != STATE_CORRUPT)
 		abort();
 	/* blocks taken are whole: they add up to the counts, or say some were lost */

@@ -591,7 +591,7 @@ static int header_any(void *context, json_t *header, char *why, size_t size)
 	return 0;
 }
 
-static int compare_cpu(void *context, json_t *object, char *why, size_t size)
+static int compare_cpu(void *context, struct jsondoc *doc, json_t *object, char *why, size_t size)
 {
 	struct read_back *r = context;
 	struct cpu_fixture *want = &r->want[r->nr];
@@ -599,7 +599,7 @@ static int compare_cpu(void *context, json_t *object, char *why, size_t size)
 	struct window_ring *ring = window_ring_new(100);
 	struct monitor_explained x;
 	struct monitor_blocks blocks;
-	int ret = state_cpu_parse(object, &got, ring, SEC, &x, &blocks, why, size);
+	int ret = state_cpu_parse(doc, object, &got, ring, SEC, &x, &blocks, why, size);
 
 	monitor_blocks_release(&blocks);
 
@@ -648,13 +648,13 @@ START_TEST(state_round_trip)
 }
 END_TEST
 
-static int accept_cpu(void *context, json_t *object, char *why, size_t size)
+static int accept_cpu(void *context, struct jsondoc *doc, json_t *object, char *why, size_t size)
 {
 	struct monitor_cpu_reading got = { .counts = calloc(NATIVE_SLOTS, sizeof(uint64_t)) };
 	struct window_ring *ring = window_ring_new(100);
 	struct monitor_explained x;
 	struct monitor_blocks blocks;
-	int ret = state_cpu_parse(object, &got, ring, SEC, &x, &blocks, why, size);
+	int ret = state_cpu_parse(doc, object, &got, ring, SEC, &x, &blocks, why, size);
 
 	monitor_blocks_release(&blocks);
 
@@ -1029,7 +1029,7 @@ START_TEST(impossible_values_are_refused)
 		{ "\"command\":\"monitor\"", "\"command\":\"monitor\",\"command\":\"monitor\"",
 		  "\"command\" is given twice" },
 		{ "\"restarts\":4", "\"restarts\":4,\"restarts\":4", "duplicate" },
-		{ "MAX", "\"max_ns\":1,\"max_ns\":1", "duplicate" },
+		{ "MAX", "\"max_ns\":1,\"max_ns\":1", "\"max_ns\" given twice" },
 	};
 	struct cpu_fixture f[2];
 	unsigned int i;
@@ -1089,14 +1089,15 @@ struct property {
 	unsigned int cpus;
 };
 
-static int same_as_written(void *context, json_t *object, char *why, size_t size)
+static int same_as_written(void *context, struct jsondoc *doc, json_t *object, char *why,
+			   size_t size)
 {
 	struct property *p = context;
 	struct monitor_cpu_reading got = { .counts = buffer() };
 	struct window_ring *ring = window_ring_new(1000);
 	struct monitor_explained x;
 	struct monitor_blocks blocks;
-	int ret = state_cpu_parse(object, &got, ring, SEC, &x, &blocks, why, size);
+	int ret = state_cpu_parse(doc, object, &got, ring, SEC, &x, &blocks, why, size);
 
 	monitor_blocks_release(&blocks);
 

@@ -153,14 +153,14 @@ static int accept_header(void *context, json_t *header, char *why, size_t size)
 	return 0;
 }
 
-static int take_cpu(void *context, json_t *object, char *why, size_t size)
+static int take_cpu(void *context, struct jsondoc *doc, json_t *object, char *why, size_t size)
 {
 	struct read_back *r = context;
 	struct window_ring *ring = window_ring_new(10);
 	struct monitor_explained x;
 	int ret;
 
-	ret = state_cpu_parse(object, &r->reading, ring, 300 * SEC, &x, &r->blocks, why, size);
+	ret = state_cpu_parse(doc, object, &r->reading, ring, 300 * SEC, &x, &r->blocks, why, size);
 	window_ring_free(ring);
 	return ret;
 }
