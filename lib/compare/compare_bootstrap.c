@@ -505,21 +505,6 @@ static double power_factor(double units, double confidence)
 	       gsl_cdf_tdist_Pinv(0.8, units - 1);
 }
 
-/* the standard error of A's percentile @p over the resamples */
-static double side_a_se(const struct compare_boot *bt, unsigned int p)
-{
-	double sum = 0, squares = 0, v, mean;
-	unsigned int r;
-
-	for (r = 0; r < bt->replicates; r++) {
-		v = bt->a[(size_t)r * bt->nr_percents + p];
-		sum += v;
-		squares += v * v;
-	}
-	mean = sum / bt->replicates;
-	return sqrt(fmax(squares / bt->replicates - mean * mean, 0) * bt->inflate_a);
-}
-
 bool compare_boot_power(const struct compare_boot *bt, unsigned int p,
 			const struct compare_boot_interval *iv, uint64_t baseline_ns,
 			double confidence, uint64_t *detectable_ns, unsigned int *rounds_for_5pct)
@@ -533,7 +518,9 @@ bool compare_boot_power(const struct compare_boot *bt, unsigned int p,
 	 * own, as if B varied as A does (what an unchanged B would show, without
 	 * the credit pairing gives for drift that both sides share).
 	 */
-	double null_se = M_SQRT2 * side_a_se(bt, p), target = 0.05 * (double)baseline_ns;
+	double null_se = M_SQRT2 *
+			 sqrt(variance(bt->a, bt->replicates, bt->nr_percents, p) * bt->inflate_a),
+	       target = 0.05 * (double)baseline_ns;
 	bool varies = iv->se_ns > null_se;
 	double se = varies ? null_se : iv->se_ns, per_unit = se * sqrt(iv->units);
 	unsigned int n;
