@@ -44,6 +44,17 @@ static const char *group_name(const struct compare_plan *plan, const char *const
 	return buf;
 }
 
+/* what reading an input left out or assumed, as import said it (report shows them too) */
+static void print_notes(FILE *out, const struct run *const *runs, const char *const *names,
+			unsigned int nr_runs)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < nr_runs; i++)
+		for (k = 0; k < runs[i]->nr_notes; k++)
+			fprintf(out, "  note: %s: %s\n", names[i], runs[i]->notes[k]);
+}
+
 /* one line per input; a group of paired rounds (ab) in one line */
 static void print_inputs(FILE *out, const struct run *const *runs, const char *const *names,
 			 unsigned int nr_runs, const struct compare_settings *s,
@@ -78,6 +89,7 @@ static void print_inputs(FILE *out, const struct run *const *runs, const char *c
 			i == plan->group_first[g] ? compare_role_name(g, role, sizeof(role)) : " ",
 			names[i], run_kind_name(run->kind), run->nr_series, when);
 	}
+	print_notes(out, runs, names, nr_runs);
 	fprintf(out,
 		"paired by %s%s; %g%% intervals; a change counts when it exceeds %g%% of A and "
 		"%s\n",

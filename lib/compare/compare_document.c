@@ -74,6 +74,17 @@ static unsigned int group_of(const struct compare_plan *plan, unsigned int input
 	return 0;
 }
 
+/* import's notes on the input, as report prints them: what was left out or assumed */
+static json_t *run_notes_json(const struct run *run)
+{
+	json_t *list = json_array();
+	unsigned int k;
+
+	for (k = 0; list && k < run->nr_notes; k++)
+		json_array_append_new(list, json_string(run->notes[k]));
+	return list;
+}
+
 json_t *compare_document_inputs(const struct run *const *runs, const char *const *names,
 				unsigned int nr_runs, const struct compare_plan *plan)
 {
@@ -97,6 +108,7 @@ json_t *compare_document_inputs(const struct run *const *runs, const char *const
 							json_null());
 		json_object_set_new(o, "start_time", wall_time(run->start_ns));
 		json_object_set_new(o, "series", json_integer(run->nr_series));
+		json_object_set_new(o, "notes", run_notes_json(run));
 		json_array_append_new(list, o);
 	}
 	return list;
