@@ -483,26 +483,40 @@ int compare_boot_side_interval(const struct compare_boot *bt, bool b_side, unsig
 	return 0;
 }
 
-unsigned int compare_boot_units_to_decide(const struct compare_boot_interval *iv, double half_ns,
-					  double confidence)
+/* t at the interval's level for @units units */
+static double interval_factor(double units, double confidence)
 {
-	double per_unit = iv->se_ns * sqrt(iv->units);
-	unsigned int n;
-
-	if (!(half_ns > 0))
-		return UINT32_MAX;
-	for (n = 2; n <= 1000000; n += n < 100 ? 1 : n / 20)
-		if (gsl_cdf_tdist_Pinv((1 + confidence) / 2, n - 1.0) * per_unit / sqrt(n) <=
-		    half_ns)
-			return n;
-	return UINT32_MAX;
+	return gsl_cdf_tdist_Pinv((1 + confidence) / 2, units - 1);
 }
 
 /* (t at the interval's level + t at 80% power) for @units units */
 static double power_factor(double units, double confidence)
 {
-	return gsl_cdf_tdist_Pinv((1 + confidence) / 2, units - 1) +
-	       gsl_cdf_tdist_Pinv(0.8, units - 1);
+	return interval_factor(units, confidence) + gsl_cdf_tdist_Pinv(0.8, units - 1);
+}
+
+/*
+ * The fewest units (2, 3... then 5% steps up to a million) at which
+ * @factor(n) x the spread of one unit / sqrt(n) is within @target_ns;
+ * UINT32_MAX when none is.
+ */
+static unsigned int fewest_units(double per_unit_ns, double target_ns, double confidence,
+				 double (*factor)(double units, double confidence))
+{
+	unsigned int n;
+
+	for (n = 2; n <= 1000000; n += n < 100 ? 1 : n / 20)
+		if (factor(n, confidence) * per_unit_ns / sqrt(n) <= target_ns)
+			return n;
+	return UINT32_MAX;
+}
+
+unsigned int compare_boot_units_to_decide(const struct compare_boot_interval *iv, double half_ns,
+					  double confidence)
+{
+	if (!(half_ns > 0))
+		return UINT32_MAX;
+	return fewest_units(iv->se_ns * sqrt(iv->units), half_ns, confidence, interval_factor);
 }
 
 bool compare_boot_power(const struct compare_boot *bt, unsigned int p,
@@ -522,15 +536,9 @@ bool compare_boot_power(const struct compare_boot *bt, unsigned int p,
 			 sqrt(variance(bt->a, bt->replicates, bt->nr_percents, p) * bt->inflate_a),
 	       target = 0.05 * (double)baseline_ns;
 	bool varies = iv->se_ns > null_se;
-	double se = varies ? null_se : iv->se_ns, per_unit = se * sqrt(iv->units);
-	unsigned int n;
+	double se = varies ? null_se : iv->se_ns;
 
 	*detectable_ns = (uint64_t)ceil(power_factor(iv->units, confidence) * se);
-	*rounds_for_5pct = UINT32_MAX;
-	for (n = 2; n <= 1000000; n += n < 100 ? 1 : n / 20)
-		if (power_factor(n, confidence) * per_unit / sqrt(n) <= target) {
-			*rounds_for_5pct = n;
-			break;
-		}
+	*rounds_for_5pct = fewest_units(se * sqrt(iv->units), target, confidence, power_factor);
 	return varies;
 }
