@@ -46,8 +46,7 @@ static inline void fixture_apply_modes(const char *dir)
  */
 static inline void fixture_copy(struct fixture_copy *copy, const char *fixture)
 {
-	snprintf(copy->dir, sizeof(copy->dir), "%s/latscope-fixture-XXXXXX",
-		 access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm");
+	snprintf(copy->dir, sizeof(copy->dir), "%s/fixture-XXXXXX", unit_scratch);
 	ck_assert_ptr_nonnull(mkdtemp(copy->dir));
 	unit_copy_tree(fixture, copy->dir);
 	fixture_apply_modes(copy->dir);

@@ -117,15 +117,33 @@ static inline void unit_copy_tree(const char *from, const char *to)
 		      strerror(errno));
 }
 
+/*
+ * Where a test puts its scratch trees: a directory of the whole run, on
+ * tmpfs when there is one, made before the tests fork and removed by the
+ * runner after them, so that a test that fails between making a tree and
+ * removing it leaves nothing behind.
+ */
+static char unit_scratch[64];
+
 /* Run one suite and turn its result into the exit status meson expects. */
 static inline int unit_run(Suite *suite)
 {
 	SRunner *runner = srunner_create(suite);
 	int failed;
 
+	snprintf(unit_scratch, sizeof(unit_scratch), "%s/latscope-unit-XXXXXX",
+		 access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm");
+	if (!mkdtemp(unit_scratch)) {
+		fprintf(stderr, "%s: %s\n", unit_scratch, strerror(errno));
+		return EXIT_FAILURE;
+	}
 	srunner_run_all(runner, CK_NORMAL);
 	failed = srunner_ntests_failed(runner);
 	srunner_free(runner);
+	if (nftw(unit_scratch, unit_remove_entry, 16, FTW_DEPTH | FTW_PHYS)) {
+		fprintf(stderr, "removing %s: %s\n", unit_scratch, strerror(errno));
+		failed = 1;
+	}
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
