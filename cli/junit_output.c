@@ -88,6 +88,7 @@ void junit_output_start(struct junit_suite *suite, const char *command, const js
 
 	snprintf(name, sizeof(name), "latscope %s", command);
 	junit_suite_init(suite, name);
+	junit_suite_hostname(suite, text_at(uname, "nodename"));
 	run_times(suite, doc);
 	kernel_property(suite, text_at(uname, "release"), text_at(uname, "version"));
 	junit_suite_property(suite, "cmdline", text_at(host, "kernel_cmdline"));
@@ -98,6 +99,7 @@ void junit_output_start(struct junit_suite *suite, const char *command, const js
 
 void junit_output_host(struct junit_suite *suite, const struct run_host *host)
 {
+	junit_suite_hostname(suite, host->nodename);
 	kernel_property(suite, host->kernel, host->kernel_version);
 	junit_suite_property(suite, "cmdline", host->cmdline);
 	junit_suite_property(suite, "cpu_model", host->cpu_model);

@@ -95,6 +95,12 @@ void junit_suite_init(struct junit_suite *suite, const char *name)
 		set_text(suite, &suite->hostname, u.nodename);
 }
 
+void junit_suite_hostname(struct junit_suite *suite, const char *hostname)
+{
+	if (hostname && *hostname)
+		set_text(suite, &suite->hostname, hostname);
+}
+
 static void case_release(struct junit_case *tc)
 {
 	free(tc->classname);

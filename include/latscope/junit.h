@@ -62,6 +62,14 @@ struct junit_suite {
  */
 void junit_suite_init(struct junit_suite *suite, const char *name);
 
+/**
+ * junit_suite_hostname - name the machine that was judged
+ * @suite: the suite
+ * @hostname: its name (a result's, which --root reads from the sysroot);
+ *	NULL keeps uname(2)'s
+ */
+void junit_suite_hostname(struct junit_suite *suite, const char *hostname);
+
 /* Free what the suite holds; safe on a zeroed suite and to repeat. */
 void junit_suite_release(struct junit_suite *suite);
 
