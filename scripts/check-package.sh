@@ -249,6 +249,15 @@ if command -v promtool >/dev/null 2>&1; then
 		fail "promtool check rules /usr/share/latscope/latscope.rules.yml"
 fi
 say "Prometheus rules: /usr/share/latscope/latscope.rules.yml"
+
+# the CI examples, uncompressed, and their baseline read by compare
+examples=/usr/share/doc/latscope/examples/ci
+for f in latency-gate junit-to-lava gitlab-ci.yml lava/latscope.yaml baseline/README; do
+	[ -f "$examples/$f" ] || fail "no $examples/$f"
+done
+latscope compare "$examples"/baseline/timer-*.json --vs "$examples"/baseline/timer-*.json \
+	>/dev/null || fail "latscope compare cannot read the baseline in $examples"
+say "CI examples: $examples"
 lap
 say "installed and checked in $took"
 
