@@ -83,7 +83,6 @@ struct monitor {
 	struct irq_table irqs;
 	struct irq_counts last_counts;
 	bool irqs_loaded;
-	uint64_t checkpoint_error_logged;
 };
 
 /*
