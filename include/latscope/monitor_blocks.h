@@ -75,6 +75,14 @@ int monitor_blocks_fold(struct monitor_blocks *b, const struct monitor_cpu_readi
 uint64_t monitor_blocks_next_end(const struct monitor_blocks *b, uint64_t now_ns);
 
 /**
+ * monitor_blocks_hold - whether blocks in coarse keys hold exactly @keys's
+ * counts, key by key (what a CPU's histogram holds in each key)
+ * @tb: the blocks (TIME_BLOCK_NATIVE_COARSE)
+ * @keys: NATIVE_COARSE_KEYS counts
+ */
+bool monitor_blocks_hold(const struct time_blocks *tb, const uint64_t *keys);
+
+/**
  * monitor_blocks_add_up - whether the blocks hold exactly @reading's counts,
  * key by key
  */
@@ -82,7 +90,24 @@ bool monitor_blocks_add_up(const struct monitor_blocks *b,
 			   const struct monitor_cpu_reading *reading);
 
 /**
- * monitor_blocks_parse - a state's "time_blocks" back
+ * monitor_blocks_read - a state's "time_blocks" as they are, unchecked
+ * against the counts (import checks them against its histogram)
+ * @doc: the document @value belongs to (its number arrays are packed)
+ * @value: the member (not NULL)
+ * @b: receives the blocks and their start (initialised here); release it
+ *     whatever the outcome
+ * @why: receives the reason they cannot be taken
+ * @size: size of @why
+ *
+ * Returns 0, -EINVAL (not native/2 blocks of 100 ms times a power of two
+ * from a start on the 100 ms grid, or malformed: @why says why) or -ENOMEM.
+ */
+int monitor_blocks_read(struct jsondoc *doc, const json_t *value, struct monitor_blocks *b,
+			char *why, size_t size);
+
+/**
+ * monitor_blocks_parse - a state's "time_blocks" back, for the monitor that
+ * continues it
  * @doc: the document @value belongs to (its number arrays are packed)
  * @value: the member, or NULL (a state written before blocks: no block)
  * @b: receives the blocks (initialised here); release it whatever the outcome

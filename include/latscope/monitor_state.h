@@ -123,6 +123,47 @@ int state_cpu_parse(struct jsondoc *doc, json_t *object, struct monitor_cpu_read
 		    struct monitor_explained *explained, struct monitor_blocks *blocks, char *why,
 		    size_t size);
 
+/* The columns of a state's "windows", window i's values at row i. */
+enum state_window_column {
+	STATE_WINDOW_INDEX, /* window i spans [index, index + 1) * window_ns */
+	STATE_WINDOW_COUNT,
+	STATE_WINDOW_MAX, /* "max_ns" */
+	STATE_WINDOW_P99, /* "p99_ns" */
+	STATE_WINDOW_MISSED,
+	STATE_WINDOW_PARTIAL, /* 1: the monitor ran for part of the window */
+	STATE_WINDOW_COLUMNS,
+};
+
+/* What a column of the windows is. */
+enum state_column_status {
+	STATE_COLUMN_OK,
+	STATE_COLUMN_ABSENT, /* no such member */
+	STATE_COLUMN_NOT_ARRAY,
+	STATE_COLUMN_NOT_NUMBERS, /* an array, but not a flat list of integers */
+	STATE_COLUMN_LENGTH, /* not as many rows as the index */
+};
+
+/* A state's windows as views of its document's tables (state_windows_view()). */
+struct state_windows {
+	size_t rows; /* the index's rows; 0 unless the index is OK */
+	const int64_t *values[STATE_WINDOW_COLUMNS]; /* the document's; NULL unless OK */
+	enum state_column_status status[STATE_WINDOW_COLUMNS];
+};
+
+/* A column's name in the state ("index", "count", "max_ns", ...). */
+const char *state_window_column_name(enum state_window_column column);
+
+/**
+ * state_windows_view - the columns of a state's "windows" member, the one
+ * reading of them: the monitor restores its ring from it (which needs every
+ * column, none negative), import takes what is there
+ * @doc: the document @windows belongs to
+ * @windows: the "windows" object (anything else: every column absent)
+ * @view: receives each column's status and values; the values are @doc's
+ *	  and live as long as it does
+ */
+void state_windows_view(struct jsondoc *doc, const json_t *windows, struct state_windows *view);
+
 /**
  * state_time - a CLOCK_REALTIME time in ns as the state writes times
  * ("2026-01-31T12:00:00.123456Z", UTC, microseconds)

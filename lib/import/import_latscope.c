@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "import_internal.h"
+#include "latscope/monitor_blocks.h"
+#include "latscope/monitor_state.h"
 
 /* the newest schema this reader knows; later ones are refused */
 #define SCHEMA_NEWEST 3
@@ -560,32 +562,61 @@ static int read_block_maxima(struct reader *r, const json_t *value, struct run_s
 }
 
 /*
- * Whether blocks in the monitor's coarse keys hold, key by key, what the
- * histogram holds within each key (every histogram bucket within one key):
- * compare spreads a key's count over those buckets.
+ * The histogram's counts per coarse key of native_hist.h, for a monitor's
+ * blocks; false when a bucket spans two keys or some values overflowed:
+ * compare spreads a key's count over the histogram's buckets within it.
  */
-static bool coarse_keys_match(const struct time_blocks *tb, const struct run_histogram *h)
+static bool coarse_keys_of(const struct run_histogram *h, uint64_t *keys)
 {
-	uint64_t *left = calloc(NATIVE_COARSE_KEYS, sizeof(*left));
-	unsigned int i, e, key;
-	bool match = left && !h->overflow;
+	unsigned int i, key;
 
-	for (i = 0; match && i < h->nr_buckets; i++) {
+	memset(keys, 0, NATIVE_COARSE_KEYS * sizeof(*keys));
+	if (h->overflow)
+		return false;
+	for (i = 0; i < h->nr_buckets; i++) {
 		key = native_coarse_key(native_slot_of(h->buckets[i].low_ns));
-		match = h->buckets[i].high_ns <= native_coarse_high(key) &&
-			h->buckets[i].low_ns >= native_coarse_low(key);
-		left[key] += h->buckets[i].count;
+		if (h->buckets[i].high_ns > native_coarse_high(key) ||
+		    h->buckets[i].low_ns < native_coarse_low(key))
+			return false;
+		keys[key] += h->buckets[i].count;
 	}
-	for (i = 0; match && i < tb->nr; i++)
-		for (e = 0; match && e < tb->blocks[i].nr; e++) {
-			key = tb->blocks[i].entries[e].bucket;
-			match = left[key] >= tb->blocks[i].entries[e].count;
-			left[key] -= match ? tb->blocks[i].entries[e].count : 0;
-		}
-	for (key = 0; match && key < NATIVE_COARSE_KEYS; key++)
-		match = !left[key];
-	free(left);
-	return match;
+	return true;
+}
+
+/*
+ * A monitor's blocks, read as the monitor reads its state's; @start_ns
+ * receives when the first block began (CLOCK_REALTIME).
+ */
+static int read_monitor_blocks(struct reader *r, const json_t *value, struct time_blocks *tb,
+			       uint64_t *start_ns, char *why, size_t size)
+{
+	struct monitor_blocks *blocks = malloc(sizeof(*blocks));
+	int ret;
+
+	if (!blocks)
+		return -ENOMEM;
+	ret = monitor_blocks_read(r->doc, value, blocks, why, size);
+	/* the store moves into the series, which releases it whatever the outcome */
+	*tb = blocks->store;
+	*start_ns = blocks->start_ns;
+	free(blocks);
+	return ret;
+}
+
+/*
+ * Whether a monitor's lost blocks are its history from before blocks: a
+ * monitor that continues a state written before them marks its history
+ * lost (monitor_blocks_parse()) and begins its first block when it starts,
+ * while a state that began with blocks has its first block within moments
+ * of its beginning.
+ */
+#define PREDATES_BLOCKS_NS (60ULL * 1000000000ULL)
+
+static bool history_predates_blocks(const struct reader *r, const struct time_blocks *tb,
+				    uint64_t start_ns)
+{
+	return tb->lost && start_ns && run_has(r->epoch_ns) &&
+	       start_ns > r->epoch_ns + PREDATES_BLOCKS_NS;
 }
 
 /*
@@ -596,10 +627,11 @@ static bool coarse_keys_match(const struct time_blocks *tb, const struct run_his
 static int read_time_blocks(struct reader *r, const json_t *value, struct run_series *s,
 			    const char *who)
 {
-	uint64_t total = 0, count;
-	bool overflow = false;
+	uint64_t total = 0, count, start_ns = 0, keys[NATIVE_COARSE_KEYS];
+	bool overflow = false, monitor = r->ctx->run->kind == RUN_MONITOR;
 	unsigned int i;
 	char why[200];
+	json_t *when;
 	int ret;
 
 	if (!value)
@@ -607,7 +639,8 @@ static int read_time_blocks(struct reader *r, const json_t *value, struct run_se
 	s->time_blocks = calloc(1, sizeof(*s->time_blocks));
 	if (!s->time_blocks)
 		return -ENOMEM;
-	ret = time_blocks_from_json(r->doc, value, s->time_blocks, why, sizeof(why));
+	ret = monitor ? read_monitor_blocks(r, value, s->time_blocks, &start_ns, why, sizeof(why)) :
+			time_blocks_from_json(r->doc, value, s->time_blocks, why, sizeof(why));
 	if (ret == -EINVAL)
 		return import_fail(r->ctx, ret, "%s: %s", who, why);
 	if (ret)
@@ -621,30 +654,38 @@ static int read_time_blocks(struct reader *r, const json_t *value, struct run_se
 	if (s->histogram.present && total == s->histogram.total && !s->time_blocks->lost &&
 	    !overflow &&
 	    (s->time_blocks->layout != TIME_BLOCK_NATIVE_COARSE ||
-	     coarse_keys_match(s->time_blocks, &s->histogram)))
+	     (coarse_keys_of(&s->histogram, keys) && monitor_blocks_hold(s->time_blocks, keys))))
 		return 0;
-	if (s->time_blocks->lost)
+	if (monitor && history_predates_blocks(r, s->time_blocks, start_ns)) {
+		when = state_time(start_ns);
+		ret = import_note(r->ctx,
+				  "%s: the state's history before %s predates time blocks: "
+				  "intervals for it assume independent samples",
+				  who, json_string_value(when) ?: "its first block");
+		json_decref(when);
+	} else if (s->time_blocks->lost) {
 		ret = import_note(r->ctx,
 				  "%s: %llu time blocks were lost in the run: its blocks are "
 				  "left out",
 				  who, (unsigned long long)s->time_blocks->lost);
-	else if (overflow)
+	} else if (overflow) {
 		ret = import_note(r->ctx,
 				  "%s: its time blocks hold more values than a count holds: its "
 				  "blocks are left out",
 				  who);
-	else if (s->histogram.present && total == s->histogram.total)
+	} else if (s->histogram.present && total == s->histogram.total) {
 		ret = import_note(r->ctx,
 				  "%s: its time blocks do not add up to its histogram bucket by "
 				  "bucket: its blocks are left out",
 				  who);
-	else
+	} else {
 		ret = import_note(
 			r->ctx,
 			"%s: its time blocks hold %llu values, its histogram %llu: its "
 			"blocks are left out",
 			who, (unsigned long long)total,
 			(unsigned long long)(s->histogram.present ? s->histogram.total : 0));
+	}
 	time_blocks_release(s->time_blocks);
 	free(s->time_blocks);
 	s->time_blocks = NULL;
@@ -663,23 +704,6 @@ static int64_t window_end(const json_t *w)
 	return import_iso_time(json_string_value(v));
 }
 
-/* one column of a monitor's windows: @n values, or none when absent */
-static int window_column(struct reader *r, const json_t *windows, const char *name, size_t n,
-			 const int64_t **values, const char *who)
-{
-	const json_t *column = json_object_get(windows, name);
-	struct jsondoc_table t;
-
-	*values = NULL;
-	if (!column)
-		return 0;
-	if (jsondoc_table(r->doc, column, &t) || (t.rows && t.width != 1) || t.rows != n)
-		return import_fail(r->ctx, -EINVAL, "%s: windows.%s is not %zu numbers", who, name,
-				   n);
-	*values = t.values;
-	return 0;
-}
-
 static uint64_t window_value(const int64_t *column, size_t i)
 {
 	return column && column[i] >= 0 ? (uint64_t)column[i] : RUN_NONE;
@@ -695,32 +719,28 @@ static uint64_t window_value(const int64_t *column, size_t i)
 static int read_windows(struct reader *r, const json_t *windows, struct run_series *s,
 			const char *who)
 {
-	const int64_t *index, *count, *max, *p99, *missed, *partial;
-	struct jsondoc_table t;
+	const int64_t *index, *partial;
+	struct state_windows view;
 	uint64_t window_ns;
-	size_t n, i;
-	int ret;
+	size_t n, i, c;
 
 	if (json_is_object(windows)) {
 		window_ns = get_u64(windows, "window_ns");
+		state_windows_view(r->doc, windows, &view);
 		if (!run_has(window_ns) || !window_ns ||
-		    jsondoc_table(r->doc, json_object_get(windows, "index"), &t) ||
-		    (t.rows && t.width != 1))
+		    view.status[STATE_WINDOW_INDEX] != STATE_COLUMN_OK)
 			return import_fail(r->ctx, -EINVAL,
 					   "%s: windows without window_ns and index", who);
-		n = t.rows;
-		index = t.values;
-		ret = window_column(r, windows, "count", n, &count, who);
-		if (!ret)
-			ret = window_column(r, windows, "max_ns", n, &max, who);
-		if (!ret)
-			ret = window_column(r, windows, "p99_ns", n, &p99, who);
-		if (!ret)
-			ret = window_column(r, windows, "missed", n, &missed, who);
-		if (!ret)
-			ret = window_column(r, windows, "partial", n, &partial, who);
-		if (ret)
-			return ret;
+		n = view.rows;
+		index = view.values[STATE_WINDOW_INDEX];
+		partial = view.values[STATE_WINDOW_PARTIAL];
+		/* a column may be absent; one that is there has a number per window */
+		for (c = STATE_WINDOW_INDEX + 1; c < STATE_WINDOW_COLUMNS; c++)
+			if (view.status[c] != STATE_COLUMN_OK &&
+			    view.status[c] != STATE_COLUMN_ABSENT)
+				return import_fail(r->ctx, -EINVAL,
+						   "%s: windows.%s is not %zu numbers", who,
+						   state_window_column_name(c), n);
 		s->window_ns = window_ns;
 		s->windows = calloc(n ? n : 1, sizeof(*s->windows));
 		if (!s->windows)
@@ -732,10 +752,10 @@ static int read_windows(struct reader *r, const json_t *windows, struct run_seri
 				return import_fail(r->ctx, -EINVAL, "%s: window index %lld", who,
 						   (long long)index[i]);
 			w->end_ns = (index[i] + 1) * (int64_t)window_ns;
-			w->count = window_value(count, i);
-			w->max_ns = window_value(max, i);
-			w->p99_ns = window_value(p99, i);
-			w->missed = window_value(missed, i);
+			w->count = window_value(view.values[STATE_WINDOW_COUNT], i);
+			w->max_ns = window_value(view.values[STATE_WINDOW_MAX], i);
+			w->p99_ns = window_value(view.values[STATE_WINDOW_P99], i);
+			w->missed = window_value(view.values[STATE_WINDOW_MISSED], i);
 			w->partial = partial && partial[i] > 0;
 		}
 		s->nr_windows = n;

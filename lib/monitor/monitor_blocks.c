@@ -75,41 +75,45 @@ uint64_t monitor_blocks_next_end(const struct monitor_blocks *b, uint64_t now_ns
 	return now_ns - (now_ns - b->start_ns) % length + length;
 }
 
+bool monitor_blocks_hold(const struct time_blocks *tb, const uint64_t *keys)
+{
+	uint64_t want[NATIVE_COARSE_KEYS];
+	unsigned int i, e;
+	bool hold = true;
+
+	memcpy(want, keys, sizeof(want));
+	for (i = 0; hold && i < tb->nr; i++) {
+		const struct time_block *block = &tb->blocks[i];
+
+		for (e = 0; hold && e < block->nr; e++) {
+			hold = block->entries[e].bucket < NATIVE_COARSE_KEYS &&
+			       block->entries[e].count <= want[block->entries[e].bucket];
+			if (hold)
+				want[block->entries[e].bucket] -= block->entries[e].count;
+		}
+	}
+	for (i = 0; hold && i < NATIVE_COARSE_KEYS; i++)
+		hold = !want[i];
+	return hold;
+}
+
 bool monitor_blocks_add_up(const struct monitor_blocks *b,
 			   const struct monitor_cpu_reading *reading)
 {
 	uint64_t want[NATIVE_COARSE_KEYS];
-	unsigned int i, e;
 
 	coarse_counts(reading, want);
-	for (i = 0; i < b->store.nr; i++) {
-		const struct time_block *block = &b->store.blocks[i];
-
-		for (e = 0; e < block->nr; e++) {
-			if (block->entries[e].count > want[block->entries[e].bucket])
-				return false;
-			want[block->entries[e].bucket] -= block->entries[e].count;
-		}
-	}
-	for (i = 0; i < NATIVE_COARSE_KEYS; i++)
-		if (want[i])
-			return false;
-	return true;
+	return monitor_blocks_hold(&b->store, want);
 }
 
-int monitor_blocks_parse(struct jsondoc *doc, const json_t *value, struct monitor_blocks *b,
-			 const struct monitor_cpu_reading *reading, char *why, size_t size)
+int monitor_blocks_read(struct jsondoc *doc, const json_t *value, struct monitor_blocks *b,
+			char *why, size_t size)
 {
 	const json_t *start = json_object_get(value, "start_ns");
 	uint64_t length;
 	int ret;
 
 	monitor_blocks_init(b);
-	if (!value) {
-		/* written before blocks: its history is in no block, and says so */
-		b->store.lost = reading->count ? 1 : 0;
-		return 0;
-	}
 	ret = time_blocks_from_json(doc, value, &b->store, why, size);
 	if (ret)
 		return ret;
@@ -129,6 +133,23 @@ int monitor_blocks_parse(struct jsondoc *doc, const json_t *value, struct monito
 		return -EINVAL;
 	}
 	b->start_ns = (uint64_t)json_integer_value(start);
+	return 0;
+}
+
+int monitor_blocks_parse(struct jsondoc *doc, const json_t *value, struct monitor_blocks *b,
+			 const struct monitor_cpu_reading *reading, char *why, size_t size)
+{
+	int ret;
+
+	if (!value) {
+		monitor_blocks_init(b);
+		/* written before blocks: its history is in no block, and says so */
+		b->store.lost = reading->count ? 1 : 0;
+		return 0;
+	}
+	ret = monitor_blocks_read(doc, value, b, why, size);
+	if (ret)
+		return ret;
 	/* one a monitor wrote always adds up, unless it says some were lost */
 	if (!b->store.lost && !monitor_blocks_add_up(b, reading)) {
 		snprintf(why, size, "its time blocks do not add up to its counts");

@@ -862,14 +862,45 @@ static int check_window(const struct monitor_window *w, const struct monitor_win
 	return 0;
 }
 
-static int parse_windows(struct jsondoc *doc, json_t *object, struct window_ring *ring,
-			 uint64_t window_ns, struct monitor_cpu_reading *r, char *why, size_t size)
+const char *state_window_column_name(enum state_window_column column)
 {
 	static const char *const names[] = { "index",  "count",	 "max_ns",
 					     "p99_ns", "missed", "partial" };
+
+	return column < STATE_WINDOW_COLUMNS ? names[column] : NULL;
+}
+
+void state_windows_view(struct jsondoc *doc, const json_t *windows, struct state_windows *view)
+{
+	struct jsondoc_table t;
+	unsigned int c;
+
+	memset(view, 0, sizeof(*view));
+	for (c = 0; c < STATE_WINDOW_COLUMNS; c++) {
+		const json_t *column = json_object_get(windows, state_window_column_name(c));
+
+		if (!column)
+			view->status[c] = STATE_COLUMN_ABSENT;
+		else if (!json_is_array(column))
+			view->status[c] = STATE_COLUMN_NOT_ARRAY;
+		else if (jsondoc_table(doc, column, &t) || (t.rows && t.width != 1))
+			view->status[c] = STATE_COLUMN_NOT_NUMBERS;
+		else if (c != STATE_WINDOW_INDEX && t.rows != view->rows)
+			view->status[c] = STATE_COLUMN_LENGTH;
+		else
+			view->values[c] = t.values;
+		if (c == STATE_WINDOW_INDEX && view->values[c])
+			view->rows = t.rows;
+	}
+}
+
+static int parse_windows(struct jsondoc *doc, json_t *object, struct window_ring *ring,
+			 uint64_t window_ns, struct monitor_cpu_reading *r, char *why, size_t size)
+{
 	json_t *windows = json_object_get(object, "windows");
 	uint64_t now_index = clock_ns(CLOCK_REALTIME) / window_ns;
-	struct jsondoc_table columns[6];
+	const int64_t *const *columns;
+	struct state_windows view;
 	struct monitor_window before;
 	uint64_t ns;
 	size_t n, i, c;
@@ -877,24 +908,27 @@ static int parse_windows(struct jsondoc *doc, json_t *object, struct window_ring
 
 	if (!get_u64(windows, "window_ns", &ns) || ns != window_ns)
 		return corrupt(why, size, "the windows are not of the run's length");
-	for (c = 0; c < 6; c++) {
-		if (!json_is_array(json_object_get(windows, names[c])))
-			return corrupt(why, size, "the window columns differ in length");
-		if (!get_column(doc, json_object_get(windows, names[c]), &columns[c]))
+	state_windows_view(doc, windows, &view);
+	n = view.rows;
+	for (c = 0; c < STATE_WINDOW_COLUMNS; c++) {
+		if (view.status[c] == STATE_COLUMN_NOT_NUMBERS)
 			return corrupt(why, size, "a window value is not a number");
-		if (columns[c].rows != columns[0].rows)
+		if (view.status[c] != STATE_COLUMN_OK)
 			return corrupt(why, size, "the window columns differ in length");
+		for (i = 0; i < n; i++)
+			if (view.values[c][i] < 0)
+				return corrupt(why, size, "a window value is not a number");
 	}
-	n = columns[0].rows;
+	columns = view.values;
 	for (i = 0; i < n; i++) {
 		struct monitor_window w;
 
-		w.index = (uint64_t)columns[0].values[i];
-		w.count = (uint64_t)columns[1].values[i];
-		w.max_ns = (uint64_t)columns[2].values[i];
-		w.p99_slot = native_slot_of((uint64_t)columns[3].values[i]);
-		w.missed = (uint64_t)columns[4].values[i];
-		w.partial = columns[5].values[i] != 0;
+		w.index = (uint64_t)columns[STATE_WINDOW_INDEX][i];
+		w.count = (uint64_t)columns[STATE_WINDOW_COUNT][i];
+		w.max_ns = (uint64_t)columns[STATE_WINDOW_MAX][i];
+		w.p99_slot = native_slot_of((uint64_t)columns[STATE_WINDOW_P99][i]);
+		w.missed = (uint64_t)columns[STATE_WINDOW_MISSED][i];
+		w.partial = columns[STATE_WINDOW_PARTIAL][i] != 0;
 		ret = check_window(&w, i ? &before : NULL, now_index, r, why, size);
 		if (ret)
 			return ret;

@@ -656,6 +656,99 @@ START_TEST(monitor_blocks_are_checked_key_by_key)
 }
 END_TEST
 
+/* a monitor state that began at 12:00 on CPU 1, 100 wake-ups, 40 of them in its blocks */
+static void monitor_with_lost_blocks(char *text, size_t size, const char *start_ns,
+				     const char *layout)
+{
+	unsigned int slot = native_slot_of(5000);
+
+	snprintf(text, size,
+		 "{\"schema\": \"latscope/3\", \"command\": \"monitor\","
+		 " \"state\": {\"began\": \"2026-11-30T12:00:00Z\", \"restarts\": 1},"
+		 " \"cpus\": [{\"cpu\": 1, \"count\": 100, \"max_ns\": 5000, \"histogram\":"
+		 " {\"unit\": \"ns\", \"buckets\": [[%llu, %llu, 100]]}, \"time_blocks\":"
+		 " {\"block_ns\": 100000000, \"buckets\": \"%s\", \"start_ns\": %s,"
+		 " \"lost\": 1, \"histograms\": [[%u, 40]]}}]}",
+		 (unsigned long long)native_slot_low(slot),
+		 (unsigned long long)native_slot_high[slot], layout, start_ns,
+		 native_coarse_key(slot));
+}
+
+/*
+ * A monitor that continued a state written before time blocks marks that
+ * history lost and begins its blocks when it starts: the note says that
+ * the history before then predates blocks, not that blocks were lost.
+ */
+START_TEST(monitor_history_before_blocks_is_named)
+{
+	char text[1024];
+	struct run *run;
+
+	/* blocks from 13:00, an hour after the state began */
+	monitor_with_lost_blocks(text, sizeof(text), "1796043600000000000", "native/2");
+	run = accept(text);
+	ck_assert_ptr_null(run->series[0].time_blocks);
+	ck_assert_uint_eq(run->nr_notes, 1);
+	ck_assert_str_eq(run->notes[0],
+			 "cpu 1: the state's history before 2026-11-30T13:00:00.000000Z predates"
+			 " time blocks: intervals for it assume independent samples");
+	run_free(run);
+
+	/* blocks from the state's beginning: some were lost in the run */
+	monitor_with_lost_blocks(text, sizeof(text), "1796040000100000000", "native/2");
+	run = accept(text);
+	ck_assert_ptr_null(run->series[0].time_blocks);
+	ck_assert_str_eq(run->notes[0],
+			 "cpu 1: 1 time blocks were lost in the run: its blocks are left out");
+	run_free(run);
+
+	/* read as the monitor reads its state: its blocks are native ones */
+	monitor_with_lost_blocks(text, sizeof(text), "1796040000100000000", "log-linear");
+	refuse("m.json", text);
+	ck_assert_ptr_nonnull(strstr(last_error, "cpu 1: time_blocks are not native/2"));
+	monitor_with_lost_blocks(text, sizeof(text), "1796040000150000000", "native/2");
+	refuse("m.json", text);
+	ck_assert_ptr_nonnull(strstr(last_error, "cpu 1: time_blocks has no start_ns"));
+}
+END_TEST
+
+/* The state's windows, a column each: one that is there has a number per window. */
+START_TEST(monitor_window_columns_are_checked)
+{
+	static const char *const bad[] = { "\"count\": \"600\"", "\"max_ns\": [1, 2, 3]",
+					   "\"partial\": [[1, 2], [0, 3]]" };
+	static const char *const why[] = { "cpu 1: windows.count is not 2 numbers",
+					   "cpu 1: windows.max_ns is not 2 numbers",
+					   "cpu 1: windows.partial is not 2 numbers" };
+	char text[512];
+	struct run *run;
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		snprintf(text, sizeof(text),
+			 "{\"schema\": \"latscope/3\", \"command\": \"monitor\", \"cpus\": [{"
+			 "\"cpu\": 1, \"windows\": {\"window_ns\": 1000000000,"
+			 " \"index\": [7, 9], %s}}]}",
+			 bad[i]);
+		refuse("w.json", text);
+		ck_assert_msg(strstr(last_error, why[i]), "%s", last_error);
+	}
+	run = accept("{\"schema\": \"latscope/3\", \"command\": \"monitor\", \"cpus\": [{"
+		     "\"cpu\": 1, \"windows\": {\"window_ns\": 1000000000,"
+		     " \"index\": [7, 9], \"max_ns\": [5000, -1]}}]}");
+	ck_assert_uint_eq(run->series[0].nr_windows, 2);
+	ck_assert_int_eq(run->series[0].windows[1].end_ns, 10000000000LL);
+	ck_assert_uint_eq(run->series[0].windows[0].max_ns, 5000);
+	/* absent columns and negative values are unknown, not zero */
+	ck_assert(!run_has(run->series[0].windows[1].max_ns));
+	ck_assert(!run_has(run->series[0].windows[0].count));
+	run_free(run);
+	refuse("w.json", "{\"schema\": \"latscope/3\", \"command\": \"monitor\", \"cpus\": [{"
+			 "\"cpu\": 1, \"windows\": {\"window_ns\": 1000000000}}]}");
+	ck_assert_ptr_nonnull(strstr(last_error, "cpu 1: windows without window_ns and index"));
+}
+END_TEST
+
 START_TEST(malformed_latscope_fields_are_refused)
 {
 	refuse("h.json",
@@ -741,6 +834,8 @@ int main(void)
 	tcase_add_test(tc, events_block_maxima_and_windows);
 	tcase_add_test(tc, time_blocks_are_read_and_checked);
 	tcase_add_test(tc, monitor_blocks_are_checked_key_by_key);
+	tcase_add_test(tc, monitor_history_before_blocks_is_named);
+	tcase_add_test(tc, monitor_window_columns_are_checked);
 	tcase_add_test(tc, malformed_latscope_fields_are_refused);
 	tcase_add_test(tc, doctor_parts_are_runs_of_their_own);
 	tcase_add_test(tc, histogram_quantile_and_above);

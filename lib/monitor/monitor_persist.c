@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The monitor's state, on the engine's side: continued at start (its
+ * header checked against this run, each CPU's counts, windows, blocks and
+ * causes restored), or set aside when it is another run's or corrupt; and
+ * written back, at each checkpoint and as --json. The format itself is
+ * monitor_state.c's.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "latscope/atomic_file.h"
+#include "latscope/clock.h"
+#include "latscope/exporter.h"
+#include "latscope/file_lock.h"
+#include "latscope/log.h"
+#include "latscope/monitor_state.h"
+#include "latscope/result.h"
+#include "monitor_audit.h"
+#include "monitor_engine.h"
+
+struct load_context {
+	struct monitor *m;
+	uint64_t *scratch;
+};
+
+/* a state of either schema: latscope/2's cpu-list string, latscope/1's array */
+static bool cpus_of(json_t *value, struct cpuset *set)
+{
+	return !result_read_cpuset(value, set);
+}
+
+static int check_header(void *context, json_t *header, char *why, size_t size)
+{
+	struct monitor *m = ((struct load_context *)context)->m;
+	json_t *params = json_object_get(header, "params"), *state, *began, *restarts;
+	struct cpuset cpus;
+	char had[256], now[256];
+	json_int_t interval, window;
+
+	if (!json_is_object(params) ||
+	    strcmp(json_string_value(json_object_get(header, "command")) ?: "", "monitor")) {
+		snprintf(why, size, "not a monitor state");
+		return STATE_CORRUPT;
+	}
+	interval = json_integer_value(json_object_get(params, "interval_ns"));
+	window = json_integer_value(json_object_get(params, "window_ns"));
+	if (!cpus_of(json_object_get(params, "cpus"), &cpus)) {
+		snprintf(why, size, "its cpus are unreadable");
+		return STATE_CORRUPT;
+	}
+	if (!cpuset_equal(&cpus, &m->cpus)) {
+		snprintf(why, size, "it measured cpus %s, this run measures %s",
+			 cpuset_format_list(&cpus, had, sizeof(had)),
+			 cpuset_format_list(&m->cpus, now, sizeof(now)));
+		return STATE_MISMATCH;
+	}
+	if ((uint64_t)interval != m->params.interval_ns) {
+		snprintf(why, size, "its interval is %lld ns, this run's %" PRIu64 " ns",
+			 (long long)interval, m->params.interval_ns);
+		return STATE_MISMATCH;
+	}
+	if ((uint64_t)window != m->params.window_ns) {
+		snprintf(why, size, "its window is %lld ns, this run's %" PRIu64 " ns",
+			 (long long)window, m->params.window_ns);
+		return STATE_MISMATCH;
+	}
+	/* a state this version wrote has both; one that has them wrong is not taken */
+	state = json_object_get(header, "state");
+	if (state) {
+		began = json_object_get(state, "began");
+		restarts = json_object_get(state, "restarts");
+		if (!state_time_valid(json_string_value(began)) || !json_is_integer(restarts) ||
+		    json_integer_value(restarts) < 0) {
+			snprintf(why, size, "its began or restarts is malformed");
+			return STATE_CORRUPT;
+		}
+		json_decref(m->began);
+		m->began = json_incref(began);
+		/* saturated: the state holds an int64 */
+		m->restarts = (uint64_t)json_integer_value(restarts);
+		if (m->restarts < MONITOR_COUNTER_MAX)
+			m->restarts++;
+	}
+	return 0;
+}
+
+static int restore_cpu(void *context, struct jsondoc *doc, json_t *object, char *why, size_t size)
+{
+	struct load_context *load = context;
+	struct monitor *m = load->m;
+	struct monitor_cpu_reading reading = { .counts = load->scratch };
+	json_t *cpu = json_object_get(object, "cpu");
+	unsigned int lane;
+	int ret;
+
+	for (lane = 0; lane < m->nr_lanes; lane++)
+		if (json_is_integer(cpu) && json_integer_value(cpu) == m->lanes[lane].cpu)
+			break;
+	if (lane == m->nr_lanes || m->lanes[lane].restored) {
+		snprintf(why, size, "cpu %lld is not measured or comes twice",
+			 (long long)json_integer_value(cpu));
+		return STATE_CORRUPT;
+	}
+	ret = state_cpu_parse(doc, object, &reading, m->lanes[lane].windows, m->params.window_ns,
+			      &m->lanes[lane].kept, m->lanes[lane].blocks, why, size);
+	if (ret)
+		return ret;
+	monitor_cpu_restore(m->lanes[lane].state, &reading);
+	m->lanes[lane].restored = true;
+	return 0;
+}
+
+/*
+ * One monitor per state: a second one would write over the first's
+ * checkpoints, and the last writer's history would be all that is left.
+ * Held until monitor_free(). Temporary files of a writer that died are
+ * removed once the state is this monitor's.
+ */
+static int own_state(struct monitor *m)
+{
+	static const struct file_lock_words words = {
+		"state", "another latscope monitor; give each its own --state"
+	};
+	int ret;
+
+	if (m->state_owner)
+		return 0;
+	ret = file_lock_take(m->state_path, false, 0, &words, &m->state_owner);
+	if (ret)
+		return ret;
+	atomic_file_remove_stale(m->state_path);
+	if (m->textfile_dir)
+		exporter_remove_stale_textfile(m->textfile_dir);
+	return 0;
+}
+
+int monitor_load_state(struct monitor *m, enum state_outcome *outcome)
+{
+	struct load_context load = { .m = m };
+	unsigned int lane;
+	char why[512], aside[4200];
+	int ret;
+
+	*outcome = STATE_ABSENT;
+	if (!m->state_path)
+		return 0;
+	ret = own_state(m);
+	if (ret)
+		return ret;
+	load.scratch = malloc(NATIVE_SLOTS * sizeof(uint64_t));
+	if (!load.scratch)
+		return -ENOMEM;
+	ret = state_read(m->state_path, check_header, restore_cpu, &load, why, sizeof(why));
+	free(load.scratch);
+	if (ret == STATE_CONTINUED) {
+		for (lane = 0; lane < m->nr_lanes; lane++) {
+			if (!m->lanes[lane].restored) {
+				snprintf(why, sizeof(why), "cpu %u is missing", m->lanes[lane].cpu);
+				ret = STATE_CORRUPT;
+				break;
+			}
+		}
+	}
+	if (ret < 0) {
+		log_error("cannot read the state %s: %s", m->state_path, strerror(-ret));
+		return ret;
+	}
+	*outcome = (enum state_outcome)ret;
+	if (ret == STATE_ABSENT || ret == STATE_CONTINUED)
+		return 0;
+	/* whatever was read of it goes: a new state begins */
+	ret = monitor_reset_lanes(m);
+	json_decref(m->began);
+	m->began = NULL;
+	m->restarts = 0;
+	if (ret)
+		return ret;
+	ret = state_keep_aside(m->state_path, *outcome == STATE_MISMATCH ? "old" : "corrupt", aside,
+			       sizeof(aside));
+	if (ret)
+		return ret;
+	if (*outcome == STATE_MISMATCH)
+		log_warning("state %s: %s: kept as %s, a new state begins", m->state_path, why,
+			    aside);
+	else
+		log_warning("state %s is corrupt (%s): kept as %s, a new state begins",
+			    m->state_path, why, aside);
+	return 0;
+}
+
+static json_t *params_json(const struct monitor *m)
+{
+	const struct monitor_params *p = &m->params;
+
+	return json_pack("{sosIsIsssisbsIsIsIsi}", "cpus", result_cpuset(&m->cpus), "interval_ns",
+			 (json_int_t)p->interval_ns, "window_ns", (json_int_t)p->window_ns,
+			 "policy", rt_policy_name(p->policy), "priority", p->priority, "explain",
+			 p->explain, "explain_above_ns", (json_int_t)p->explain_above_ns,
+			 "audit_every_ns", (json_int_t)p->audit_every_ns, "checkpoint_ns",
+			 (json_int_t)p->checkpoint_ns, "native_schema", NATIVE_SCHEMA);
+}
+
+static json_t *state_header(struct monitor *m)
+{
+	json_t *doc = json_deep_copy(m->run_doc), *state;
+
+	if (!doc)
+		return NULL;
+	/* a new state begins with this run */
+	if (!m->began)
+		m->began = json_incref(json_object_get(doc, "start_time"));
+	state = json_pack("{sOsosI}", "began", m->began, "checkpoint_time",
+			  state_time(clock_ns(CLOCK_REALTIME)), "restarts",
+			  (json_int_t)m->restarts);
+	json_object_set(doc, "host", m->host ? m->host : json_null());
+	json_object_set_new(doc, "params", params_json(m));
+	json_object_set_new(doc, "state", state);
+	json_object_set_new(doc, "audit",
+			    m->audit	   ? monitor_audit_json(m->audit) :
+			    m->final_audit ? json_incref(m->final_audit) :
+					     json_null());
+	return doc;
+}
+
+/* The state document to @path, with @extra's members after the header's; not logged. */
+static int write_document(struct monitor *m, const char *path, json_t *extra,
+			  enum result_layout layout)
+{
+	struct monitor_cpu_reading reading;
+	struct state_writer *writer = NULL;
+	uint64_t now = clock_ns(CLOCK_REALTIME);
+	struct monitor_explained *kept;
+	json_t *header;
+	unsigned int lane;
+	int ret = 0;
+
+	header = state_header(m);
+	if (header && extra && json_object_update(header, extra)) {
+		json_decref(header);
+		header = NULL;
+	}
+	reading.counts = malloc(NATIVE_SLOTS * sizeof(uint64_t));
+	kept = malloc(sizeof(*kept));
+	ret = header && reading.counts && kept ? state_writer_open(&writer, path, header, layout) :
+						 -ENOMEM;
+	json_decref(header);
+	if (ret) {
+		free(reading.counts);
+		free(kept);
+		return ret;
+	}
+	for (lane = 0; lane < m->nr_lanes && !ret; lane++) {
+		struct lane *l = &m->lanes[lane];
+		struct state_cpu cpu = { .cpu = l->cpu,
+					 .reading = &reading,
+					 .window_ns = m->params.window_ns,
+					 .windows = l->windows,
+					 .blocks = l->blocks };
+
+		monitor_cpu_read(l->state, &reading);
+		/* the blocks up to this very reading: they add up to what is written */
+		if (l->blocks->from_ns && monitor_blocks_fold(l->blocks, &reading, now))
+			log_warning("cpu %u: out of memory for its time blocks", l->cpu);
+		if (m->explain) {
+			monitor_explain_read(m->explain, lane, kept);
+			cpu.explained = kept;
+		} else if (m->params.explain) {
+			cpu.explained = &l->kept;
+		}
+		ret = state_writer_cpu(writer, &cpu);
+	}
+	ret = state_writer_close(writer) ?: ret;
+	free(reading.counts);
+	free(kept);
+	return ret;
+}
+
+int monitor_checkpoint(struct monitor *m)
+{
+	int ret;
+
+	if (!m->state_path)
+		return 0;
+	/* one writer of the file at a time, and the rings hold still meanwhile */
+	pthread_mutex_lock(&m->state_lock);
+	ret = write_document(m, m->state_path, NULL, RESULT_LAYOUT_COMPACT);
+	pthread_mutex_unlock(&m->state_lock);
+	if (ret)
+		log_error("cannot write the state %s: %s", m->state_path, strerror(-ret));
+	return ret;
+}
+
+int monitor_write_result(struct monitor *m, const char *path, json_t *extra,
+			 enum result_layout layout)
+{
+	int ret;
+
+	pthread_mutex_lock(&m->state_lock);
+	ret = write_document(m, path, extra, layout);
+	pthread_mutex_unlock(&m->state_lock);
+	return ret;
+}
