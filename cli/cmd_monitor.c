@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "budget.h"
 #include "cli.h"
 #include "latscope/clock.h"
 #include "latscope/exporter.h"
@@ -250,20 +251,14 @@ static void follow(struct monitor_run *r)
 /* --budget: name every CPU over it. */
 static int check_budget(const struct monitor_run *r)
 {
-	char max[32], limit[32];
+	struct budget_check check = { r->o.budget_ns, "cpu", EXIT_OK };
 	unsigned int lane, cpu;
 	struct timer_live live;
-	int status = EXIT_OK;
 
-	for (lane = 0; r->o.budget_ns && lane < monitor_nr_cpus(r->m); lane++) {
-		if (!monitor_read_run(r->m, lane, &cpu, &live) || live.max_ns <= r->o.budget_ns)
-			continue;
-		fprintf(stderr, "latscope monitor: cpu %u: max %s us is above --budget %s\n", cpu,
-			format_us(live.max_ns, max, sizeof(max)),
-			format_duration(r->o.budget_ns, limit, sizeof(limit)));
-		status = EXIT_BUDGET;
-	}
-	return status;
+	for (lane = 0; check.budget_ns && lane < monitor_nr_cpus(r->m); lane++)
+		if (monitor_read_run(r->m, lane, &cpu, &live))
+			budget_check_lane(&check, cpu, live.max_ns);
+	return check.status;
 }
 
 /* --json: the state's document with how this run went. */
