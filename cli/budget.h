@@ -30,7 +30,7 @@ struct budget_check {
  * @max_ns: its largest latency
  *
  * A lane above the budget is named in one line on stderr ("thread 1: max
- * 52.100 us is above --budget 50us") and makes the status EXIT_BUDGET.
+ * 52.100 us is above --budget 50.0 us") and makes the status EXIT_BUDGET.
  */
 void budget_check_lane(struct budget_check *check, unsigned int id, uint64_t max_ns);
 
