@@ -117,7 +117,7 @@ static const struct {
 	{ "json-compact", "ab keeps each round's result and writes one document" },
 	{ "junit", "ab writes one JUnit of its comparison (--junit of ab)" },
 	{ "breaktrace", "a round must measure its whole length" },
-	{ "fail-above", "ab's verdict is --fail-worse" },
+	{ "budget", "ab's verdict is --fail-worse" },
 	{ "strict", "give --strict to ab: it judges every round's validity" },
 	{ "histfile", "each round would overwrite the last one's" },
 	{ "trace-dir", "each round would overwrite the last one's" },
@@ -241,7 +241,8 @@ const struct option_command ab_command = {
 	.size = sizeof(struct ab_options),
 	.init = ab_defaults,
 	.finish = ab_finish,
-	.footer = "Durations take a unit (ms, s, m); a bare --round is in s, a bare --budget in\n"
+	.footer = "--budget: each side's misses, and the chance of one within a day.\n"
+		  "Durations take a unit (ms, s, m); a bare --round is in s, a bare --budget in\n"
 		  "us. Exit status: 0 ok, 1 a setup, the cleanup or a round failed, a signal\n"
 		  "stopped the rounds (what was measured is compared and written), or nothing\n"
 		  "could be compared; 2 B is worse than A (--fail-worse), 129 usage error.\n"

@@ -75,11 +75,7 @@ static const struct option_spec check_option_specs[] = {
 	  .kind = OPTION_FLAG,
 	  .where = CHECK(print.all),
 	  .help = "list the passed and skipped checks too" },
-	{ .long_name = "verbose",
-	  .short_name = 'v',
-	  .kind = OPTION_COUNTER,
-	  .where = CHECK(print.verbose),
-	  .help = "show the evidence, the files read and the time taken" },
+	OPTION_INCLUDE_AT(verbose_options, CHECK(print.verbose)),
 	OPTION_TABLE_END,
 };
 

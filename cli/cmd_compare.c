@@ -123,7 +123,8 @@ const struct option_command compare_command = {
 	.init = compare_defaults,
 	.finish = compare_finish,
 	.release = compare_release,
-	.footer = "Durations take a unit (ns, us, ms, s); a bare number is in us. Exit status:\n"
+	.footer = "--budget: each series' misses, and the chance of one within a day.\n"
+		  "Durations take a unit (ns, us, ms, s); a bare number is in us. Exit status:\n"
 		  "0 ok, 1 an input cannot be read or compared, nothing could be compared, or\n"
 		  "the JSON cannot be written, 2 B is worse than A on a statistic\n"
 		  "(--fail-worse), 129 usage error. See latscope-compare(1).",

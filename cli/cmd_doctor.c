@@ -439,7 +439,6 @@ int cmd_doctor(int argc, char **argv)
 		return runtime_error("out of memory");
 	d->argc = argc;
 	d->argv = argv;
-	d->timer.pm_qos.fd = -1;
 	if (!option_parse(&doctor_command, argc, argv, &d->opts, NULL, &status))
 		goto out;
 	status = validity_strict_check_root(d->opts.strict);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "common_options.h"
 #include "irq_balance.h"
 #include "irq_context.h"
 #include "irq_junit.h"
@@ -24,11 +25,7 @@ static const struct option_spec irq_common_specs[] = {
 	  .where = IRQ(root_dir),
 	  .help = "read and write a fixture tree instead of /" },
 	OPTION_INCLUDE_AT(json_output_options, IRQ(json)),
-	{ .long_name = "verbose",
-	  .short_name = 'v',
-	  .kind = OPTION_COUNTER,
-	  .where = IRQ(verbose),
-	  .help = "more detail (twice: debug)" },
+	OPTION_INCLUDE_AT(verbose_options, IRQ(verbose)),
 	OPTION_TABLE_END,
 };
 

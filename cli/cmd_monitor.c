@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "budget.h"
 #include "cli.h"
 #include "latscope/clock.h"
 #include "latscope/exporter.h"
@@ -42,8 +43,7 @@ struct monitor_run {
 	struct monitor *m;
 	struct exporter_http *http;
 	struct monitor_setup setup;
-	struct rt_dma_latency dma;
-	bool memory_locked;
+	struct machine_hold hold; /* while measuring: locked memory, PM QoS */
 	sigset_t wait_mask; /* the mask outside the wait: stop signals blocked */
 	bool signals_blocked;
 	uint64_t started_ns;
@@ -163,15 +163,6 @@ static int prepare(struct monitor_run *r, int argc, char **argv)
 	return ret ? EXIT_ERROR : 0;
 }
 
-/* Give back what the machine had: PM QoS, locked memory. Safe to repeat. */
-static void restore_machine(struct monitor_run *r)
-{
-	rt_dma_latency_release(&r->dma);
-	if (r->memory_locked)
-		rt_unlock_memory();
-	r->memory_locked = false;
-}
-
 /* Once the threads run: what each obtained and who else may run above them. */
 static int read_threads(struct monitor_run *r)
 {
@@ -179,8 +170,7 @@ static int read_threads(struct monitor_run *r)
 	struct timer_live live;
 	unsigned int lane, cpu;
 
-	v->dma_latency_held = r->setup.dma_latency_held;
-	v->dma_latency_us = 0;
+	machine_hold_validity(&r->hold, v);
 	/* --explain refuses to start without tracing: it traces when it runs */
 	v->explain_wanted = v->explain_traced = r->o.params.explain;
 	for (lane = 0; lane < monitor_nr_cpus(r->m); lane++)
@@ -194,28 +184,19 @@ static int read_threads(struct monitor_run *r)
 
 static int start(struct monitor_run *r)
 {
-	sigset_t stop_signals;
-
 	if (signals_catch())
 		return runtime_error("cannot catch signals: %s", strerror(errno));
-	/*
-	 * Stop signals are blocked except inside the wait, so that one that
-	 * comes between a check of the flag and the wait is not missed.
-	 */
-	sigemptyset(&stop_signals);
-	sigaddset(&stop_signals, SIGINT);
-	sigaddset(&stop_signals, SIGTERM);
-	sigaddset(&stop_signals, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &stop_signals, &r->wait_mask);
+	/* stop signals are taken only inside the wait */
+	machine_block_stop_signals(&r->wait_mask);
 	r->signals_blocked = true;
-	r->memory_locked = !rt_lock_memory(false, "latency");
-	if (!r->o.no_dma_latency) {
-		if (rt_dma_latency_hold(r->root, 0, &r->dma))
-			return EXIT_ERROR;
-		r->setup.dma_latency_held = true;
-	}
-	r->setup.memory_locked = r->memory_locked;
-	rt_place_main_thread(&r->topo.online, monitor_cpus(r->m), NULL);
+	if (machine_hold(&r->hold, r->root,
+			 &(struct machine_wants){ .lock = MACHINE_LOCK_TRY,
+						  .fault_shows_as = "latency",
+						  .pm_qos = !r->o.no_dma_latency }))
+		return EXIT_ERROR;
+	r->setup.dma_latency_held = r->hold.pm_qos_held;
+	r->setup.memory_locked = r->hold.memory_locked;
+	machine_place_main(&r->topo.online, monitor_cpus(r->m), NULL);
 	if (validity_init(&r->validity, r->root, &r->topo, monitor_cpus(r->m)))
 		return runtime_error("out of memory");
 	/*
@@ -270,20 +251,14 @@ static void follow(struct monitor_run *r)
 /* --budget: name every CPU over it. */
 static int check_budget(const struct monitor_run *r)
 {
-	char max[32], limit[32];
+	struct budget_check check = { r->o.budget_ns, "cpu", EXIT_OK };
 	unsigned int lane, cpu;
 	struct timer_live live;
-	int status = EXIT_OK;
 
-	for (lane = 0; r->o.budget_ns && lane < monitor_nr_cpus(r->m); lane++) {
-		if (!monitor_read_run(r->m, lane, &cpu, &live) || live.max_ns <= r->o.budget_ns)
-			continue;
-		fprintf(stderr, "latscope monitor: cpu %u: max %s us is above --budget %s\n", cpu,
-			format_us(live.max_ns, max, sizeof(max)),
-			format_duration(r->o.budget_ns, limit, sizeof(limit)));
-		status = EXIT_BUDGET;
-	}
-	return status;
+	for (lane = 0; check.budget_ns && lane < monitor_nr_cpus(r->m); lane++)
+		if (monitor_read_run(r->m, lane, &cpu, &live))
+			budget_check_lane(&check, cpu, live.max_ns);
+	return check.status;
 }
 
 /* --json: the state's document with how this run went. */
@@ -331,7 +306,7 @@ static int finish(struct monitor_run *r)
 	validity_read_end(&r->validity, r->root);
 	exporter_http_free(r->http);
 	r->http = NULL;
-	restore_machine(r);
+	machine_release(&r->hold);
 	monitor_render_summary(stdout, r->m, r->end, r->signo, r->elapsed_ns);
 	if (r->end == MONITOR_END_FAILED)
 		status = EXIT_ERROR;
@@ -344,7 +319,7 @@ static int finish(struct monitor_run *r)
 
 int cmd_monitor(int argc, char **argv)
 {
-	struct monitor_run r = { .dma = { .fd = -1 } };
+	struct monitor_run r = { 0 };
 	char status_line[320], cpus[256];
 	int status;
 
@@ -376,7 +351,7 @@ int cmd_monitor(int argc, char **argv)
 	status = finish(&r);
 out:
 	exporter_http_free(r.http);
-	restore_machine(&r);
+	machine_release(&r.hold);
 	if (r.signals_blocked)
 		pthread_sigmask(SIG_SETMASK, &r.wait_mask, NULL);
 	monitor_free(r.m);

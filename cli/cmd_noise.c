@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "budget.h"
 #include "cli.h"
 #include "common_options.h"
 #include "latscope/parse.h"
@@ -21,19 +22,9 @@ static const struct option_choice clocks[] = {
 };
 
 static const struct option_spec noise_option_specs[] = {
-	{ .long_name = "cpus",
-	  .short_name = 'c',
-	  .kind = OPTION_CPUS,
-	  .where = NOISE(params.cpus),
-	  .given = NOISE(cpus_given),
-	  .help = "cpus to measure",
-	  .default_text = "isolated cpus, else all online" },
-	{ .long_name = "duration",
-	  .short_name = 'd',
-	  .kind = OPTION_DURATION,
-	  .where = NOISE(params.duration_ns),
-	  .duration = { NS_PER_SEC, 10 * NS_PER_MS, 30 * NS_PER_DAY },
-	  .help = "how long" },
+	OPTION_MEASURED_CPUS(NOISE(params.cpus), NOISE(cpus_given),
+			     "isolated cpus, else all online"),
+	OPTION_RUN_DURATION(NOISE(params.duration_ns)),
 	{ .long_name = "threshold",
 	  .short_name = 't',
 	  .kind = OPTION_DURATION,
@@ -86,11 +77,7 @@ static const struct option_spec noise_option_specs[] = {
 	  .kind = OPTION_FLAG,
 	  .where = NOISE(quiet),
 	  .help = "no live view" },
-	{ .long_name = "fail-above",
-	  .kind = OPTION_DURATION,
-	  .where = NOISE(fail_above_ns),
-	  .duration = { NS_PER_US, 1, 1000 * NS_PER_SEC },
-	  .help = "exit 2 when a cpu's largest gap exceeds DUR" },
+	OPTION_BUDGET(NOISE(fail_above_ns), 'b', .alias = "fail-above"),
 	OPTION_STRICT(NOISE(strict)),
 	{ .long_name = "force",
 	  .kind = OPTION_FLAG,
@@ -112,11 +99,7 @@ static const struct option_spec noise_option_specs[] = {
 	  .noun = "clock",
 	  .value_name = "CLOCK",
 	  .help = "the clock read back to back; tsc needs a constant, nonstop TSC" },
-	{ .long_name = "verbose",
-	  .short_name = 'v',
-	  .kind = OPTION_COUNTER,
-	  .where = NOISE(verbose),
-	  .help = "say what is set up" },
+	OPTION_INCLUDE_AT(verbose_options, NOISE(verbose)),
 	OPTION_TABLE_END,
 };
 
@@ -154,7 +137,7 @@ const struct option_command noise_command = {
 	.init = noise_defaults,
 	.finish = noise_finish,
 	.footer = "Durations take a unit: ns, us, ms, s, m, h. Exit status: 0 ok, 1 error or\n"
-		  "a shortfall under --strict, 2 --fail-above exceeded, 129 usage error. See\n"
+		  "a shortfall under --strict, 2 a gap above --budget, 129 usage error. See\n"
 		  "latscope-noise(1).",
 };
 
@@ -211,16 +194,15 @@ static int write_outputs(struct noise_session *s)
 	return status;
 }
 
-static int exit_status(const struct noise_options *o, const struct noise_run *run)
+/* --budget: name every cpu over it */
+static int check_budget(const struct noise_options *o, const struct noise_run *run)
 {
+	struct budget_check check = { o->fail_above_ns, "cpu", EXIT_OK };
 	unsigned int i;
 
-	if (!o->fail_above_ns)
-		return EXIT_OK;
-	for (i = 0; i < run->nr_cpus; i++)
-		if (run->cpus[i].hist->max > o->fail_above_ns)
-			return EXIT_BUDGET;
-	return EXIT_OK;
+	for (i = 0; check.budget_ns && i < run->nr_cpus; i++)
+		budget_check_lane(&check, run->cpus[i].cpu, run->cpus[i].hist->max);
+	return check.status;
 }
 
 int cmd_noise(int argc, char **argv)
@@ -240,7 +222,7 @@ int cmd_noise(int argc, char **argv)
 	noise_session_report(&s, stdout);
 	status = write_outputs(&s);
 	if (!status)
-		status = exit_status(&s.opts, &s.run);
+		status = check_budget(&s.opts, &s.run);
 	status = validity_say(&s.validity, s.opts.strict, status);
 out:
 	noise_session_free(&s);

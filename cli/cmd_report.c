@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "common_options.h"
 #include "latscope/import.h"
 #include "latscope/parse.h"
 #include "latscope/report.h"
@@ -88,12 +89,7 @@ static const struct option_spec report_option_specs[] = {
 	  .where = REPORT(title),
 	  .help = "the page's title",
 	  .default_text = "latscope report" },
-	{ .long_name = "budget",
-	  .short_name = 'b',
-	  .kind = OPTION_DURATION,
-	  .where = REPORT(budget_ns),
-	  .duration = { NS_PER_US, 1, NS_PER_HOUR },
-	  .help = "the latency budget: marked on the plots, values above it counted" },
+	OPTION_BUDGET(REPORT(budget_ns), 'b'),
 	{ .long_name = "label",
 	  .short_name = 'l',
 	  .kind = OPTION_CUSTOM,
@@ -213,7 +209,8 @@ const struct option_command report_command = {
 	.init = report_defaults,
 	.finish = report_finish,
 	.release = report_release,
-	.footer = "Durations take a unit: ns, us, ms, s, m, h. Exit status:\n"
+	.footer = "--budget: marked on the plots, the latencies above it counted.\n"
+		  "Durations take a unit: ns, us, ms, s, m, h. Exit status:\n"
 		  "0 ok, 1 a FILE is not a result that can be shown or an output could not\n"
 		  "be written, 129 usage error. See latscope-report(1).",
 };

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "budget.h"
 #include "cli.h"
 #include "junit_output.h"
 #include "measure_junit.h"
@@ -16,25 +17,19 @@
 #include "timer_session.h"
 #include "validity_report.h"
 
-/* --fail-above: name every thread over the budget */
+/* --budget: name every thread over it */
 static int check_budget(struct timer_session *s)
 {
-	char max[32], limit[32];
+	struct budget_check check = { s->opts.fail_above_ns, "thread", EXIT_OK };
 	unsigned int i;
-	int status = EXIT_OK;
 
-	for (i = 0; s->opts.fail_above_ns && i < s->opts.params.nr_threads; i++) {
+	for (i = 0; check.budget_ns && i < s->opts.params.nr_threads; i++) {
 		const struct timer_stats *stats = timer_result(s->run, i);
 
-		if (stats->hist.count && stats->hist.max > s->opts.fail_above_ns) {
-			fprintf(stderr,
-				"latscope timer: thread %u: max %s us is above --fail-above %s\n",
-				i, format_us(stats->hist.max, max, sizeof(max)),
-				format_duration(s->opts.fail_above_ns, limit, sizeof(limit)));
-			status = EXIT_BUDGET;
-		}
+		if (stats->hist.count)
+			budget_check_lane(&check, i, stats->hist.max);
 	}
-	return status;
+	return check.status;
 }
 
 /* --json and --junit, from the one document */

@@ -44,3 +44,12 @@ int json_output_finish(const struct json_output *json)
 		return usage_error("--json-compact needs --json FILE");
 	return 0;
 }
+
+const struct option_spec verbose_options[] = {
+	{ .long_name = "verbose",
+	  .short_name = 'v',
+	  .kind = OPTION_COUNTER,
+	  .where = { 0, sizeof(int) },
+	  .help = "say what is done and read (twice: debug)" },
+	OPTION_TABLE_END,
+};

@@ -67,6 +67,19 @@ static int parse_percentiles(const struct option_value *value)
 	return 0;
 }
 
+/* The list as --percentiles takes it: "50,90,99,99.9,99.99" */
+static void format_percentiles(const void *field, char *buf, size_t size)
+{
+	const struct compare_settings *s = field;
+	size_t used = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < s->nr_percentiles && used < size; i++)
+		used += (size_t)snprintf(buf + used, size - used, "%s%g", i ? "," : "",
+					 s->percentiles[i]);
+}
+
 /* "5%,1us": a change must exceed both to count; the % is optional */
 static int parse_practical(const struct option_value *value)
 {
@@ -96,6 +109,24 @@ static int parse_practical(const struct option_value *value)
 	return 0;
 }
 
+/* The threshold as --practical takes it: "5%,1us" */
+static void format_practical(const void *field, char *buf, size_t size)
+{
+	const struct compare_threshold *t =
+		&((const struct compare_settings *)field)->stats.practical;
+	uint64_t ns = t->ns;
+	const char *unit = "ns";
+
+	if (ns && ns % NS_PER_MS == 0) {
+		ns /= NS_PER_MS;
+		unit = "ms";
+	} else if (ns && ns % NS_PER_US == 0) {
+		ns /= NS_PER_US;
+		unit = "us";
+	}
+	snprintf(buf, size, "%g%%,%llu%s", t->fraction * 100, (unsigned long long)ns, unit);
+}
+
 const struct option_spec compare_statistics_options[] = {
 	{ .long_name = "by",
 	  .kind = OPTION_CHOICE,
@@ -105,28 +136,22 @@ const struct option_spec compare_statistics_options[] = {
 	  .value_name = "HOW",
 	  .help = "pair per cpu, per thread, or all series of an input merged",
 	  .default_text = "cpu" },
-	{ .long_name = "budget",
-	  .short_name = 'b',
-	  .kind = OPTION_DURATION,
-	  .where = STATS(settings.budget_ns),
-	  .given = STATS(settings.has_budget),
-	  .duration = { NS_PER_US, 1, NS_PER_HOUR },
-	  .help = "latency budget: misses above it, and the chance of one within a day" },
+	OPTION_BUDGET(STATS(settings.budget_ns), 'b', .given = STATS(settings.has_budget)),
 	{ .long_name = "percentiles",
 	  .short_name = 'P',
 	  .kind = OPTION_CUSTOM,
 	  .where = STATS(settings),
 	  .parse = parse_percentiles,
+	  .format = format_percentiles,
 	  .value_name = "LIST",
-	  .help = "percentiles to compare, besides the max",
-	  .default_text = "50,90,99,99.9,99.99" },
+	  .help = "percentiles to compare, besides the max" },
 	{ .long_name = "practical",
 	  .kind = OPTION_CUSTOM,
 	  .where = STATS(settings),
 	  .parse = parse_practical,
+	  .format = format_practical,
 	  .value_name = "PCT,DUR",
-	  .help = "a change counts when it exceeds both PCT of A and DUR",
-	  .default_text = "5%,1us" },
+	  .help = "a change counts when it exceeds both PCT of A and DUR" },
 	{ .long_name = "confidence",
 	  .kind = OPTION_NUMBER,
 	  .where = STATS(settings.stats.confidence),

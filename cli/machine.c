@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <string.h>
 
 #include "cli.h"
+#include "latscope/validity.h"
 #include "machine.h"
 
 int machine_open(const char *root_dir, struct sysroot **root, struct topology *topo)
@@ -29,4 +31,56 @@ int machine_allowed_cpus(const struct cpuset *online, struct cpuset *allowed)
 		if (cpu < CPU_SETSIZE && CPU_ISSET(cpu, &mask))
 			cpuset_add(allowed, (unsigned int)cpu);
 	return 0;
+}
+
+int machine_hold(struct machine_hold *hold, struct sysroot *root, const struct machine_wants *wants)
+{
+	bool required = wants->lock == MACHINE_LOCK_REQUIRED;
+
+	if (wants->lock != MACHINE_LOCK_NONE) {
+		hold->memory_locked = !rt_lock_memory(required, wants->fault_shows_as);
+		if (!hold->memory_locked && required)
+			return EXIT_ERROR;
+	}
+	if (wants->pm_qos) {
+		if (rt_dma_latency_hold(root, wants->pm_qos_us, &hold->pm_qos))
+			return EXIT_ERROR;
+		hold->pm_qos_held = true;
+		hold->pm_qos_us = wants->pm_qos_us;
+	}
+	return 0;
+}
+
+void machine_place_main(const struct cpuset *online, const struct cpuset *measured,
+			const struct cpuset *chosen)
+{
+	/* rt_place_main_thread() said why when it could not */
+	rt_place_main_thread(online, measured, chosen);
+}
+
+void machine_release(struct machine_hold *hold)
+{
+	if (hold->pm_qos_held)
+		rt_dma_latency_release(&hold->pm_qos);
+	hold->pm_qos_held = false;
+	if (hold->memory_locked)
+		rt_unlock_memory();
+	hold->memory_locked = false;
+}
+
+void machine_hold_validity(const struct machine_hold *hold, struct validity *v)
+{
+	v->dma_latency_held = hold->pm_qos_held;
+	v->dma_latency_us = hold->pm_qos_held ? hold->pm_qos_us : 0;
+}
+
+void machine_block_stop_signals(sigset_t *outside)
+{
+	sigset_t stop_signals;
+
+	sigemptyset(&stop_signals);
+	sigaddset(&stop_signals, SIGINT);
+	sigaddset(&stop_signals, SIGTERM);
+	sigaddset(&stop_signals, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &stop_signals, outside);
 }

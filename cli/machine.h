@@ -2,9 +2,16 @@
 #ifndef LATSCOPE_CLI_MACHINE_H
 #define LATSCOPE_CLI_MACHINE_H
 
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "latscope/cpuset.h"
+#include "latscope/rt.h"
 #include "latscope/sysroot.h"
 #include "latscope/topology.h"
+
+struct validity;
 
 /*
  * The machine a command works on: its root (this machine, or a --root
@@ -29,5 +36,76 @@ int machine_open(const char *root_dir, struct sysroot **root, struct topology *t
  * Returns 0, or EXIT_ERROR after one line saying why.
  */
 int machine_allowed_cpus(const struct cpuset *online, struct cpuset *allowed);
+
+/*
+ * What a measurement holds of the machine while it runs (timer, noise,
+ * monitor): locked memory, a PM QoS request on /dev/cpu_dma_latency, and
+ * the main thread kept off the measured CPUs. Taken by machine_hold(),
+ * given back by machine_release() on every way out; a signal only sets the
+ * stop flag, so the run's own end releases it, and were the process killed
+ * the kernel would drop both with it.
+ */
+
+/* Whether memory is locked, and what a failure to lock means. */
+enum machine_lock {
+	MACHINE_LOCK_NONE, /* not asked (timer without -m) */
+	MACHINE_LOCK_TRY, /* tried; a failure is a warning and the run goes on */
+	MACHINE_LOCK_REQUIRED, /* a failure is an error (timer -m) */
+};
+
+/* What a command asks of the machine. */
+struct machine_wants {
+	enum machine_lock lock;
+	const char *fault_shows_as; /* what an unlocked page fault looks like: "gaps", "latency" */
+	bool pm_qos; /* hold /dev/cpu_dma_latency */
+	int32_t pm_qos_us; /* at this exit latency (0: stay out of idle states) */
+};
+
+/* What is held; zeroed: nothing. */
+struct machine_hold {
+	bool memory_locked;
+	bool pm_qos_held;
+	struct rt_dma_latency pm_qos;
+	int32_t pm_qos_us;
+};
+
+/**
+ * machine_hold - lock memory and hold PM QoS as @wants says
+ * @hold: zeroed, receives what is held; machine_release() it, also after a failure
+ * @root: where /dev/cpu_dma_latency is
+ * @wants: what the command asks
+ *
+ * Returns 0, or EXIT_ERROR when a required lock or the PM QoS request
+ * fails (the library said why).
+ */
+int machine_hold(struct machine_hold *hold, struct sysroot *root,
+		 const struct machine_wants *wants);
+
+/**
+ * machine_place_main - keep the calling (main) thread off the measured CPUs
+ * @online: the online CPUs
+ * @measured: the CPUs the measuring threads run on
+ * @chosen: the user's choice (timer's --mainaffinity), or NULL
+ *
+ * After the measuring threads exist when they inherit the main thread's
+ * CPUs (timer's unpinned threads). A failure costs accuracy, not the run.
+ */
+void machine_place_main(const struct cpuset *online, const struct cpuset *measured,
+			const struct cpuset *chosen);
+
+/* Give back what @hold holds; safe to repeat, and on a zeroed hold. */
+void machine_release(struct machine_hold *hold);
+
+/* Record in @v whether the PM QoS request was held, and at what value. */
+void machine_hold_validity(const struct machine_hold *hold, struct validity *v);
+
+/**
+ * machine_block_stop_signals - block SIGINT, SIGTERM and SIGHUP outside a wait
+ * @outside: receives the mask to wait with (and to restore at the end)
+ *
+ * A stop signal that comes between a check of the flag and the wait is
+ * then not missed: it is taken when the wait unblocks it.
+ */
+void machine_block_stop_signals(sigset_t *outside);
 
 #endif

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "budget.h"
 #include "cli.h"
 #include "measure_junit.h"
 
@@ -61,7 +62,7 @@ const json_t *measure_entry_of_cpu(const json_t *doc, int cpu)
 }
 
 static void judge(struct junit_suite *suite, struct junit_case *tc, const json_t *entry,
-		  const char *samples, uint64_t fail_above_ns)
+		  const char *samples, uint64_t budget_ns)
 {
 	char max[32], limit[32], cause[192];
 	uint64_t max_ns = number_at(entry, "max_ns");
@@ -71,20 +72,20 @@ static void judge(struct junit_suite *suite, struct junit_case *tc, const json_t
 		return;
 	}
 	format_duration(max_ns, max, sizeof(max));
-	if (!fail_above_ns) {
-		junit_case_output(suite, tc, "max %s; no --fail-above to judge it by", max);
+	if (!budget_ns) {
+		junit_case_output(suite, tc, "max %s; no --budget to judge it by", max);
 		return;
 	}
-	format_duration(fail_above_ns, limit, sizeof(limit));
-	if (max_ns <= fail_above_ns) {
-		junit_case_output(suite, tc, "max %s, within --fail-above %s", max, limit);
+	format_duration(budget_ns, limit, sizeof(limit));
+	if (!budget_missed(budget_ns, max_ns)) {
+		junit_case_output(suite, tc, "max %s, within --budget %s", max, limit);
 		return;
 	}
-	junit_case_set(suite, tc, JUNIT_FAILED, "fail-above", "max %s is above --fail-above %s; %s",
-		       max, limit, measure_cause_words(entry, cause, sizeof(cause)));
+	junit_case_set(suite, tc, JUNIT_FAILED, "budget", "max %s is above --budget %s; %s", max,
+		       limit, measure_cause_words(entry, cause, sizeof(cause)));
 }
 
-void measure_junit_cases(struct junit_suite *suite, const json_t *doc, uint64_t fail_above_ns)
+void measure_junit_cases(struct junit_suite *suite, const json_t *doc, uint64_t budget_ns)
 {
 	const char *command = json_string_value(json_object_get(doc, "command")) ?: "measure";
 	const json_t *list, *entry;
@@ -105,6 +106,6 @@ void measure_junit_cases(struct junit_suite *suite, const json_t *doc, uint64_t 
 		else
 			snprintf(name, sizeof(name), "cpu %lld", cpu);
 		tc = junit_suite_case(suite, classname, name);
-		judge(suite, tc, entry, threads ? "cycles" : "loops", fail_above_ns);
+		judge(suite, tc, entry, threads ? "cycles" : "loops", budget_ns);
 	}
 }

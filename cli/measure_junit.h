@@ -40,11 +40,11 @@ const json_t *measure_entry_of_cpu(const json_t *doc, int cpu);
  * measure_junit_cases - a case per thread (timer) or CPU (noise)
  * @suite: the suite to add to
  * @doc: the result document
- * @fail_above_ns: --fail-above, 0 when not given (every case then passes)
+ * @budget_ns: --budget, 0 when not given (every case then passes)
  *
  * A series over the limit fails with its maximum, the limit and its top
  * cause; one without samples is skipped.
  */
-void measure_junit_cases(struct junit_suite *suite, const json_t *doc, uint64_t fail_above_ns);
+void measure_junit_cases(struct junit_suite *suite, const json_t *doc, uint64_t budget_ns);
 
 #endif

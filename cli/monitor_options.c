@@ -65,13 +65,8 @@ static int parse_state(const struct option_value *value)
 }
 
 static const struct option_spec monitor_option_specs[] = {
-	{ .long_name = "cpus",
-	  .short_name = 'c',
-	  .kind = OPTION_CPUS,
-	  .where = MONITOR(params.cpus),
-	  .given = MONITOR(cpus_given),
-	  .help = "cpus to measure, a thread each",
-	  .default_text = "isolated and nohz_full cpus, else all online" },
+	OPTION_MEASURED_CPUS(MONITOR(params.cpus), MONITOR(cpus_given),
+			     "isolated and nohz_full cpus, else all online"),
 	{ .long_name = "interval",
 	  .short_name = 'i',
 	  .kind = OPTION_DURATION,
@@ -146,19 +141,9 @@ static const struct option_spec monitor_option_specs[] = {
 	  .where = MONITOR(params.checkpoint_ns),
 	  .duration = { NS_PER_SEC, NS_PER_SEC, NS_PER_DAY },
 	  .help = "write the state every DUR (and at the end)" },
-	{ .long_name = "duration",
-	  .short_name = 'd',
-	  .kind = OPTION_DURATION,
-	  .where = MONITOR(duration_ns),
-	  .duration = { NS_PER_SEC, 10 * NS_PER_MS, 365 * NS_PER_DAY },
-	  .help = "stop after DUR",
-	  .default_text = "until SIGINT, SIGTERM or SIGHUP" },
-	{ .long_name = "budget",
-	  .short_name = 'b',
-	  .kind = OPTION_DURATION,
-	  .where = MONITOR(budget_ns),
-	  .duration = { NS_PER_US, 1, 1000 * NS_PER_SEC },
-	  .help = "exit 2 when a latency of this run exceeded DUR" },
+	OPTION_RUN_DURATION(MONITOR(duration_ns),
+			    .default_text = "until SIGINT, SIGTERM or SIGHUP"),
+	OPTION_BUDGET(MONITOR(budget_ns), 'b'),
 	/* at the end: the state's document with how the run ended */
 	OPTION_INCLUDE_AT(json_output_options, MONITOR(json)),
 	OPTION_STRICT(MONITOR(strict)),
@@ -171,11 +156,7 @@ static const struct option_spec monitor_option_specs[] = {
 	  .kind = OPTION_FLAG,
 	  .where = MONITOR(quiet),
 	  .help = "no live view and no header; the summary at the end only" },
-	{ .long_name = "verbose",
-	  .short_name = 'v',
-	  .kind = OPTION_COUNTER,
-	  .where = MONITOR(verbose),
-	  .help = "say what is set up (twice: debug)" },
+	OPTION_INCLUDE_AT(verbose_options, MONITOR(verbose)),
 	OPTION_TABLE_END,
 };
 
@@ -223,5 +204,6 @@ const struct option_command monitor_command = {
 	.finish = monitor_finish,
 	.footer = "Durations take a unit: ns, us, ms, s, m, h, d. SIGINT, SIGTERM or SIGHUP:\n"
 		  "the last checkpoint, every kernel setting restored, exit 0. Exit status:\n"
-		  "0 ok, 1 error, 2 --budget exceeded, 129 usage error. See latscope-monitor(1).",
+		  "0 ok, 1 error, 2 a latency above --budget, 129 usage error.\n"
+		  "See latscope-monitor(1).",
 };

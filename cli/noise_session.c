@@ -124,17 +124,6 @@ static void follow_run(const struct noise_options *o, struct noise_run *run,
 		noise_report_live_clear(stdout, run);
 }
 
-/* PM QoS and locked memory, given back as soon as the measurement ends */
-static void release_machine(struct noise_session *s)
-{
-	if (s->dma_held)
-		rt_dma_latency_release(&s->dma);
-	s->dma_held = false;
-	if (s->memory_held)
-		rt_unlock_memory();
-	s->memory_held = false;
-}
-
 bool noise_session_prepare(struct noise_session *s, int argc, char **argv, int *status)
 {
 	s->limit = (struct rt_throttling){ .runtime_us = -1, .period_us = 1000000 };
@@ -192,19 +181,17 @@ int noise_session_run(struct noise_session *s, FILE *out)
 	if (rt_policy_is_realtime(o->params.policy) && rt_read_throttling(s->root, &s->limit))
 		log_warning(
 			"cannot read sched_rt_runtime_us: RT throttling will not be recognised");
-	s->memory_held = !rt_lock_memory(false, "gaps");
-	if (!o->no_dma_latency) {
-		if (rt_dma_latency_hold(s->root, 0, &s->dma))
-			return EXIT_ERROR;
-		s->dma_held = true;
-	}
-	rt_place_main_thread(&s->topo.online, &o->params.cpus, NULL);
+	if (machine_hold(&s->hold, s->root,
+			 &(struct machine_wants){ .lock = MACHINE_LOCK_TRY,
+						  .fault_shows_as = "gaps",
+						  .pm_qos = !o->no_dma_latency }))
+		return EXIT_ERROR;
+	machine_place_main(&s->topo.online, &o->params.cpus, NULL);
 	if (noise_prepare(&s->run, s->root, &o->params) ||
 	    noise_explain_begin(&s->explain, o->explain, &s->run, s->root, &s->limit,
 				o->trace_dir != NULL))
 		return not_started();
-	s->validity.dma_latency_held = s->dma_held;
-	s->validity.dma_latency_us = 0;
+	machine_hold_validity(&s->hold, &s->validity);
 	s->validity.explain_wanted = o->explain == EXPLAIN_WITH_TRACE;
 	s->validity.explain_traced = s->explain.run.session != NULL;
 	if (validity_say_explain(&s->validity, o->strict))
@@ -218,7 +205,7 @@ int noise_session_run(struct noise_session *s, FILE *out)
 	noise_stop(&s->run);
 	validity_read_end(&s->validity, s->root);
 	/* kernel state first: nothing of ours outlives the measurement */
-	release_machine(s);
+	machine_release(&s->hold);
 	if (noise_explain_end(&s->explain, &s->run) ||
 	    noise_explain_gap_causes(&s->explain, &s->run))
 		log_warning("out of memory explaining the gaps");
@@ -263,7 +250,7 @@ json_t *noise_session_document(struct noise_session *s)
 
 void noise_session_free(struct noise_session *s)
 {
-	release_machine(s);
+	machine_release(&s->hold);
 	noise_explain_release(&s->explain);
 	noise_release(&s->run);
 	validity_release(&s->validity);

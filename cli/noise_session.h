@@ -14,6 +14,7 @@
 #include "latscope/validity.h"
 #include "common_options.h"
 #include "junit_output.h"
+#include "machine.h"
 #include "noise_explain.h"
 
 /* Everything `latscope noise` was asked to do (its table is cmd_noise.c's). */
@@ -41,9 +42,7 @@ struct noise_session {
 	struct noise_run run;
 	struct noise_explain explain;
 	struct rt_throttling limit; /* read before a FIFO/RR run */
-	struct rt_dma_latency dma;
-	bool dma_held;
-	bool memory_held;
+	struct machine_hold hold; /* while measuring: locked memory, PM QoS */
 	struct validity validity; /* the conditions of the run */
 };
 

@@ -177,6 +177,10 @@ static void default_of(const struct option_spec *spec, const void *field, char *
 		if (*(const char *const *)field)
 			snprintf(buf, size, "%s", *(const char *const *)field);
 		break;
+	case OPTION_CUSTOM:
+		if (spec->format)
+			spec->format(field, buf, size);
+		break;
 	default:
 		break;
 	}

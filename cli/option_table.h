@@ -250,6 +250,12 @@ struct option_spec {
 	const char *noun;
 	option_parser parse; /* OPTION_CUSTOM */
 	/*
+	 * OPTION_CUSTOM: write the field's value into @buf as the user would
+	 * give it, for the default --help prints; NULL: no default printed
+	 * (unless .default_text says one).
+	 */
+	void (*format)(const void *field, char *buf, size_t size);
+	/*
 	 * OPTION_CUSTOM: what shell completion offers for the value, as if
 	 * the entry were of this kind: OPTION_CPUS (timer's --affinity),
 	 * OPTION_INPUT_FILE, OPTION_OUTPUT_DIR, ..., or OPTION_CHOICE with

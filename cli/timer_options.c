@@ -76,7 +76,8 @@ static int parse_run_duration(const struct option_value *v)
 		text[len - 1] = (char)tolower((unsigned char)text[len - 1]);
 		arg = text;
 	}
-	return option_duration(v->spelled, arg, NS_PER_SEC, 0, 365 * NS_PER_DAY, v->field);
+	return option_duration(v->spelled, arg, NS_PER_SEC, 0, OPTION_RUN_DURATION_MAX_NS,
+			       v->field);
 }
 
 /* -h and -H: the same buckets, -H with a column summing the threads */
@@ -314,11 +315,7 @@ static const struct option_spec timer_option_specs[] = {
 	  .kind = OPTION_OUTPUT_DIR,
 	  .where = TIMER(trace_dir),
 	  .help = "keep the raw events around the largest spikes" },
-	{ .long_name = "fail-above",
-	  .kind = OPTION_DURATION,
-	  .where = TIMER(fail_above_ns),
-	  .duration = { NS_PER_US, 1, 1000 * NS_PER_SEC },
-	  .help = "exit status 2 when a maximum exceeds DUR" },
+	OPTION_BUDGET(TIMER(fail_above_ns), 0, .alias = "fail-above"),
 	OPTION_STRICT(TIMER(strict)),
 	{ .long_name = "force",
 	  .kind = OPTION_FLAG,
@@ -523,7 +520,7 @@ const struct option_command timer_command = {
 	.finish = timer_finish,
 	.release = timer_release,
 	.footer = "exit status: 0 ok, 1 error or a shortfall under --strict, 2 -b hit or\n"
-		  "--fail-above exceeded, 129 usage error\n"
+		  "a latency above --budget, 129 usage error\n"
 		  "see latscope-timer(1), DIFFERENCES FROM CYCLICTEST",
 };
 

@@ -15,19 +15,9 @@
 #include "timer_session.h"
 #include "validity_report.h"
 
-/* Everything the machine had before we came: PM QoS, locked memory. */
-void timer_session_restore(struct timer_session *s)
-{
-	if (s->pm_qos.fd >= 0)
-		rt_dma_latency_release(&s->pm_qos);
-	if (s->memory_locked)
-		rt_unlock_memory();
-	s->memory_locked = false;
-}
-
 void timer_session_free(struct timer_session *s)
 {
-	timer_session_restore(s);
+	machine_release(&s->hold);
 	timer_explain_release(&s->explain);
 	validity_release(&s->validity);
 	timer_free(s->run);
@@ -97,7 +87,6 @@ static int check_size(const struct timer_options *opts, const struct cpuset *onl
 
 bool timer_session_prepare(struct timer_session *s, int argc, char **argv, int *status)
 {
-	s->pm_qos.fd = -1;
 	s->out = stdout;
 	*status = machine_open(NULL, &s->root, &s->topo);
 	if (!*status)
@@ -155,22 +144,24 @@ int timer_session_start(struct timer_session *s)
 	if (opts->params.policy == RT_POLICY_OTHER)
 		log_warning("threads run SCHED_OTHER (no -p): use -p PRIO to measure as a "
 			    "SCHED_FIFO task");
-	if (opts->mlockall) {
-		if (rt_lock_memory(true, "latency"))
-			return EXIT_ERROR;
-		s->memory_locked = true;
-	}
-	if (opts->pm_qos) {
-		if (rt_dma_latency_hold(s->root, opts->latency_us, &s->pm_qos))
-			return EXIT_ERROR;
+	ret = machine_hold(
+		&s->hold, s->root,
+		&(struct machine_wants){
+			.lock = opts->mlockall ? MACHINE_LOCK_REQUIRED : MACHINE_LOCK_NONE,
+			.fault_shows_as = "latency",
+			.pm_qos = opts->pm_qos,
+			.pm_qos_us = opts->latency_us,
+		});
+	if (ret)
+		return ret;
+	if (s->hold.pm_qos_held) {
 		fprintf(s->out, "# /dev/cpu_dma_latency set to %dus\n", opts->latency_us);
 		fflush(s->out);
 	}
 	/* tracing must run before the first wake-up it may have to explain */
 	if (timer_explain_begin(&s->explain, opts, s->root))
 		return runtime_error("out of memory");
-	s->validity.dma_latency_held = s->pm_qos.fd >= 0;
-	s->validity.dma_latency_us = opts->latency_us;
+	machine_hold_validity(&s->hold, &s->validity);
 	s->validity.explain_wanted = opts->explain == EXPLAIN_WITH_TRACE;
 	s->validity.explain_traced = s->explain.run.session != NULL;
 	ret = validity_say_explain(&s->validity, opts->strict);
@@ -186,36 +177,29 @@ int timer_session_start(struct timer_session *s)
 	 * cpus. Pinned ones leave their cpus to themselves when a
 	 * housekeeping cpu exists; a failure here costs accuracy, not the run.
 	 */
-	rt_place_main_thread(&s->allowed, opts->pinned ? &opts->measured : &s->allowed,
-			     opts->main_affinity_given ? &opts->main_affinity : NULL);
+	machine_place_main(&s->allowed, opts->pinned ? &opts->measured : &s->allowed,
+			   opts->main_affinity_given ? &opts->main_affinity : NULL);
 	return read_threads(s);
 }
 
 int timer_session_run(struct timer_session *s)
 {
-	sigset_t stop_signals, wait_mask;
+	sigset_t wait_mask;
 	int status;
 
-	/*
-	 * Stop signals are blocked except inside the wait, so that one that
-	 * comes between a check of the flag and the wait is not missed.
-	 */
-	sigemptyset(&stop_signals);
-	sigaddset(&stop_signals, SIGINT);
-	sigaddset(&stop_signals, SIGTERM);
-	sigaddset(&stop_signals, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &stop_signals, &wait_mask);
+	/* stop signals are taken only inside the wait */
+	machine_block_stop_signals(&wait_mask);
 
 	status = timer_session_start(s);
 	if (status) {
-		timer_session_restore(s);
+		machine_release(&s->hold);
 		pthread_sigmask(SIG_SETMASK, &wait_mask, NULL);
 		return status;
 	}
 	timer_live_follow(s, &wait_mask);
 	status = timer_stop(s->run) ? EXIT_ERROR : EXIT_OK;
 	validity_read_end(&s->validity, s->root);
-	timer_session_restore(s);
+	machine_release(&s->hold);
 	if (timer_explain_end(&s->explain, s->run))
 		log_warning("out of memory explaining the spikes");
 	explain_run_validity(&s->explain.run, &s->validity);

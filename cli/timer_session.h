@@ -13,6 +13,7 @@
 #include "latscope/timer.h"
 #include "latscope/topology.h"
 #include "latscope/validity.h"
+#include "machine.h"
 #include "timer_explain.h"
 #include "timer_options.h"
 
@@ -23,8 +24,7 @@ struct timer_session {
 	struct topology topo;
 	struct cpuset allowed;
 	struct timer_run *run;
-	struct rt_dma_latency pm_qos;
-	bool memory_locked;
+	struct machine_hold hold; /* while measuring: locked memory (-m), PM QoS */
 	json_t *doc;
 	/* the live screen */
 	bool live;
@@ -62,9 +62,6 @@ int timer_session_start(struct timer_session *s);
  * saying why; s->run is NULL when nothing was measured.
  */
 int timer_session_run(struct timer_session *s);
-
-/* Give back what the machine had before the run: PM QoS, locked memory. */
-void timer_session_restore(struct timer_session *s);
 
 /* Restore, then free everything the session holds; safe on a zeroed one. */
 void timer_session_free(struct timer_session *s);

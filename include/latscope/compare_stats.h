@@ -56,8 +56,8 @@ struct compare_options {
 #define COMPARE_DEFAULT_PRACTICAL_FRACTION 0.05
 #define COMPARE_DEFAULT_PRACTICAL_NS 1000
 
-/* the percentiles compared when the user names none */
-extern const double compare_default_percentiles[];
+/* the percentiles compared when the user names none: hist_reported_percentiles but p99.999 */
+extern const double *const compare_default_percentiles;
 extern const unsigned int compare_nr_default_percentiles;
 
 /* Fill @o with the defaults above. */

@@ -4,11 +4,15 @@
 #include <string.h>
 
 #include "latscope/compare_stats.h"
+#include "latscope/hist.h"
 #include "quantile_interval.h"
 
-const double compare_default_percentiles[] = { 50, 90, 99, 99.9, 99.99 };
-const unsigned int compare_nr_default_percentiles =
-	sizeof(compare_default_percentiles) / sizeof(compare_default_percentiles[0]);
+/*
+ * The percentiles every result reports, p50 to p99.99, but the last:
+ * p99.999 is compared only when --percentiles names it.
+ */
+const double *const compare_default_percentiles = hist_reported_percentiles;
+const unsigned int compare_nr_default_percentiles = HIST_NR_REPORTED - 1;
 
 void compare_options_default(struct compare_options *o)
 {

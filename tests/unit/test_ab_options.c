@@ -46,8 +46,11 @@ START_TEST(rules_between_options)
 			 "--json of noise: ab keeps each round's result");
 	exercise_refuses(&x, "--a-setup true --b-setup true -- timer -b 100",
 			 "--breaktrace of timer: a round must measure its whole length");
+	/* the budget by either of its names */
 	exercise_refuses(&x, "--a-setup true --b-setup true -- noise --fail-above 1ms",
-			 "--fail-above of noise: ab's verdict is --fail-worse");
+			 "--budget of noise: ab's verdict is --fail-worse");
+	exercise_refuses(&x, "--a-setup true --b-setup true -- timer --budget 1ms",
+			 "--budget of timer: ab's verdict is --fail-worse");
 	/* the measurement's own options are checked as it checks them, before any round */
 	exercise_refuses(&x, "--a-setup true --b-setup true -- noise --cpus x", "--cpus");
 	exercise_refuses(&x, "--a-setup true --b-setup true -- noise --bogus",

@@ -322,7 +322,7 @@ static void measure_document(const char *path, const char *samples)
 	for (i = 0; i < suite.nr_cases; i++) {
 		entry = json_array_get(json_object_get(doc, samples), i);
 		ck_assert_int_eq(suite.cases[i].outcome, JUNIT_FAILED);
-		ck_assert_ptr_nonnull(strstr(suite.cases[i].message, "above --fail-above 1 ns"));
+		ck_assert_ptr_nonnull(strstr(suite.cases[i].message, "above --budget 1 ns"));
 		if (json_array_size(json_object_get(entry, "causes")))
 			ck_assert_ptr_nonnull(strstr(suite.cases[i].message, "most time: "));
 	}
