@@ -189,6 +189,7 @@ static int write_outputs(struct noise_session *s)
 		return 0;
 	junit_output_start(&suite, "noise", doc, o->json.path);
 	measure_junit_cases(&suite, doc, o->fail_above_ns);
+	measure_junit_validity(&suite, doc, o->strict);
 	status = output_junit_write(&o->junit, &suite);
 	junit_suite_release(&suite);
 	return status;

@@ -45,6 +45,7 @@ static int write_results(struct timer_session *s, int status)
 		return EXIT_OK;
 	junit_output_start(&suite, "timer", doc, s->opts.json.path);
 	measure_junit_cases(&suite, doc, s->opts.fail_above_ns);
+	measure_junit_validity(&suite, doc, s->opts.strict);
 	ret = output_junit_write(&s->opts.junit, &suite);
 	junit_suite_release(&suite);
 	return ret;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "budget.h"
@@ -108,4 +109,44 @@ void measure_junit_cases(struct junit_suite *suite, const json_t *doc, uint64_t 
 		tc = junit_suite_case(suite, classname, name);
 		judge(suite, tc, entry, threads ? "cycles" : "loops", budget_ns);
 	}
+}
+
+void measure_junit_validity(struct junit_suite *suite, const json_t *doc, bool strict)
+{
+	const json_t *validity = json_object_get(doc, "validity"), *line;
+	const json_t *shortfalls = json_object_get(validity, "shortfalls");
+	const char *command = json_string_value(json_object_get(doc, "command")) ?: "measure";
+	char classname[64], *words = NULL;
+	struct junit_case *tc;
+	size_t i, n = json_array_size(shortfalls);
+
+	if (!validity)
+		return;
+	snprintf(classname, sizeof(classname), "latscope.%s", command);
+	tc = junit_suite_case(suite, classname, "validity");
+	if (!n) {
+		junit_case_output(suite, tc, "every condition of the measurement held");
+		return;
+	}
+	json_array_foreach(shortfalls, i, line)
+	{
+		char *longer = NULL;
+
+		if (asprintf(&longer, "%s%s%s", words ?: "", words ? "; " : "",
+			     json_string_value(line) ?: "?") < 0) {
+			longer = NULL;
+			break;
+		}
+		free(words);
+		words = longer;
+	}
+	if (strict)
+		junit_case_set(suite, tc, JUNIT_FAILED, "validity",
+			       "%zu condition%s fell short: %s", n, n == 1 ? "" : "s",
+			       words ?: "out of memory");
+	else
+		junit_case_set(suite, tc, JUNIT_SKIPPED, NULL,
+			       "%zu condition%s fell short (judged only under --strict): %s", n,
+			       n == 1 ? "" : "s", words ?: "out of memory");
+	free(words);
 }

@@ -47,4 +47,17 @@ const json_t *measure_entry_of_cpu(const json_t *doc, int cpu);
  */
 void measure_junit_cases(struct junit_suite *suite, const json_t *doc, uint64_t budget_ns);
 
+/**
+ * measure_junit_validity - a case for the conditions of the measurement
+ * @suite: the suite to add to
+ * @doc: the result document; one without "validity" adds nothing
+ * @strict: --strict was given
+ *
+ * It passes when every condition held. A shortfall fails it under
+ * --strict, as the exit status does, and skips it otherwise (the result was
+ * not judged on it, as check's warnings), with the shortfalls as its
+ * message: a pipeline that reads only the JUnit still sees them.
+ */
+void measure_junit_validity(struct junit_suite *suite, const json_t *doc, bool strict);
+
 #endif

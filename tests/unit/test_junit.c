@@ -343,6 +343,49 @@ static void measure_document(const char *path, const char *samples)
 	json_decref(doc);
 }
 
+/* the conditions of the measurement: passed, skipped, or failed under --strict */
+START_TEST(test_validity_case)
+{
+	json_t *doc = load_json(FIXTURE("report/timer-explain-v2.json"));
+	struct junit_suite suite;
+	unsigned int strict;
+
+	junit_output_start(&suite, "timer", doc, NULL);
+	measure_junit_validity(&suite, doc, true);
+	ck_assert_uint_eq(suite.nr_cases, 0); /* a document without validity: nothing judged */
+	junit_suite_release(&suite);
+
+	json_object_set_new(doc, "validity", json_pack("{s:b, s:[]}", "ok", 1, "shortfalls"));
+	junit_output_start(&suite, "timer", doc, NULL);
+	measure_junit_validity(&suite, doc, true);
+	ck_assert_uint_eq(suite.nr_cases, 1);
+	ck_assert_int_eq(suite.cases[0].outcome, JUNIT_PASSED);
+	ck_assert_str_eq(suite.cases[0].name, "validity");
+	junit_suite_release(&suite);
+
+	json_object_set_new(doc, "validity",
+			    json_pack("{s:b, s:[s, s]}", "ok", 0, "shortfalls",
+				      "cpu 1 is neither isolated nor nohz_full",
+				      "sched_rt_runtime_us is 950000 of 1000000"));
+	for (strict = 0; strict < 2; strict++) {
+		json_t *rs;
+
+		junit_output_start(&suite, "timer", doc, NULL);
+		measure_junit_validity(&suite, doc, strict);
+		ck_assert_uint_eq(suite.nr_cases, 1);
+		ck_assert_int_eq(suite.cases[0].outcome, strict ? JUNIT_FAILED : JUNIT_SKIPPED);
+		ck_assert_msg(strstr(suite.cases[0].message, "2 conditions fell short") &&
+				      strstr(suite.cases[0].message, "isolated nor nohz_full; "
+								     "sched_rt_runtime_us"),
+			      "%s", suite.cases[0].message);
+		rs = check_document(&suite);
+		json_decref(rs);
+		junit_suite_release(&suite);
+	}
+	json_decref(doc);
+}
+END_TEST
+
 START_TEST(test_timer_document)
 {
 	measure_document(FIXTURE("report/timer-explain-v2.json"), "threads");
@@ -546,6 +589,7 @@ static Suite *junit_suite(void)
 	tcase_add_test(tc, test_writer_reports_allocation_failure);
 	tcase_add_test(tc, test_check_document);
 	tcase_add_test(tc, test_timer_document);
+	tcase_add_test(tc, test_validity_case);
 	tcase_add_test(tc, test_noise_document);
 	tcase_add_test(tc, test_doctor_document);
 	tcase_add_test(tc, test_compare_document);
