@@ -23,6 +23,7 @@
 #define WRITE_BEHIND_BYTES (4 << 20)
 /* a replaced file this big is freed in a thread: ext4 took 50 ms for 120 MB */
 #define FREE_BEHIND_BYTES (16 << 20)
+#define FREE_BEHIND_STACK (64 * 1024)
 /* as the kernel's limit on links followed in one lookup */
 #define MAX_LINK_HOPS 40
 /* from linux/magic.h, which not every libc's headers carry */
@@ -388,6 +389,8 @@ static void free_behind(char *name)
 	ret = pthread_attr_init(&attr);
 	if (!ret) {
 		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		/* an unlink needs little, and under mlockall every byte of a stack is made */
+		pthread_attr_setstacksize(&attr, FREE_BEHIND_STACK);
 		ret = pthread_create(&thread, &attr, free_old, name);
 		pthread_attr_destroy(&attr);
 	}
