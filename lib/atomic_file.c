@@ -326,6 +326,7 @@ void atomic_file_write_behind(struct atomic_file *file)
 	file->behind = at;
 }
 
+static pthread_once_t settle_at_exit = PTHREAD_ONCE_INIT;
 static pthread_mutex_t freeing_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t freeing_done = PTHREAD_COND_INITIALIZER;
 static unsigned int freeing;
@@ -347,6 +348,11 @@ void atomic_file_settle(void)
 	while (freeing)
 		pthread_cond_wait(&freeing_done, &freeing_lock);
 	pthread_mutex_unlock(&freeing_lock);
+}
+
+static void register_settle(void)
+{
+	atexit(atomic_file_settle);
 }
 
 /*
@@ -383,6 +389,8 @@ static void free_behind(char *name)
 	pthread_t thread;
 	int ret;
 
+	/* any program that commits one waits for the freeing when it exits */
+	pthread_once(&settle_at_exit, register_settle);
 	pthread_mutex_lock(&freeing_lock);
 	freeing++;
 	pthread_mutex_unlock(&freeing_lock);

@@ -100,8 +100,10 @@ void atomic_file_write_behind(struct atomic_file *file);
  *
  * atomic_file_commit() frees a big replaced file (tens of megabytes, whose
  * blocks take the file system tens of milliseconds to free) in a thread of
- * its own, after the new file is in place and synced. A program calls this
- * before it exits, so that none is left behind under its hidden name.
+ * its own, after the new file is in place and synced. The first such
+ * commit registers this with atexit(), so that a program that exits
+ * leaves none behind under its hidden name; a long-running one may call it
+ * to have the freeing done at a point of its choosing.
  */
 void atomic_file_settle(void);
 

@@ -560,6 +560,4 @@ void monitor_free(struct monitor *m)
 	pthread_mutex_destroy(&m->irq_lock);
 	pthread_mutex_destroy(&m->state_lock);
 	free(m);
-	/* the state a checkpoint replaced is freed behind it: not left under a hidden name */
-	atomic_file_settle();
 }
