@@ -60,6 +60,12 @@ struct builder {
 
 static int push_value(struct frame *f, int64_t value)
 {
+	/* the level's buffer went to a table: a new one of its size, no growing again */
+	if (!f->values && f->cap) {
+		f->values = malloc(f->cap * sizeof(*f->values));
+		if (!f->values)
+			return -ENOMEM;
+	}
 	if (f->count == f->cap) {
 		size_t cap = f->cap ? f->cap * 2 : 64;
 		int64_t *grown;
@@ -389,29 +395,37 @@ static int end_row(struct builder *b, struct frame *row)
 }
 
 /*
- * The table leaves in a copy of its size; the level's buffer stays for its
- * next array. Why: fitting the buffer with realloc() moved a table of
- * 10,000 numbers out of the 128 kB glibc maps on its own into a mapping
- * below that, which glibc then unmapped, a TLB flush of every CPU each
- * time: at 256 CPUs, 1,500 of them took a quarter of a state's load.
+ * A table that fills at least half of the level's buffer takes the buffer
+ * (the level gets a new one of its size for its next array): the copy of
+ * every long column was a fifth of a 256-CPU state's load. A smaller one
+ * leaves in a copy of its size, the buffer kept for the next array. Never
+ * fitted with realloc(): that moved a table of 10,000 numbers out of the
+ * 128 kB glibc maps on its own into a mapping below that, which glibc then
+ * unmapped, a TLB flush of every CPU each time: at 256 CPUs, 1,500 of them
+ * took a quarter of a state's load.
  */
 static int end_packing(struct builder *b, struct frame *f)
 {
 	json_t *array = json_array();
 	size_t rows = f->rowwise ? f->rows : f->count;
+	bool take = f->count * 2 >= f->cap;
 	int64_t *values = NULL;
 
 	b->depth--;
 	if (!array)
 		return fail(b, "out of memory");
 	if (rows) {
-		values = malloc(f->count * sizeof(*values));
+		values = take ? f->values : malloc(f->count * sizeof(*values));
 		if (!values || add_packed(b->doc, array, values, rows, f->width)) {
-			free(values);
+			if (!take)
+				free(values);
 			json_decref(array);
 			return fail(b, "out of memory");
 		}
-		memcpy(values, f->values, f->count * sizeof(*values));
+		if (take)
+			f->values = NULL;
+		else
+			memcpy(values, f->values, f->count * sizeof(*values));
 	}
 	return attach(b, array) ? fail(b, "out of memory") : 1;
 }

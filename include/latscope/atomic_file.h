@@ -22,6 +22,8 @@ struct atomic_file {
 	mode_t mode; /* of the file replaced, when keep_mode */
 	bool keep_mode;
 	char *buffer; /* the stream's (glibc ignores setvbuf's size without one) */
+	off_t old_size; /* of the file replaced */
+	off_t behind; /* bytes handed to the kernel's writeback by atomic_file_write_behind() */
 };
 
 /**
@@ -72,12 +74,38 @@ int atomic_file_check_directory(const char *dir);
  * @file: opened with atomic_file_open(); released whatever the outcome
  *
  * The directory is synced after the rename too, so the new file survives
- * a crash that follows the commit.
+ * a crash that follows the commit. A big file replaced is kept under a
+ * hidden name until then and freed behind (see atomic_file_settle()).
  *
  * Returns 0, or a negative errno code (ENOSPC, EDQUOT, EIO, EFBIG, ...)
  * after removing the temporary file: the target is then as it was.
  */
 int atomic_file_commit(struct atomic_file *file);
+
+/**
+ * atomic_file_write_behind - start writing what was written so far to the
+ * disk, without waiting for it
+ * @file: opened with atomic_file_open()
+ *
+ * For a file of many megabytes, called at natural points (after each part):
+ * the disk writes while the caller formats the rest, and the fsync of
+ * atomic_file_commit() waits only for the tail. A hint: does nothing below
+ * a few megabytes since the last call, or for a file written in place; a
+ * failed flush stays in the stream for atomic_file_commit() to report.
+ */
+void atomic_file_write_behind(struct atomic_file *file);
+
+/**
+ * atomic_file_settle - wait until the files that commits replaced are freed
+ *
+ * atomic_file_commit() frees a big replaced file (tens of megabytes, whose
+ * blocks take the file system tens of milliseconds to free) in a thread of
+ * its own, after the new file is in place and synced. The first such
+ * commit registers this with atexit(), so that a program that exits
+ * leaves none behind under its hidden name; a long-running one may call it
+ * to have the freeing done at a point of its choosing.
+ */
+void atomic_file_settle(void);
 
 /**
  * atomic_file_creation_error - the error to report when creating @path

@@ -18,12 +18,21 @@
 #include "latscope/log.h"
 #include "latscope/monitor_state.h"
 
+/* A column of numbers as text, formatted whole and written in one call. */
+struct column_text {
+	char *text;
+	size_t size;
+};
+
 struct state_writer {
 	struct atomic_file file;
 	FILE *f; /* where the put functions write: file.stream, or one CPU's buffer */
 	int error;
 	bool any_cpu;
 	bool pretty; /* indented by two, as result_write_as() lays out a document */
+	/* kept from one column and CPU to the next: no allocation per column */
+	struct column_text column;
+	struct column_text maxima; /* the windows' max_ns, again as block maxima */
 };
 
 static void put(struct state_writer *w, const char *text)
@@ -42,15 +51,32 @@ static size_t format_u64(char *text, uint64_t value)
 				    "25262728293031323334353637383940414243444546474849"
 				    "50515253545556575859606162636465666768697071727374"
 				    "75767778798081828384858687888990919293949596979899";
-	uint64_t power = 10;
-	size_t n = 1;
+	static const uint64_t powers[20] = { 1ULL,
+					     10ULL,
+					     100ULL,
+					     1000ULL,
+					     10000ULL,
+					     100000ULL,
+					     1000000ULL,
+					     10000000ULL,
+					     100000000ULL,
+					     1000000000ULL,
+					     10000000000ULL,
+					     100000000000ULL,
+					     1000000000000ULL,
+					     10000000000000ULL,
+					     100000000000000ULL,
+					     1000000000000000ULL,
+					     10000000000000000ULL,
+					     100000000000000000ULL,
+					     1000000000000000000ULL,
+					     10000000000000000000ULL };
+	/* the digits from the bits: log10(2) is about 1233 / 4096, one short at most */
+	unsigned int bits = 64 - (unsigned int)__builtin_clzll(value | 1);
+	size_t n = (bits * 1233) >> 12;
 	char *p;
 
-	/* 20 digits at most: 10^19 is the last power below 2^64 */
-	while (n < 20 && value >= power) {
-		power *= 10;
-		n++;
-	}
+	n += value >= powers[n] || !n;
 	p = text + n;
 	while (value >= 100) {
 		unsigned int two = (unsigned int)(value % 100) * 2;
@@ -78,7 +104,9 @@ static void put_u64(struct state_writer *w, uint64_t value)
 
 static void put_key(struct state_writer *w, const char *key, bool first)
 {
-	fprintf(w->f, "%s\"%s\":", first ? "" : ",", key);
+	put(w, first ? "\"" : ",\"");
+	put(w, key);
+	put(w, "\":");
 }
 
 /* Any JSON value (a string to escape, a small object), compact. */
@@ -227,9 +255,13 @@ static void put_counts(struct state_writer *w, const struct monitor_cpu_reading 
 	for (i = 0; i < r->nr; i++) {
 		if (!r->counts[i])
 			continue;
-		fprintf(w->f, "%s[%" PRIu64 ",%" PRIu64 ",%" PRIu64 "]", first ? "" : ",",
-			native_slot_low(r->first + i), native_slot_high[r->first + i],
-			r->counts[i]);
+		put(w, first ? "[" : ",[");
+		put_u64(w, native_slot_low(r->first + i));
+		put(w, ",");
+		put_u64(w, native_slot_high[r->first + i]);
+		put(w, ",");
+		put_u64(w, r->counts[i]);
+		put(w, "]");
 		first = false;
 	}
 	fprintf(w->f, "],\"overflow\":0,\"overflow_above_ns\":%" PRIu64 "}",
@@ -247,30 +279,70 @@ enum window_column {
 };
 
 /*
- * A column of numbers, written through a buffer of its own: at 256 CPUs
- * and 35 days a checkpoint is 18 million numbers, and a call into stdio
- * for each cost more than the digits.
+ * The last number of a column and its digits: most of a column repeats the
+ * number before it (a window's count, p99, missed) or adds one to it (the
+ * index), and copying digits is cheaper than making them.
  */
-struct column_text {
-	char text[8192];
-	size_t used;
-	bool any;
+struct repeat {
+	uint64_t value;
+	size_t nr_digits; /* 0: none yet */
+	char digits[24];
 };
 
-static void column_flush(struct state_writer *w, struct column_text *c)
+/* @value and a comma at @p, which has room for 24 bytes; the end returned */
+static char *put_number(char *p, struct repeat *r, uint64_t value)
 {
-	fwrite_unlocked(c->text, 1, c->used, w->f);
-	c->used = 0;
+	if (!r->nr_digits || value != r->value) {
+		if (r->nr_digits && value == r->value + 1 && r->digits[r->nr_digits - 1] != '9')
+			r->digits[r->nr_digits - 1]++;
+		else
+			r->nr_digits = format_u64(r->digits, value);
+		r->value = value;
+	}
+	/* a fixed length: a copy of two words, the bytes past the digits overwritten later */
+	memcpy(p, r->digits, sizeof(r->digits));
+	p += r->nr_digits;
+	*p++ = ',';
+	return p;
 }
 
-static void column_add(struct state_writer *w, struct column_text *c, uint64_t value)
+/*
+ * At 256 CPUs and 35 days a checkpoint is 18 million numbers: each column
+ * is made in one buffer, sized once for its numbers, and written in one
+ * call, where a call into stdio for each cost more than the digits.
+ */
+static char *column_begin(struct state_writer *w, struct column_text *c, size_t values)
 {
-	if (c->used + 24 > sizeof(c->text))
-		column_flush(w, c);
-	if (c->any)
-		c->text[c->used++] = ',';
-	c->used += format_u64(c->text + c->used, value);
-	c->any = true;
+	/* 20 digits and a comma each, the brackets, and put_number()'s slack */
+	size_t need = values * 21 + 32;
+	char *text;
+
+	if (need > c->size) {
+		text = realloc(c->text, need);
+		if (!text) {
+			w->error = w->error ? w->error : -ENOMEM;
+			return NULL;
+		}
+		c->text = text;
+		c->size = need;
+	}
+	c->text[0] = '[';
+	return c->text + 1;
+}
+
+/* The column's last comma made its closing bracket; its length returned. */
+static size_t column_end(struct column_text *c, char *end)
+{
+	if (end[-1] == ',')
+		end[-1] = ']';
+	else
+		*end++ = ']';
+	return (size_t)(end - c->text);
+}
+
+static void column_put(struct state_writer *w, struct column_text *c, size_t length)
+{
+	fwrite_unlocked(c->text, 1, length, w->f);
 }
 
 static uint64_t window_value(const struct monitor_window *win, enum window_column column)
@@ -292,27 +364,23 @@ static uint64_t window_value(const struct monitor_window *win, enum window_colum
 	}
 }
 
-static void put_window_column(struct state_writer *w, const struct monitor_window *windows,
-			      size_t nr, enum window_column column)
+/* A column of the windows, into @c; its length returned, 0 when out of memory. */
+static size_t window_column(struct state_writer *w, struct column_text *c,
+			    const struct monitor_window *windows, size_t nr,
+			    enum window_column column)
 {
-	struct column_text *c = malloc(sizeof(*c));
+	struct repeat last = { 0 };
+	char *p = column_begin(w, c, nr);
 	size_t i;
 
-	if (!c) {
-		w->error = w->error ? w->error : -ENOMEM;
-		return;
-	}
-	c->used = 0;
-	c->any = false;
-	put(w, "[");
+	if (!p)
+		return 0;
 	for (i = 0; i < nr; i++) {
 		if (column == COLUMN_BLOCK_MAX && (windows[i].partial || !windows[i].count))
 			continue;
-		column_add(w, c, window_value(&windows[i], column));
+		p = put_number(p, &last, window_value(&windows[i], column));
 	}
-	column_flush(w, c);
-	free(c);
-	put(w, "]");
+	return column_end(c, p);
 }
 
 /* The ring is coded (varints, deltas): decoded once for the seven columns. */
@@ -335,8 +403,9 @@ static void put_windows(struct state_writer *w, const struct state_cpu *cpu)
 	static const char *const names[] = { "index",  "count",	 "max_ns",
 					     "p99_ns", "missed", "partial" };
 	struct monitor_window *windows;
+	size_t nr, i, length, maxima = 0;
+	bool all_complete = true;
 	unsigned int column;
-	size_t nr;
 
 	windows = decode_windows(cpu->windows, &nr);
 	if (!windows) {
@@ -345,15 +414,24 @@ static void put_windows(struct state_writer *w, const struct state_cpu *cpu)
 	}
 	put_key(w, "windows", false);
 	fprintf(w->f, "{\"window_ns\":%" PRIu64, cpu->window_ns);
-	for (column = COLUMN_INDEX; column <= COLUMN_PARTIAL; column++) {
+	for (column = COLUMN_INDEX; column <= COLUMN_PARTIAL && !w->error; column++) {
+		struct column_text *c = column == COLUMN_MAX ? &w->maxima : &w->column;
+
+		length = window_column(w, c, windows, nr, (enum window_column)column);
+		if (column == COLUMN_MAX)
+			maxima = length;
 		put_key(w, names[column], false);
-		put_window_column(w, windows, nr, (enum window_column)column);
+		column_put(w, c, length);
 	}
 	put(w, "}");
-	/* compare's GEV fit: the maximum of each complete window */
+	/* compare's GEV fit: the maximum of each complete window, most often all of them */
+	for (i = 0; i < nr && all_complete; i++)
+		all_complete = !windows[i].partial && windows[i].count;
+	if (!all_complete)
+		maxima = window_column(w, &w->maxima, windows, nr, COLUMN_BLOCK_MAX);
 	put_key(w, "block_maxima", false);
 	fprintf(w->f, "{\"block_ns\":%" PRIu64 ",\"max_ns\":", cpu->window_ns);
-	put_window_column(w, windows, nr, COLUMN_BLOCK_MAX);
+	column_put(w, &w->maxima, maxima);
 	put(w, "}");
 	free(windows);
 }
@@ -442,31 +520,29 @@ static void put_explained(struct state_writer *w, const struct monitor_explained
 static void put_blocks(struct state_writer *w, const struct monitor_blocks *b)
 {
 	const struct time_blocks *tb = &b->store;
-	struct column_text *c = malloc(sizeof(*c));
+	struct repeat bucket, count;
 	unsigned int i, e;
+	char *p;
 
-	if (!c) {
-		w->error = w->error ? w->error : -ENOMEM;
-		return;
-	}
 	put_key(w, "time_blocks", false);
 	fprintf(w->f,
 		"{\"block_ns\":%" PRIu64 ",\"buckets\":\"%s\",\"start_ns\":%" PRIu64
 		",\"lost\":%" PRIu64 ",\"histograms\":[",
 		time_blocks_length(tb), time_block_layout_name(tb->layout), b->start_ns, tb->lost);
 	for (i = 0; i < tb->nr; i++) {
-		put(w, i ? ",[" : "[");
-		c->used = 0;
-		c->any = false;
+		p = column_begin(w, &w->column, 2 * (size_t)tb->blocks[i].nr);
+		if (!p)
+			return;
+		/* the buckets follow each other: the index's way */
+		bucket.nr_digits = count.nr_digits = 0;
 		for (e = 0; e < tb->blocks[i].nr; e++) {
-			column_add(w, c, tb->blocks[i].entries[e].bucket);
-			column_add(w, c, tb->blocks[i].entries[e].count);
+			p = put_number(p, &bucket, tb->blocks[i].entries[e].bucket);
+			p = put_number(p, &count, tb->blocks[i].entries[e].count);
 		}
-		column_flush(w, c);
-		put(w, "]");
+		put(w, i ? "," : "");
+		column_put(w, &w->column, column_end(&w->column, p));
 	}
 	put(w, "]}");
-	free(c);
 }
 
 /* One CPU's object, compact, as the state keeps it. */
@@ -531,7 +607,11 @@ int state_writer_cpu(struct state_writer *w, const struct state_cpu *cpu)
 	else
 		put_cpu(w, cpu);
 	w->any_cpu = true;
-	return flush_error(w);
+	if (flush_error(w))
+		return w->error;
+	/* the disk writes this CPU while the next ones are formatted */
+	atomic_file_write_behind(&w->file);
+	return 0;
 }
 
 int state_writer_close(struct state_writer *w)
@@ -545,6 +625,8 @@ int state_writer_close(struct state_writer *w)
 		atomic_file_abandon(&w->file);
 	else
 		ret = atomic_file_commit(&w->file);
+	free(w->column.text);
+	free(w->maxima.text);
 	free(w);
 	return ret;
 }

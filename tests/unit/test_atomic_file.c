@@ -109,6 +109,45 @@ START_TEST(abandon_leaves_the_old_file)
 }
 END_TEST
 
+/*
+ * A big file replaced keeps a second name through the rename and is freed
+ * behind; written behind as it goes, the new one is whole all the same.
+ */
+START_TEST(a_big_file_is_written_and_freed_behind)
+{
+	static char chunk[64 * 1024];
+	struct atomic_file file;
+	char path[PATH_MAX];
+	struct stat st;
+	unsigned int i;
+	int fd;
+
+	in_dir("state.json", path, sizeof(path));
+	/* 32 MiB to replace, sparse: the size is what counts */
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, 32 << 20), 0);
+	close(fd);
+	memset(chunk, 'x', sizeof(chunk));
+	ck_assert_int_eq(atomic_file_open(&file, path), 0);
+	for (i = 0; i < 160; i++) {
+		fwrite(chunk, 1, sizeof(chunk), file.stream);
+		atomic_file_write_behind(&file);
+	}
+	ck_assert_int_eq(atomic_file_commit(&file), 0);
+	atomic_file_settle();
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(st.st_size, 160 * (off_t)sizeof(chunk));
+	/* the old file's second name is gone, nothing else was left */
+	ck_assert_uint_eq(entries(), 1);
+	/* in place, write-behind is nothing */
+	ck_assert_int_eq(atomic_file_open(&file, "/dev/null"), 0);
+	fputs("x", file.stream);
+	atomic_file_write_behind(&file);
+	ck_assert_int_eq(atomic_file_commit(&file), 0);
+}
+END_TEST
+
 START_TEST(paths_that_cannot_be_written)
 {
 	struct atomic_file file;
@@ -387,6 +426,7 @@ int main(void)
 	tcase_add_test(tc, commit_replaces_the_file_whole);
 	tcase_add_test(tc, new_file_gets_the_mode_fopen_would_give);
 	tcase_add_test(tc, abandon_leaves_the_old_file);
+	tcase_add_test(tc, a_big_file_is_written_and_freed_behind);
 	tcase_add_test(tc, paths_that_cannot_be_written);
 	tcase_add_test(tc, a_directory_without_write_permission);
 	tcase_add_test(tc, the_directory_check_leaves_nothing);
