@@ -666,15 +666,19 @@ START_TEST(an_irq_moved_dwells)
 	struct machine m;
 	struct irqplan p;
 
-	/* 4 CPUs; CPU 0 carries 4 IRQs of 3k/s, the others one of 1k/s */
+	/*
+	 * 4 CPUs; CPU 0 carries 4 IRQs of 1.4k/s, the others one of 1k/s
+	 * that cannot move: an overload spread over several IRQs, neither a
+	 * pile-up nor one IRQ's
+	 */
 	machine_init(&m, 4, 1, 1, "", "");
 	for (i = 0; i < 4; i++)
-		add_irq(&m, 30 + i, "hot", 0, true, "0", "0", 3000);
+		add_irq(&m, 30 + i, "hot", 0, true, "0", "0", 1400);
 	for (i = 1; i < 4; i++) {
 		char cpu[4];
 
 		snprintf(cpu, sizeof(cpu), "%u", i);
-		add_irq(&m, 40 + i, "cold", 0, true, cpu, cpu, 1000);
+		add_irq(&m, 40 + i, "cold", 0, false, cpu, cpu, 1000);
 	}
 	m.policy.overload_intervals = 3;
 	/* two intervals of overload: not yet */
@@ -697,10 +701,11 @@ START_TEST(an_irq_moved_dwells)
 	irqplan_release(&p);
 
 	/*
-	 * Its neighbour on CPU 1 gets busy: moving IRQ 30 on would be the
-	 * best move, but it waits for its 5 minutes.
+	 * Its neighbour on CPU 1 gets busier (3.9k/s against a mean of
+	 * 2.5k/s): moving IRQ 30 on would be the only move, but it waits for
+	 * its 5 minutes.
 	 */
-	m.rates[4] = 20000;
+	m.rates[4] = 2500;
 	while (now < moved_at + m.policy.min_dwell_ns - 10 * SECOND_NS) {
 		now += 10 * SECOND_NS;
 		interval(&m, history, now, &p);
@@ -721,8 +726,9 @@ END_TEST
 /*
  * The complement of "no ping-pong": two hot queues on one CPU, each hotter
  * than a mean CPU, so that whichever moves leaves its target above the
- * dead band. A sustained overload must still be split, as soon as it has
- * lasted overload_intervals, and then stay split.
+ * dead band. Such a pile-up must still be split, at its first overloaded
+ * interval (a burst lasts seconds, not three intervals), and then stay
+ * split.
  */
 START_TEST(a_sustained_hot_pair_is_split)
 {
@@ -745,18 +751,14 @@ START_TEST(a_sustained_hot_pair_is_split)
 		add_irq(&m, 60 + i, "cold", 0, true, cpu, cpu, 2000);
 	}
 	irqplan_policy_for_balance(&m.policy);
-	for (i = 1; i < m.policy.overload_intervals; i++, now += 10 * SECOND_NS) {
-		interval(&m, history, now, &p);
-		ck_assert_uint_eq(p.nr_moves, 0);
-		irqplan_release(&p);
-	}
-	/* the interval the overload becomes sustained: one of the pair leaves */
+	/* the first interval the pair is seen: one of it leaves */
 	interval(&m, history, now, &p);
 	ck_assert_uint_eq(p.nr_moves, 1);
 	mv = &p.moves[0];
 	ck_assert_int_eq(mv->kind, IRQPLAN_BALANCE);
 	ck_assert(mv->irq == 50 || mv->irq == 51);
 	ck_assert_uint_ne(mv->to, 0);
+	ck_assert_ptr_nonnull(strstr(mv->reason, "for 1 interval;"));
 	hot_cpu = (int)mv->to;
 	irqplan_release(&p);
 	/*
@@ -773,6 +775,52 @@ START_TEST(a_sustained_hot_pair_is_split)
 	}
 	ck_assert_uint_le(moves, 1);
 	ck_assert_int_ne(hot_cpu, 0);
+	irq_history_free(history);
+	machine_release(&m);
+}
+END_TEST
+
+/*
+ * A burst: one queue hotter than a mean CPU, on a CPU with two cold
+ * ones. Shedding them cannot bring that CPU under the dead band; they are
+ * not moved while the burst lasts a minute, only once the overload has
+ * outlasted the dwell time.
+ */
+START_TEST(one_hot_irq_sheds_only_after_the_dwell)
+{
+	struct irq_history *history = irq_history_new();
+	uint64_t now = 10 * SECOND_NS, start = now;
+	unsigned int i;
+	struct machine m;
+	struct irqplan p;
+
+	/* 8 CPUs: 20k/s and two of 2k/s on CPU 0, 2k/s on each of the others */
+	machine_init(&m, 8, 1, 1, "", "");
+	add_irq(&m, 50, "hot", 0, true, "0", "0", 20000);
+	add_irq(&m, 51, "cold", 0, true, "0", "0", 2000);
+	add_irq(&m, 52, "cold", 0, true, "0", "0", 2000);
+	for (i = 1; i < 8; i++) {
+		char cpu[4];
+
+		snprintf(cpu, sizeof(cpu), "%u", i);
+		add_irq(&m, 60 + i, "cold", 0, true, cpu, cpu, 2000);
+	}
+	irqplan_policy_for_balance(&m.policy);
+	/* overloaded all along, and nothing moves before the dwell time */
+	for (; now < start + m.policy.min_dwell_ns; now += 10 * SECOND_NS) {
+		interval(&m, history, now, &p);
+		ck_assert(cpuset_has(&p.overloaded, 0));
+		ck_assert_msg(p.nr_moves == 0, "%llu s: %s",
+			      (unsigned long long)((now - start) / SECOND_NS),
+			      p.nr_moves ? p.moves[0].reason : "");
+		irqplan_release(&p);
+	}
+	/* then the cold ones leave it, the hot one stays */
+	interval(&m, history, now, &p);
+	ck_assert_ptr_nonnull(move_of(&p, 51));
+	ck_assert_ptr_null(move_of(&p, 50));
+	ck_assert_ptr_nonnull(strstr(move_of(&p, 51)->reason, "for 31 intervals"));
+	irqplan_release(&p);
 	irq_history_free(history);
 	machine_release(&m);
 }
@@ -878,6 +926,7 @@ int main(void)
 	tcase_add_test(tc, cooldown_and_budget_over_a_day);
 	tcase_add_test(tc, an_irq_moved_dwells);
 	tcase_add_test(tc, a_sustained_hot_pair_is_split);
+	tcase_add_test(tc, one_hot_irq_sheds_only_after_the_dwell);
 	tcase_add_test(tc, budget_does_not_hold_back_safety_or_new_irqs);
 	tcase_add_test(tc, rate_formatting);
 	suite_add_tcase(s, tc);
