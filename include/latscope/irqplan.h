@@ -36,7 +36,8 @@
  *    what shedding can do: a pile-up (the CPU is still pile_up_excess
  *    above the mean without its hottest IRQ: two hot queues together)
  *    sheds at its first overloaded interval; a CPU held up by one IRQ (it
- *    alone is above half the dead band) sheds the others only once the
+ *    alone is above half the dead band, the others are not) sheds the
+ *    others only once the
  *    overload has lasted min_dwell (a burst passes by itself, and those
  *    moves could not end the overload); a target never ends above half the dead band, so that noise
  *    cannot push it over, unless the IRQ alone is hotter than that: then

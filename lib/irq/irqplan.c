@@ -705,8 +705,9 @@ static void hottest_irqs(const struct planner *p, double *hottest)
  *   its hottest IRQ (two hot queues together), sheds at once: a burst is
  *   over in seconds, and one move halves it;
  * - a CPU held up by one IRQ (that IRQ alone keeps it above half the dead
- *   band) cannot be brought under by shedding the others: they leave only
- *   once the overload has outlasted the dwell time, which a burst does not;
+ *   band, the others together would not) cannot be brought under by
+ *   shedding the others: they leave only once the overload has outlasted
+ *   the dwell time, which a burst does not;
  * - any other, after overload_intervals intervals.
  * Without a history (a one-shot plan) every overloaded CPU sheds.
  */
@@ -721,7 +722,8 @@ static bool sheds_now(const struct planner *p, const double *means, unsigned int
 		return true;
 	if (rest > mean * (1 + p->policy->pile_up_excess) && rest - mean >= p->policy->min_excess)
 		return true;
-	if (hottest > mean * (1 + p->policy->dead_band / 2)) {
+	if (hottest > mean * (1 + p->policy->dead_band / 2) &&
+	    rest <= mean * (1 + p->policy->dead_band / 2)) {
 		since = irq_history_overloaded_since(history, cpu);
 		return since && since + p->policy->min_dwell_ns <= p->in->now_ns;
 	}

@@ -826,6 +826,46 @@ START_TEST(one_hot_irq_sheds_only_after_the_dwell)
 }
 END_TEST
 
+/*
+ * Two IRQs a little hotter than a mean CPU on one CPU: neither a pile-up
+ * nor one IRQ's overload (without either, the CPU would still be above
+ * half the dead band). Split after overload_intervals, not the dwell time.
+ */
+START_TEST(a_mild_hot_pair_is_split_after_the_overload_intervals)
+{
+	struct irq_history *history = irq_history_new();
+	uint64_t now = 10 * SECOND_NS;
+	unsigned int i;
+	struct machine m;
+	struct irqplan p;
+
+	/* 8 CPUs: 7k/s + 7k/s on CPU 0, 5k/s on each of the others; mean 6.1k/s */
+	machine_init(&m, 8, 1, 1, "", "");
+	add_irq(&m, 60, "warm", 0, true, "0", "0", 7000);
+	add_irq(&m, 61, "warm", 0, true, "0", "0", 7000);
+	for (i = 1; i < 8; i++) {
+		char cpu[4];
+
+		snprintf(cpu, sizeof(cpu), "%u", i);
+		add_irq(&m, 70 + i, "cold", 0, true, cpu, cpu, 5000);
+	}
+	irqplan_policy_for_balance(&m.policy);
+	for (i = 1; i < m.policy.overload_intervals; i++, now += 10 * SECOND_NS) {
+		interval(&m, history, now, &p);
+		ck_assert(cpuset_has(&p.overloaded, 0));
+		ck_assert_uint_eq(p.nr_moves, 0);
+		irqplan_release(&p);
+	}
+	interval(&m, history, now, &p);
+	ck_assert_uint_eq(p.nr_moves, 1);
+	ck_assert(p.moves[0].irq == 60 || p.moves[0].irq == 61);
+	ck_assert_ptr_nonnull(strstr(p.moves[0].reason, "for 3 intervals"));
+	irqplan_release(&p);
+	irq_history_free(history);
+	machine_release(&m);
+}
+END_TEST
+
 START_TEST(budget_does_not_hold_back_safety_or_new_irqs)
 {
 	struct irq_history *history = irq_history_new();
@@ -927,6 +967,7 @@ int main(void)
 	tcase_add_test(tc, an_irq_moved_dwells);
 	tcase_add_test(tc, a_sustained_hot_pair_is_split);
 	tcase_add_test(tc, one_hot_irq_sheds_only_after_the_dwell);
+	tcase_add_test(tc, a_mild_hot_pair_is_split_after_the_overload_intervals);
 	tcase_add_test(tc, budget_does_not_hold_back_safety_or_new_irqs);
 	tcase_add_test(tc, rate_formatting);
 	suite_add_tcase(s, tc);
