@@ -711,23 +711,43 @@ static void hottest_irqs(const struct planner *p, double *hottest)
  * - any other, after overload_intervals intervals.
  * Without a history (a one-shot plan) every overloaded CPU sheds.
  */
-static bool sheds_now(const struct planner *p, const double *means, unsigned int cpu,
-		      double hottest)
+enum shedding {
+	SHED_NOT_YET,
+	SHED_PILE_UP,
+	SHED_SUSTAINED, /* any other overload, lasting long enough */
+};
+
+static enum shedding sheds_now(const struct planner *p, const double *means, unsigned int cpu,
+			       double hottest)
 {
 	const struct irq_history *history = p->in->history;
 	double mean = means[node_of(p, cpu)], rest = p->load[cpu] - hottest;
 	uint64_t since;
+	bool lasted;
 
 	if (!history)
-		return true;
+		return SHED_SUSTAINED;
 	if (rest > mean * (1 + p->policy->pile_up_excess) && rest - mean >= p->policy->min_excess)
-		return true;
+		return SHED_PILE_UP;
 	if (hottest > mean * (1 + p->policy->dead_band / 2) &&
 	    rest <= mean * (1 + p->policy->dead_band / 2)) {
 		since = irq_history_overloaded_since(history, cpu);
-		return since && since + p->policy->min_dwell_ns <= p->in->now_ns;
+		lasted = since && since + p->policy->min_dwell_ns <= p->in->now_ns;
+	} else {
+		lasted = irq_history_overload_streak(history, cpu) + 1 >=
+			 p->policy->overload_intervals;
 	}
-	return irq_history_overload_streak(history, cpu) + 1 >= p->policy->overload_intervals;
+	return lasted ? SHED_SUSTAINED : SHED_NOT_YET;
+}
+
+/*
+ * Half the hour's budget is kept for pile-ups: the moves that mend a
+ * lasting, milder overload come every hour, and would otherwise spend it
+ * all before the next burst piles two hot queues on one CPU.
+ */
+static bool spare_budget(const struct planner *p)
+{
+	return p->budget_left > p->policy->max_moves_per_hour / 2;
 }
 
 /* Candidates for balance moves: active, movable IRQs delivered to one CPU. */
@@ -846,13 +866,15 @@ static int balance(struct planner *p)
 		if (!above(p, means, cpu, p->policy->dead_band))
 			continue;
 		cpuset_add(&p->plan->overloaded, cpu);
-		if (sheds_now(p, means, cpu, hottest[cpu]))
+		if (sheds_now(p, means, cpu, hottest[cpu]) != SHED_NOT_YET)
 			cpuset_add(&p->plan->balance_eligible, cpu);
 	}
 	if (!cpuset_empty(&p->plan->balance_eligible))
 		ret = balance_candidates(p, &rows, &nr_rows);
 	while (!ret && nr_rows) {
 		struct balance_choice best = { .row = -1 };
+		bool reserved = false;
+		enum shedding shed;
 
 		node_means(p, means);
 		hottest_irqs(p, hottest);
@@ -866,14 +888,20 @@ static int balance(struct planner *p)
 			 * An IRQ alone on its CPU only moves the problem. A
 			 * CPU sheds load until it is under half the dead band.
 			 */
-			if (p->nr_irqs[cpu] <= 1 ||
-			    !above(p, means, cpu, p->policy->dead_band / 2) ||
-			    !sheds_now(p, means, cpu, hottest[cpu]))
+			if (p->nr_irqs[cpu] <= 1 || !above(p, means, cpu, p->policy->dead_band / 2))
 				continue;
-			consider(p, means, row, cpu, &best);
+			shed = sheds_now(p, means, cpu, hottest[cpu]);
+			if (shed == SHED_SUSTAINED && !spare_budget(p)) {
+				reserved = true;
+				continue;
+			}
+			if (shed != SHED_NOT_YET)
+				consider(p, means, row, cpu, &best);
 		}
-		if (best.row < 0)
+		if (best.row < 0) {
+			p->plan->held_by_budget += reserved;
 			break;
+		}
 		if (!in_budget(p)) {
 			p->plan->held_by_budget++;
 			break;

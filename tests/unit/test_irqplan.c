@@ -866,6 +866,55 @@ START_TEST(a_mild_hot_pair_is_split_after_the_overload_intervals)
 }
 END_TEST
 
+/*
+ * Milder overloads spend at most half the hour's budget: two CPUs with
+ * four IRQs each want six moves of a budget of four; two are made, and a
+ * pile-up that comes next is still split.
+ */
+START_TEST(half_the_budget_is_kept_for_pile_ups)
+{
+	struct irq_history *history = irq_history_new();
+	uint64_t now = 10 * SECOND_NS;
+	unsigned int i;
+	struct machine m;
+	struct irqplan p;
+
+	/* 8 CPUs: four 1.4k/s IRQs on each of CPUs 0 and 1, 1k/s on the others */
+	machine_init(&m, 8, 1, 1, "", "");
+	for (i = 0; i < 8; i++)
+		add_irq(&m, 30 + i, "warm", 0, true, i < 4 ? "0" : "1", i < 4 ? "0" : "1", 1400);
+	for (i = 2; i < 8; i++) {
+		char cpu[4];
+
+		snprintf(cpu, sizeof(cpu), "%u", i);
+		add_irq(&m, 40 + i, "cold", 0, true, cpu, cpu, 1000);
+	}
+	/* and two idle ones on CPU 7, the pile-up to come */
+	add_irq(&m, 50, "hot", 0, true, "7", "7", 0);
+	add_irq(&m, 51, "hot", 0, true, "7", "7", 0);
+	irqplan_policy_for_balance(&m.policy);
+	m.policy.max_moves_per_hour = 4;
+	for (i = 1; i < m.policy.overload_intervals; i++, now += 10 * SECOND_NS) {
+		interval(&m, history, now, &p);
+		ck_assert_uint_eq(p.nr_moves, 0);
+		irqplan_release(&p);
+	}
+	interval(&m, history, now, &p);
+	ck_assert_uint_eq(p.nr_moves, 2);
+	ck_assert_uint_gt(p.held_by_budget, 0);
+	irqplan_release(&p);
+	/* the pile-up: split at once, from the half kept */
+	now += 10 * SECOND_NS;
+	m.rates[m.table.nr_irqs - 2] = m.rates[m.table.nr_irqs - 1] = 20000;
+	interval(&m, history, now, &p);
+	ck_assert_msg(move_of(&p, 50) || move_of(&p, 51), "%u moves, %u held by budget", p.nr_moves,
+		      p.held_by_budget);
+	irqplan_release(&p);
+	irq_history_free(history);
+	machine_release(&m);
+}
+END_TEST
+
 START_TEST(budget_does_not_hold_back_safety_or_new_irqs)
 {
 	struct irq_history *history = irq_history_new();
@@ -968,6 +1017,7 @@ int main(void)
 	tcase_add_test(tc, a_sustained_hot_pair_is_split);
 	tcase_add_test(tc, one_hot_irq_sheds_only_after_the_dwell);
 	tcase_add_test(tc, a_mild_hot_pair_is_split_after_the_overload_intervals);
+	tcase_add_test(tc, half_the_budget_is_kept_for_pile_ups);
 	tcase_add_test(tc, budget_does_not_hold_back_safety_or_new_irqs);
 	tcase_add_test(tc, rate_formatting);
 	suite_add_tcase(s, tc);
