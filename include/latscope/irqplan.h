@@ -48,7 +48,9 @@
  * 6. With a history (balance): an IRQ moved less than min_dwell ago is
  *    not moved for rules 3 (unless new) and 5, and rules 3 (old IRQs) and 5
  *    stop when max_moves_per_hour moves happened in the last hour (the
- *    first interval, the initial placement, does not count).
+ *    first interval, the initial placement, does not count); balance
+ *    moves that are not pile-ups stop at half of it, the rest is kept
+ *    for pile-ups.
  * 7. default_smp_affinity becomes the allowed set.
  * An IRQ already well placed is not moved: a good placement plans nothing
  * and lists no IRQ as unreadable (an affinity file that does not parse is
