@@ -646,6 +646,20 @@ START_TEST(cooldown_and_budget_over_a_day)
 }
 END_TEST
 
+/* One IRQ on each CPU from @first on: numbers @number + cpu, rate @rate. */
+static void one_per_cpu(struct machine *m, unsigned int first, unsigned int nr_cpus,
+			unsigned int number, const char *name, double rate)
+{
+	unsigned int cpu;
+
+	for (cpu = first; cpu < nr_cpus; cpu++) {
+		char text[12];
+
+		snprintf(text, sizeof(text), "%u", cpu);
+		add_irq(m, number + cpu, name, 0, true, text, text, rate);
+	}
+}
+
 /* Run the daemon's plan-apply-commit for one interval. */
 static void interval(struct machine *m, struct irq_history *history, uint64_t now,
 		     struct irqplan *p)
@@ -655,6 +669,20 @@ static void interval(struct machine *m, struct irq_history *history, uint64_t no
 	plan(m, p);
 	ck_assert_int_eq(irq_history_commit(history, p, &m->table, NULL, now), 0);
 	apply(m, p);
+}
+
+/* @n intervals of overload on CPU 0 that move nothing; *now moves on. */
+static void quiet_intervals(struct machine *m, struct irq_history *history, uint64_t *now,
+			    unsigned int n)
+{
+	struct irqplan p;
+
+	for (; n; n--, *now += 10 * SECOND_NS) {
+		interval(m, history, *now, &p);
+		ck_assert(cpuset_has(&p.overloaded, 0));
+		ck_assert_msg(p.nr_moves == 0, "%s", p.nr_moves ? p.moves[0].reason : "");
+		irqplan_release(&p);
+	}
 }
 
 START_TEST(an_irq_moved_dwells)
@@ -744,12 +772,7 @@ START_TEST(a_sustained_hot_pair_is_split)
 	machine_init(&m, 8, 1, 1, "", "");
 	add_irq(&m, 50, "hot", 0, true, "0", "0", 20000);
 	add_irq(&m, 51, "hot", 0, true, "0", "0", 20000);
-	for (i = 1; i < 8; i++) {
-		char cpu[4];
-
-		snprintf(cpu, sizeof(cpu), "%u", i);
-		add_irq(&m, 60 + i, "cold", 0, true, cpu, cpu, 2000);
-	}
+	one_per_cpu(&m, 1, 8, 60, "cold", 2000);
 	irqplan_policy_for_balance(&m.policy);
 	/* the first interval the pair is seen: one of it leaves */
 	interval(&m, history, now, &p);
@@ -789,8 +812,7 @@ END_TEST
 START_TEST(one_hot_irq_sheds_only_after_the_dwell)
 {
 	struct irq_history *history = irq_history_new();
-	uint64_t now = 10 * SECOND_NS, start = now;
-	unsigned int i;
+	uint64_t now = 10 * SECOND_NS;
 	struct machine m;
 	struct irqplan p;
 
@@ -799,22 +821,11 @@ START_TEST(one_hot_irq_sheds_only_after_the_dwell)
 	add_irq(&m, 50, "hot", 0, true, "0", "0", 20000);
 	add_irq(&m, 51, "cold", 0, true, "0", "0", 2000);
 	add_irq(&m, 52, "cold", 0, true, "0", "0", 2000);
-	for (i = 1; i < 8; i++) {
-		char cpu[4];
-
-		snprintf(cpu, sizeof(cpu), "%u", i);
-		add_irq(&m, 60 + i, "cold", 0, true, cpu, cpu, 2000);
-	}
+	one_per_cpu(&m, 1, 8, 60, "cold", 2000);
 	irqplan_policy_for_balance(&m.policy);
 	/* overloaded all along, and nothing moves before the dwell time */
-	for (; now < start + m.policy.min_dwell_ns; now += 10 * SECOND_NS) {
-		interval(&m, history, now, &p);
-		ck_assert(cpuset_has(&p.overloaded, 0));
-		ck_assert_msg(p.nr_moves == 0, "%llu s: %s",
-			      (unsigned long long)((now - start) / SECOND_NS),
-			      p.nr_moves ? p.moves[0].reason : "");
-		irqplan_release(&p);
-	}
+	quiet_intervals(&m, history, &now,
+			(unsigned int)(m.policy.min_dwell_ns / (10 * SECOND_NS)));
 	/* then the cold ones leave it, the hot one stays */
 	interval(&m, history, now, &p);
 	ck_assert_ptr_nonnull(move_of(&p, 51));
@@ -835,7 +846,6 @@ START_TEST(a_mild_hot_pair_is_split_after_the_overload_intervals)
 {
 	struct irq_history *history = irq_history_new();
 	uint64_t now = 10 * SECOND_NS;
-	unsigned int i;
 	struct machine m;
 	struct irqplan p;
 
@@ -843,19 +853,9 @@ START_TEST(a_mild_hot_pair_is_split_after_the_overload_intervals)
 	machine_init(&m, 8, 1, 1, "", "");
 	add_irq(&m, 60, "warm", 0, true, "0", "0", 7000);
 	add_irq(&m, 61, "warm", 0, true, "0", "0", 7000);
-	for (i = 1; i < 8; i++) {
-		char cpu[4];
-
-		snprintf(cpu, sizeof(cpu), "%u", i);
-		add_irq(&m, 70 + i, "cold", 0, true, cpu, cpu, 5000);
-	}
+	one_per_cpu(&m, 1, 8, 70, "cold", 5000);
 	irqplan_policy_for_balance(&m.policy);
-	for (i = 1; i < m.policy.overload_intervals; i++, now += 10 * SECOND_NS) {
-		interval(&m, history, now, &p);
-		ck_assert(cpuset_has(&p.overloaded, 0));
-		ck_assert_uint_eq(p.nr_moves, 0);
-		irqplan_release(&p);
-	}
+	quiet_intervals(&m, history, &now, m.policy.overload_intervals - 1);
 	interval(&m, history, now, &p);
 	ck_assert_uint_eq(p.nr_moves, 1);
 	ck_assert(p.moves[0].irq == 60 || p.moves[0].irq == 61);
@@ -883,22 +883,13 @@ START_TEST(half_the_budget_is_kept_for_pile_ups)
 	machine_init(&m, 8, 1, 1, "", "");
 	for (i = 0; i < 8; i++)
 		add_irq(&m, 30 + i, "warm", 0, true, i < 4 ? "0" : "1", i < 4 ? "0" : "1", 1400);
-	for (i = 2; i < 8; i++) {
-		char cpu[4];
-
-		snprintf(cpu, sizeof(cpu), "%u", i);
-		add_irq(&m, 40 + i, "cold", 0, true, cpu, cpu, 1000);
-	}
+	one_per_cpu(&m, 2, 8, 40, "cold", 1000);
 	/* and two idle ones on CPU 7, the pile-up to come */
 	add_irq(&m, 50, "hot", 0, true, "7", "7", 0);
 	add_irq(&m, 51, "hot", 0, true, "7", "7", 0);
 	irqplan_policy_for_balance(&m.policy);
 	m.policy.max_moves_per_hour = 4;
-	for (i = 1; i < m.policy.overload_intervals; i++, now += 10 * SECOND_NS) {
-		interval(&m, history, now, &p);
-		ck_assert_uint_eq(p.nr_moves, 0);
-		irqplan_release(&p);
-	}
+	quiet_intervals(&m, history, &now, m.policy.overload_intervals - 1);
 	interval(&m, history, now, &p);
 	ck_assert_uint_eq(p.nr_moves, 2);
 	ck_assert_uint_gt(p.held_by_budget, 0);
