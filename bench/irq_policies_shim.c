@@ -10,6 +10,11 @@
  * Covers open()/openat()+write() (latscope) and fopen()+fprintf() (stdio:
  * irqbalance), whose writes glibc makes inside itself where no shim sees
  * them: such a FILE is a fopencookie() stream that talks to the driver.
+ *
+ * With IRQ_POLICIES_TIME_SCALE=N (latscope's runs), CLOCK_MONOTONIC runs
+ * N times faster and nanosleep() sleeps N times shorter: the balancer
+ * lives in simulated time, so its interval, dwell and hourly budget are
+ * its own defaults, and "the last hour" is a simulated hour, not N of them.
  */
 /* open() and open64() both defined here, each under its own name */
 #undef _FILE_OFFSET_BITS
@@ -18,10 +23,12 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_FDS 1024
@@ -237,3 +244,67 @@ FILE *fopen(const char *path, const char *mode)
 }
 
 FILE *fopen64(const char *path, const char *mode) __attribute__((alias("fopen")));
+
+/* IRQ_POLICIES_TIME_SCALE, read once; 1 without it */
+static unsigned long time_scale(void)
+{
+	static unsigned long scale;
+	const char *text;
+
+	if (!scale) {
+		text = getenv("IRQ_POLICIES_TIME_SCALE");
+		scale = text ? strtoul(text, NULL, 10) : 1;
+		if (!scale)
+			scale = 1;
+	}
+	return scale;
+}
+
+static uint64_t ns_of(const struct timespec *ts)
+{
+	return (uint64_t)ts->tv_sec * 1000000000ULL + (uint64_t)ts->tv_nsec;
+}
+
+static struct timespec timespec_of(uint64_t ns)
+{
+	return (struct timespec){ .tv_sec = (time_t)(ns / 1000000000ULL),
+				  .tv_nsec = (long)(ns % 1000000000ULL) };
+}
+
+int clock_gettime(clockid_t id, struct timespec *ts)
+{
+	static int (*real_clock_gettime)(clockid_t, struct timespec *);
+	static uint64_t base; /* the first reading: simulated time starts there */
+	uint64_t now;
+	int ret;
+
+	if (!real_clock_gettime)
+		real_clock_gettime =
+			(int (*)(clockid_t, struct timespec *))dlsym(RTLD_NEXT, "clock_gettime");
+	ret = real_clock_gettime(id, ts);
+	if (ret || id != CLOCK_MONOTONIC || time_scale() == 1)
+		return ret;
+	now = ns_of(ts);
+	if (!base)
+		base = now;
+	*ts = timespec_of(base + (now - base) * time_scale());
+	return 0;
+}
+
+int nanosleep(const struct timespec *req, struct timespec *rem)
+{
+	static int (*real_nanosleep)(const struct timespec *, struct timespec *);
+	struct timespec shorter;
+	int ret;
+
+	if (!real_nanosleep)
+		real_nanosleep = (int (*)(const struct timespec *, struct timespec *))dlsym(
+			RTLD_NEXT, "nanosleep");
+	if (time_scale() == 1)
+		return real_nanosleep(req, rem);
+	shorter = timespec_of(ns_of(req) / time_scale());
+	ret = real_nanosleep(&shorter, rem);
+	if (ret && rem)
+		*rem = timespec_of(ns_of(rem) * time_scale());
+	return ret;
+}

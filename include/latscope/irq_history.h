@@ -11,7 +11,7 @@
 /*
  * The balance daemon's memory: when each IRQ last moved, the moves of the
  * last hour (the budget; the first interval's, the initial placement, do
- * not count), for how many intervals each CPU has been
+ * not count), for how many intervals and since when each CPU has been
  * overloaded, and which IRQs existed at the last interval (new ones are
  * placed at once).
  */
@@ -29,6 +29,8 @@ uint64_t irq_history_last_move(const struct irq_history *history, unsigned int i
 unsigned int irq_history_moves_since(const struct irq_history *history, uint64_t since_ns);
 /* consecutive earlier intervals @cpu was overloaded */
 unsigned int irq_history_overload_streak(const struct irq_history *history, unsigned int cpu);
+/* when @cpu's streak began (the time of its first overloaded interval), 0 without one */
+uint64_t irq_history_overloaded_since(const struct irq_history *history, unsigned int cpu);
 /* whether @irq existed at the end of the last interval (false before the first) */
 bool irq_history_known(const struct irq_history *history, unsigned int irq);
 /* whether an interval has been committed yet */

@@ -25,6 +25,8 @@ struct irq_history {
 	unsigned int nr_known;
 	bool started;
 	unsigned short streak[CPUSET_MAX_CPUS];
+	/* per CPU: the time of the first interval of its streak, 0 without one */
+	uint64_t overloaded_since[CPUSET_MAX_CPUS];
 };
 
 struct irq_history *irq_history_new(void)
@@ -80,6 +82,11 @@ unsigned int irq_history_overload_streak(const struct irq_history *history, unsi
 	return cpu < CPUSET_MAX_CPUS ? history->streak[cpu] : 0;
 }
 
+uint64_t irq_history_overloaded_since(const struct irq_history *history, unsigned int cpu)
+{
+	return cpu < CPUSET_MAX_CPUS ? history->overloaded_since[cpu] : 0;
+}
+
 bool irq_history_known(const struct irq_history *history, unsigned int irq)
 {
 	return history->nr_known && bsearch(&irq, history->known, history->nr_known,
@@ -94,6 +101,13 @@ bool irq_history_started(const struct irq_history *history)
 void irq_history_forget_streaks(struct irq_history *history)
 {
 	memset(history->streak, 0, sizeof(history->streak));
+	memset(history->overloaded_since, 0, sizeof(history->overloaded_since));
+}
+
+static void end_streak(struct irq_history *history, unsigned int cpu)
+{
+	history->streak[cpu] = 0;
+	history->overloaded_since[cpu] = 0;
 }
 
 static int compare_last(const void *a, const void *b)
@@ -190,9 +204,13 @@ int irq_history_commit(struct irq_history *history, const struct irqplan *plan,
 	if (ret)
 		return ret;
 	for (cpu = 0; cpu < CPUSET_MAX_CPUS; cpu++) {
-		if (!cpuset_has(&plan->overloaded, cpu))
-			history->streak[cpu] = 0;
-		else if (history->streak[cpu] < 0xffff)
+		if (!cpuset_has(&plan->overloaded, cpu)) {
+			end_streak(history, cpu);
+			continue;
+		}
+		if (!history->streak[cpu])
+			history->overloaded_since[cpu] = now_ns;
+		if (history->streak[cpu] < 0xffff)
 			history->streak[cpu]++;
 	}
 	/* CPUs that shed or took load start counting again */
@@ -201,9 +219,9 @@ int irq_history_commit(struct irq_history *history, const struct irqplan *plan,
 
 		if ((done && !done[i]) || move->kind != IRQPLAN_BALANCE)
 			continue;
-		history->streak[move->to] = 0;
+		end_streak(history, move->to);
 		if (move->from_cpu >= 0 && move->from_cpu < CPUSET_MAX_CPUS)
-			history->streak[move->from_cpu] = 0;
+			end_streak(history, (unsigned int)move->from_cpu);
 	}
 	history->started = true;
 	return 0;

@@ -19,6 +19,7 @@ void irqplan_policy_default(struct irqplan_policy *policy)
 	policy->min_excess = 100;
 	policy->min_move_share = 0.125;
 	policy->overload_intervals = 1;
+	policy->pile_up_excess = 1.0;
 	policy->min_dwell_ns = 5 * 60 * 1000000000ULL;
 	policy->max_moves_per_hour = 12;
 	/* x86 has ~200 vectors per CPU, some taken by the system */
@@ -357,6 +358,7 @@ static struct irqplan_move *add_move(struct planner *p, unsigned int row,
 	move->remote = remote;
 	move->reason[0] = '\0';
 	p->moved[row] = true;
+	p->delivery_cpu[row] = (int)to;
 	return move;
 }
 
@@ -682,6 +684,72 @@ static bool above(const struct planner *p, const double *means, unsigned int cpu
 	return p->load[cpu] > mean * (1 + band) && p->load[cpu] - mean >= p->policy->min_excess;
 }
 
+/* The hottest IRQ delivered to each CPU, as the plan goes: @hottest[nr_cpus]. */
+static void hottest_irqs(const struct planner *p, double *hottest)
+{
+	unsigned int row;
+
+	memset(hottest, 0, p->nr_cpus * sizeof(*hottest));
+	for (row = 0; row < p->table->nr_irqs; row++) {
+		int cpu = p->delivery_cpu[row];
+
+		if (cpu >= 0 && (unsigned int)cpu < p->nr_cpus && p->in->rates[row] > hottest[cpu])
+			hottest[cpu] = p->in->rates[row];
+	}
+}
+
+/*
+ * Whether an overloaded CPU sheds load now (rule 5). How long its overload
+ * must have lasted depends on what shedding can do for it:
+ * - a pile-up, a CPU still pile_up_excess above its node's mean without
+ *   its hottest IRQ (two hot queues together), sheds at once: a burst is
+ *   over in seconds, and one move halves it;
+ * - a CPU held up by one IRQ (that IRQ alone keeps it above half the dead
+ *   band, the others together would not) cannot be brought under by
+ *   shedding the others: they leave only once the overload has outlasted
+ *   the dwell time, which a burst does not;
+ * - any other, after overload_intervals intervals.
+ * Without a history (a one-shot plan) every overloaded CPU sheds.
+ */
+enum shedding {
+	SHED_NOT_YET,
+	SHED_PILE_UP,
+	SHED_SUSTAINED, /* any other overload, lasting long enough */
+};
+
+static enum shedding sheds_now(const struct planner *p, const double *means, unsigned int cpu,
+			       double hottest)
+{
+	const struct irq_history *history = p->in->history;
+	double mean = means[node_of(p, cpu)], rest = p->load[cpu] - hottest;
+	uint64_t since;
+	bool lasted;
+
+	if (!history)
+		return SHED_SUSTAINED;
+	if (rest > mean * (1 + p->policy->pile_up_excess) && rest - mean >= p->policy->min_excess)
+		return SHED_PILE_UP;
+	if (hottest > mean * (1 + p->policy->dead_band / 2) &&
+	    rest <= mean * (1 + p->policy->dead_band / 2)) {
+		since = irq_history_overloaded_since(history, cpu);
+		lasted = since && since + p->policy->min_dwell_ns <= p->in->now_ns;
+	} else {
+		lasted = irq_history_overload_streak(history, cpu) + 1 >=
+			 p->policy->overload_intervals;
+	}
+	return lasted ? SHED_SUSTAINED : SHED_NOT_YET;
+}
+
+/*
+ * Half the hour's budget is kept for pile-ups: the moves that mend a
+ * lasting, milder overload come every hour, and would otherwise spend it
+ * all before the next burst piles two hot queues on one CPU.
+ */
+static bool spare_budget(const struct planner *p)
+{
+	return p->budget_left > p->policy->max_moves_per_hour / 2;
+}
+
 /* Candidates for balance moves: active, movable IRQs delivered to one CPU. */
 static int balance_candidates(const struct planner *p, unsigned int **rows, unsigned int *nr)
 {
@@ -781,29 +849,35 @@ static int balance_move(struct planner *p, const double *means, const struct bal
 /* Rule 5: shed load from overloaded CPUs while a move is worth it. */
 static int balance(struct planner *p)
 {
-	const struct irq_history *history = p->in->history;
 	double *means = calloc(p->topo->nr_nodes + 1, sizeof(*means));
+	double *hottest = calloc(p->nr_cpus + 1, sizeof(*hottest));
 	unsigned int *rows = NULL, nr_rows = 0, i, cpu;
 	int ret = 0;
 
-	if (!means)
+	if (!means || !hottest) {
+		free(means);
+		free(hottest);
 		return -ENOMEM;
+	}
 	node_means(p, means);
+	hottest_irqs(p, hottest);
 	for (i = 0; i < p->any.nr; i++) {
 		cpu = p->any.cpus[i];
 		if (!above(p, means, cpu, p->policy->dead_band))
 			continue;
 		cpuset_add(&p->plan->overloaded, cpu);
-		if ((history ? irq_history_overload_streak(history, cpu) : 0) + 1 >=
-		    p->policy->overload_intervals)
+		if (sheds_now(p, means, cpu, hottest[cpu]) != SHED_NOT_YET)
 			cpuset_add(&p->plan->balance_eligible, cpu);
 	}
 	if (!cpuset_empty(&p->plan->balance_eligible))
 		ret = balance_candidates(p, &rows, &nr_rows);
 	while (!ret && nr_rows) {
 		struct balance_choice best = { .row = -1 };
+		bool reserved = false;
+		enum shedding shed;
 
 		node_means(p, means);
+		hottest_irqs(p, hottest);
 		for (i = 0; i < nr_rows; i++) {
 			unsigned int row = rows[i];
 
@@ -816,10 +890,18 @@ static int balance(struct planner *p)
 			 */
 			if (p->nr_irqs[cpu] <= 1 || !above(p, means, cpu, p->policy->dead_band / 2))
 				continue;
-			consider(p, means, row, cpu, &best);
+			shed = sheds_now(p, means, cpu, hottest[cpu]);
+			if (shed == SHED_SUSTAINED && !spare_budget(p)) {
+				reserved = true;
+				continue;
+			}
+			if (shed != SHED_NOT_YET)
+				consider(p, means, row, cpu, &best);
 		}
-		if (best.row < 0)
+		if (best.row < 0) {
+			p->plan->held_by_budget += reserved;
 			break;
+		}
 		if (!in_budget(p)) {
 			p->plan->held_by_budget++;
 			break;
@@ -827,6 +909,7 @@ static int balance(struct planner *p)
 		ret = balance_move(p, means, &best);
 	}
 	free(rows);
+	free(hottest);
 	free(means);
 	return ret;
 }

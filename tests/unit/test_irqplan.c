@@ -646,6 +646,20 @@ START_TEST(cooldown_and_budget_over_a_day)
 }
 END_TEST
 
+/* One IRQ on each CPU from @first on: numbers @number + cpu, rate @rate. */
+static void one_per_cpu(struct machine *m, unsigned int first, unsigned int nr_cpus,
+			unsigned int number, const char *name, double rate)
+{
+	unsigned int cpu;
+
+	for (cpu = first; cpu < nr_cpus; cpu++) {
+		char text[12];
+
+		snprintf(text, sizeof(text), "%u", cpu);
+		add_irq(m, number + cpu, name, 0, true, text, text, rate);
+	}
+}
+
 /* Run the daemon's plan-apply-commit for one interval. */
 static void interval(struct machine *m, struct irq_history *history, uint64_t now,
 		     struct irqplan *p)
@@ -657,6 +671,20 @@ static void interval(struct machine *m, struct irq_history *history, uint64_t no
 	apply(m, p);
 }
 
+/* @n intervals of overload on CPU 0 that move nothing; *now moves on. */
+static void quiet_intervals(struct machine *m, struct irq_history *history, uint64_t *now,
+			    unsigned int n)
+{
+	struct irqplan p;
+
+	for (; n; n--, *now += 10 * SECOND_NS) {
+		interval(m, history, *now, &p);
+		ck_assert(cpuset_has(&p.overloaded, 0));
+		ck_assert_msg(p.nr_moves == 0, "%s", p.nr_moves ? p.moves[0].reason : "");
+		irqplan_release(&p);
+	}
+}
+
 START_TEST(an_irq_moved_dwells)
 {
 	struct irq_history *history = irq_history_new();
@@ -666,15 +694,19 @@ START_TEST(an_irq_moved_dwells)
 	struct machine m;
 	struct irqplan p;
 
-	/* 4 CPUs; CPU 0 carries 4 IRQs of 3k/s, the others one of 1k/s */
+	/*
+	 * 4 CPUs; CPU 0 carries 4 IRQs of 1.4k/s, the others one of 1k/s
+	 * that cannot move: an overload spread over several IRQs, neither a
+	 * pile-up nor one IRQ's
+	 */
 	machine_init(&m, 4, 1, 1, "", "");
 	for (i = 0; i < 4; i++)
-		add_irq(&m, 30 + i, "hot", 0, true, "0", "0", 3000);
+		add_irq(&m, 30 + i, "hot", 0, true, "0", "0", 1400);
 	for (i = 1; i < 4; i++) {
 		char cpu[4];
 
 		snprintf(cpu, sizeof(cpu), "%u", i);
-		add_irq(&m, 40 + i, "cold", 0, true, cpu, cpu, 1000);
+		add_irq(&m, 40 + i, "cold", 0, false, cpu, cpu, 1000);
 	}
 	m.policy.overload_intervals = 3;
 	/* two intervals of overload: not yet */
@@ -697,10 +729,11 @@ START_TEST(an_irq_moved_dwells)
 	irqplan_release(&p);
 
 	/*
-	 * Its neighbour on CPU 1 gets busy: moving IRQ 30 on would be the
-	 * best move, but it waits for its 5 minutes.
+	 * Its neighbour on CPU 1 gets busier (3.9k/s against a mean of
+	 * 2.5k/s): moving IRQ 30 on would be the only move, but it waits for
+	 * its 5 minutes.
 	 */
-	m.rates[4] = 20000;
+	m.rates[4] = 2500;
 	while (now < moved_at + m.policy.min_dwell_ns - 10 * SECOND_NS) {
 		now += 10 * SECOND_NS;
 		interval(&m, history, now, &p);
@@ -721,8 +754,9 @@ END_TEST
 /*
  * The complement of "no ping-pong": two hot queues on one CPU, each hotter
  * than a mean CPU, so that whichever moves leaves its target above the
- * dead band. A sustained overload must still be split, as soon as it has
- * lasted overload_intervals, and then stay split.
+ * dead band. Such a pile-up must still be split, at its first overloaded
+ * interval (a burst lasts seconds, not three intervals), and then stay
+ * split.
  */
 START_TEST(a_sustained_hot_pair_is_split)
 {
@@ -738,25 +772,16 @@ START_TEST(a_sustained_hot_pair_is_split)
 	machine_init(&m, 8, 1, 1, "", "");
 	add_irq(&m, 50, "hot", 0, true, "0", "0", 20000);
 	add_irq(&m, 51, "hot", 0, true, "0", "0", 20000);
-	for (i = 1; i < 8; i++) {
-		char cpu[4];
-
-		snprintf(cpu, sizeof(cpu), "%u", i);
-		add_irq(&m, 60 + i, "cold", 0, true, cpu, cpu, 2000);
-	}
+	one_per_cpu(&m, 1, 8, 60, "cold", 2000);
 	irqplan_policy_for_balance(&m.policy);
-	for (i = 1; i < m.policy.overload_intervals; i++, now += 10 * SECOND_NS) {
-		interval(&m, history, now, &p);
-		ck_assert_uint_eq(p.nr_moves, 0);
-		irqplan_release(&p);
-	}
-	/* the interval the overload becomes sustained: one of the pair leaves */
+	/* the first interval the pair is seen: one of it leaves */
 	interval(&m, history, now, &p);
 	ck_assert_uint_eq(p.nr_moves, 1);
 	mv = &p.moves[0];
 	ck_assert_int_eq(mv->kind, IRQPLAN_BALANCE);
 	ck_assert(mv->irq == 50 || mv->irq == 51);
 	ck_assert_uint_ne(mv->to, 0);
+	ck_assert_ptr_nonnull(strstr(mv->reason, "for 1 interval;"));
 	hot_cpu = (int)mv->to;
 	irqplan_release(&p);
 	/*
@@ -773,6 +798,109 @@ START_TEST(a_sustained_hot_pair_is_split)
 	}
 	ck_assert_uint_le(moves, 1);
 	ck_assert_int_ne(hot_cpu, 0);
+	irq_history_free(history);
+	machine_release(&m);
+}
+END_TEST
+
+/*
+ * A burst: one queue hotter than a mean CPU, on a CPU with two cold
+ * ones. Shedding them cannot bring that CPU under the dead band; they are
+ * not moved while the burst lasts a minute, only once the overload has
+ * outlasted the dwell time.
+ */
+START_TEST(one_hot_irq_sheds_only_after_the_dwell)
+{
+	struct irq_history *history = irq_history_new();
+	uint64_t now = 10 * SECOND_NS;
+	struct machine m;
+	struct irqplan p;
+
+	/* 8 CPUs: 20k/s and two of 2k/s on CPU 0, 2k/s on each of the others */
+	machine_init(&m, 8, 1, 1, "", "");
+	add_irq(&m, 50, "hot", 0, true, "0", "0", 20000);
+	add_irq(&m, 51, "cold", 0, true, "0", "0", 2000);
+	add_irq(&m, 52, "cold", 0, true, "0", "0", 2000);
+	one_per_cpu(&m, 1, 8, 60, "cold", 2000);
+	irqplan_policy_for_balance(&m.policy);
+	/* overloaded all along, and nothing moves before the dwell time */
+	quiet_intervals(&m, history, &now,
+			(unsigned int)(m.policy.min_dwell_ns / (10 * SECOND_NS)));
+	/* then the cold ones leave it, the hot one stays */
+	interval(&m, history, now, &p);
+	ck_assert_ptr_nonnull(move_of(&p, 51));
+	ck_assert_ptr_null(move_of(&p, 50));
+	ck_assert_ptr_nonnull(strstr(move_of(&p, 51)->reason, "for 31 intervals"));
+	irqplan_release(&p);
+	irq_history_free(history);
+	machine_release(&m);
+}
+END_TEST
+
+/*
+ * Two IRQs a little hotter than a mean CPU on one CPU: neither a pile-up
+ * nor one IRQ's overload (without either, the CPU would still be above
+ * half the dead band). Split after overload_intervals, not the dwell time.
+ */
+START_TEST(a_mild_hot_pair_is_split_after_the_overload_intervals)
+{
+	struct irq_history *history = irq_history_new();
+	uint64_t now = 10 * SECOND_NS;
+	struct machine m;
+	struct irqplan p;
+
+	/* 8 CPUs: 7k/s + 7k/s on CPU 0, 5k/s on each of the others; mean 6.1k/s */
+	machine_init(&m, 8, 1, 1, "", "");
+	add_irq(&m, 60, "warm", 0, true, "0", "0", 7000);
+	add_irq(&m, 61, "warm", 0, true, "0", "0", 7000);
+	one_per_cpu(&m, 1, 8, 70, "cold", 5000);
+	irqplan_policy_for_balance(&m.policy);
+	quiet_intervals(&m, history, &now, m.policy.overload_intervals - 1);
+	interval(&m, history, now, &p);
+	ck_assert_uint_eq(p.nr_moves, 1);
+	ck_assert(p.moves[0].irq == 60 || p.moves[0].irq == 61);
+	ck_assert_ptr_nonnull(strstr(p.moves[0].reason, "for 3 intervals"));
+	irqplan_release(&p);
+	irq_history_free(history);
+	machine_release(&m);
+}
+END_TEST
+
+/*
+ * Milder overloads spend at most half the hour's budget: two CPUs with
+ * four IRQs each want six moves of a budget of four; two are made, and a
+ * pile-up that comes next is still split.
+ */
+START_TEST(half_the_budget_is_kept_for_pile_ups)
+{
+	struct irq_history *history = irq_history_new();
+	uint64_t now = 10 * SECOND_NS;
+	unsigned int i;
+	struct machine m;
+	struct irqplan p;
+
+	/* 8 CPUs: four 1.4k/s IRQs on each of CPUs 0 and 1, 1k/s on the others */
+	machine_init(&m, 8, 1, 1, "", "");
+	for (i = 0; i < 8; i++)
+		add_irq(&m, 30 + i, "warm", 0, true, i < 4 ? "0" : "1", i < 4 ? "0" : "1", 1400);
+	one_per_cpu(&m, 2, 8, 40, "cold", 1000);
+	/* and two idle ones on CPU 7, the pile-up to come */
+	add_irq(&m, 50, "hot", 0, true, "7", "7", 0);
+	add_irq(&m, 51, "hot", 0, true, "7", "7", 0);
+	irqplan_policy_for_balance(&m.policy);
+	m.policy.max_moves_per_hour = 4;
+	quiet_intervals(&m, history, &now, m.policy.overload_intervals - 1);
+	interval(&m, history, now, &p);
+	ck_assert_uint_eq(p.nr_moves, 2);
+	ck_assert_uint_gt(p.held_by_budget, 0);
+	irqplan_release(&p);
+	/* the pile-up: split at once, from the half kept */
+	now += 10 * SECOND_NS;
+	m.rates[m.table.nr_irqs - 2] = m.rates[m.table.nr_irqs - 1] = 20000;
+	interval(&m, history, now, &p);
+	ck_assert_msg(move_of(&p, 50) || move_of(&p, 51), "%u moves, %u held by budget", p.nr_moves,
+		      p.held_by_budget);
+	irqplan_release(&p);
 	irq_history_free(history);
 	machine_release(&m);
 }
@@ -878,6 +1006,9 @@ int main(void)
 	tcase_add_test(tc, cooldown_and_budget_over_a_day);
 	tcase_add_test(tc, an_irq_moved_dwells);
 	tcase_add_test(tc, a_sustained_hot_pair_is_split);
+	tcase_add_test(tc, one_hot_irq_sheds_only_after_the_dwell);
+	tcase_add_test(tc, a_mild_hot_pair_is_split_after_the_overload_intervals);
+	tcase_add_test(tc, half_the_budget_is_kept_for_pile_ups);
 	tcase_add_test(tc, budget_does_not_hold_back_safety_or_new_irqs);
 	tcase_add_test(tc, rate_formatting);
 	suite_add_tcase(s, tc);
