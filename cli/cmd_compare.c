@@ -145,6 +145,27 @@ static int write_junit(const struct compare_command_options *o, const struct com
 	return status;
 }
 
+/*
+ * A comparison that could not be made is an <error> case, so that a
+ * pipeline reading the JUnit sees why and does not take a missing report
+ * for a pass; it says what the error line said.
+ */
+static void write_junit_error(const struct compare_command_options *o)
+{
+	struct junit_suite suite;
+	struct junit_case *tc;
+	unsigned int i;
+
+	junit_output_start(&suite, "compare", NULL, NULL); /* no result was written */
+	for (i = 0; i < o->nr_paths; i++)
+		junit_suite_property(&suite, "input_file", o->paths[i]);
+	tc = junit_suite_case(&suite, "latscope.compare", "comparison");
+	junit_case_set(&suite, tc, JUNIT_ERROR, "error", "%s",
+		       *cli_last_error() ? cli_last_error() : "the comparison could not be made");
+	output_junit_write(&o->junit, &suite);
+	junit_suite_release(&suite);
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	struct compare_command_options o;
@@ -164,14 +185,14 @@ int cmd_compare(int argc, char **argv)
 	for (c.nr_runs = 0; c.nr_runs < o.nr_paths; c.nr_runs++)
 		if (import_file(o.paths[c.nr_runs], &c.runs[c.nr_runs])) {
 			status = EXIT_ERROR;
-			goto out;
+			goto failed;
 		}
 	status = comparison_compute(&c, o.group_of, false, &o.statistics);
 	/* a comparison that cannot judge is an error before anything is written */
 	if (!status)
 		status = comparison_gate(&c, o.statistics.fail_worse);
 	if (status == EXIT_ERROR)
-		goto out;
+		goto failed;
 	compare_render(stdout, (const struct run *const *)c.runs, c.names, c.nr_runs, &c.plan,
 		       &c.result, &o.statistics.settings);
 	if (o.junit.path && write_junit(&o, &c))
@@ -187,6 +208,10 @@ int cmd_compare(int argc, char **argv)
 	if (output_json_write(&o.json, doc))
 		status = EXIT_ERROR;
 	json_decref(doc);
+	goto out;
+failed:
+	if (o.junit.path)
+		write_junit_error(&o);
 out:
 	comparison_release(&c);
 	option_release(&compare_command, &o);
