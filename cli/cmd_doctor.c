@@ -366,7 +366,7 @@ static int write_report(const struct doctor_run *d, const json_t *doc)
 		goto out;
 	ret = report_write_html(report, d->opts.report_path);
 	if (ret) {
-		status = runtime_error("cannot write %s for --report: %s", d->opts.report_path,
+		status = runtime_error("cannot write --report '%s': %s", d->opts.report_path,
 				       strerror(-ret));
 		goto out;
 	}
