@@ -113,19 +113,6 @@ const char *doctor_part_name(enum doctor_part part)
 	return part == DOCTOR_TIMER ? "timer" : "noise";
 }
 
-const char *doctor_share_text(double fraction, char *buf, size_t size)
-{
-	double p = fraction * 100;
-
-	if (p >= 9.95 || p == 0)
-		snprintf(buf, size, "%.0f%%", p);
-	else if (p >= 0.095)
-		snprintf(buf, size, "%.1f%%", p);
-	else
-		snprintf(buf, size, "<0.1%%");
-	return buf;
-}
-
 static const json_t *find_finding(const struct join_context *ctx, const char *id)
 {
 	size_t i;
