@@ -174,16 +174,12 @@ static bool check_run(struct noise_session *s, int argc, char **argv)
 
 bool noise_session_prepare(struct noise_session *s, int argc, char **argv, int *status)
 {
-	if (!option_parse(&noise_command, argc, argv, &s->opts, NULL, status)) {
-		if (*status)
-			part_record(&s->result, PART_REFUSED, *status, "its words were refused");
+	if (!option_parse(&noise_command, argc, argv, &s->opts, NULL, status))
 		return false;
-	}
-	if (!check_run(s, argc, argv)) {
-		*status = s->result.status;
-		return false;
-	}
-	return true;
+	if (check_run(s, argc, argv))
+		return true;
+	*status = s->result.status;
+	return false;
 }
 
 void noise_options_default(struct noise_options *o)

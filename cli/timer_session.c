@@ -146,16 +146,12 @@ bool timer_session_prepare(struct timer_session *s, int argc, char **argv, int *
 		*status = s->result.status;
 		return false;
 	}
-	if (!timer_options_parse(argc, argv, &s->topo.online, &s->allowed, &s->opts, status)) {
-		if (*status)
-			part_record(&s->result, PART_REFUSED, *status, "its words were refused");
+	if (!timer_options_parse(argc, argv, &s->topo.online, &s->allowed, &s->opts, status))
 		return false;
-	}
-	if (!check_run(s, argc, argv)) {
-		*status = s->result.status;
-		return false;
-	}
-	return true;
+	if (check_run(s, argc, argv))
+		return true;
+	*status = s->result.status;
+	return false;
 }
 
 bool timer_session_open(struct timer_session *s)
