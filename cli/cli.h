@@ -68,15 +68,15 @@ extern const struct option_command ab_command;
 void cli_set_command_name(const char *name);
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int runtime_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/*
- * The last error line and the last warning said (without the prefix), ""
- * when none since cli_forget_messages(): doctor names with them why a part
- * did not run or what it could not do.
- */
 /* a line that is neither an error nor a warning, "latscope <command>: <what>" */
 void cli_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * The last error line said (without the prefix), "" when none since
+ * cli_forget_messages(): for a caller of what gives back only an exit
+ * status (doctor's irq plan, ab's rounds). A session that runs as a part
+ * keeps its own reason instead (part_result.h).
+ */
 const char *cli_last_error(void);
-const char *cli_last_warning(void);
 void cli_forget_messages(void);
 /* The verbosity chosen with -v/--verbose: 0 quiet, 1 info, 2 debug. */
 void cli_set_verbosity(int level);

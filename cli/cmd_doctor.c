@@ -143,7 +143,7 @@ const struct option_command doctor_command = {
 	.init = doctor_defaults,
 	.finish = doctor_finish,
 	.footer =
-		"Durations take a unit: us, ms, s, m, h (--duration: bare number s; --budget: us).\n"
+		"Durations take a unit: us, ms, s, m, h (a bare --duration is s, --budget us).\n"
 		"exit status: 0 ready (or nothing asked to measure), 1 error, verdict unknown or\n"
 		"a shortfall under --strict, 2 not ready for --budget, 129 usage error. See\n"
 		"latscope-doctor(1).",
@@ -366,7 +366,7 @@ static int write_report(const struct doctor_run *d, const json_t *doc)
 		goto out;
 	ret = report_write_html(report, d->opts.report_path);
 	if (ret) {
-		status = runtime_error("cannot write %s for --report: %s", d->opts.report_path,
+		status = runtime_error("cannot write --report '%s': %s", d->opts.report_path,
 				       strerror(-ret));
 		goto out;
 	}

@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "doctor_junit.h"
+#include "latscope/plot.h"
 #include "measure_junit.h"
 
 /* "timer max 2.252 ms (most time: timer irq delay, 79% ...)" appended to @buf */
@@ -69,7 +70,7 @@ static void fix_case(struct junit_suite *suite, const struct doctor_fix *fix, un
 	tc = junit_suite_case(suite, known ? "latscope.doctor.fixes" : "latscope.doctor.unfixed",
 			      name);
 	junit_case_output(suite, tc, "impact: %s of the measured time",
-			  doctor_share_text(fix->impact, share, sizeof(share)));
+			  plot_format_share(fix->impact, share, sizeof(share)));
 	if (fix->finding_id[0])
 		junit_case_output(suite, tc, "finding: %s", fix->finding_id);
 	junit_case_output(suite, tc, "%s: %s", known ? "fix" : "look at", fix->action);

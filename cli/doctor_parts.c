@@ -50,6 +50,15 @@ static void add_word(struct doctor_words *w, const char *fmt, ...)
 	w->used += (size_t)n + 1;
 }
 
+/* A duration as the words say it: "2000ms", or in ns when ms would round it. */
+static void add_duration(struct doctor_words *w, uint64_t ns)
+{
+	if (ns % 1000000)
+		add_word(w, "%lluns", (unsigned long long)ns);
+	else
+		add_word(w, "%llums", (unsigned long long)(ns / 1000000));
+}
+
 /* The step number among those asked for: "[3/4]". */
 static void progress(const struct doctor_run *d, enum doctor_step step, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -84,7 +93,10 @@ static void missing(struct doctor_run *d, enum doctor_step step, const char *fmt
 	progress(d, step, "not run: %s", d->missing[step]);
 }
 
-/* The last error a part said, or @otherwise. */
+/*
+ * The irq plan's last error line, or @otherwise: irq_context_plan() says
+ * its reason and gives back only the exit status.
+ */
 static const char *said(const char *otherwise)
 {
 	return *cli_last_error() ? cli_last_error() : otherwise;
@@ -103,69 +115,126 @@ static const char *seconds(uint64_t ns, char *buf, size_t size)
 	return format_duration(ns, buf, size);
 }
 
+void doctor_timer_options(const struct doctor_run *d, struct timer_options *o)
+{
+	o->mlockall = true;
+	o->quiet = true;
+	o->words.affinity_given = true;
+	o->words.affinity = d->rt;
+	o->words.threads_given = true;
+	o->words.nr_threads = cpuset_count(&d->rt);
+	o->words.priority_given = true;
+	o->priority = DOCTOR_TIMER_PRIORITY;
+	o->interval_us = DOCTOR_TIMER_INTERVAL_US;
+	o->words.duration_ns = d->step_ns[STEP_TIMER];
+	o->explain = EXPLAIN_WITH_TRACE;
+	/*
+	 * What comes near the budget is what the fixes must remove; a budget
+	 * of an hour (--budget takes up to one) would ask for a threshold the
+	 * timer refuses, and the timer would not run.
+	 */
+	o->explain_above_ns = d->opts.budget_ns / 2 ?: 1;
+	if (o->explain_above_ns > TIMER_EXPLAIN_ABOVE_MAX_NS)
+		o->explain_above_ns = TIMER_EXPLAIN_ABOVE_MAX_NS;
+	o->words.default_system = !d->pm_qos;
+}
+
+void doctor_timer_words(const struct timer_options *o, struct doctor_words *w)
+{
+	char list[256];
+
+	add_word(w, "timer");
+	if (o->mlockall)
+		add_word(w, "-m");
+	if (o->quiet)
+		add_word(w, "-q");
+	add_word(w, "-a");
+	add_word(w, "%s", cpuset_format_list(&o->words.affinity, list, sizeof(list)));
+	add_word(w, "-t");
+	add_word(w, "%u", o->words.nr_threads);
+	add_word(w, "-p");
+	add_word(w, "%d", o->priority);
+	add_word(w, "-i");
+	add_word(w, "%u", o->interval_us);
+	add_word(w, "-D");
+	add_duration(w, o->words.duration_ns);
+	if (o->explain == EXPLAIN_WITH_TRACE)
+		add_word(w, "--explain");
+	if (o->explain_above_ns) {
+		add_word(w, "--explain-above");
+		add_word(w, "%lluns", (unsigned long long)o->explain_above_ns);
+	}
+	if (o->words.default_system)
+		add_word(w, "--default-system");
+}
+
+void doctor_noise_options(const struct doctor_run *d, struct noise_options *o)
+{
+	o->params.cpus = d->rt;
+	o->cpus_given = true;
+	o->params.duration_ns = d->step_ns[STEP_NOISE];
+	o->explain = EXPLAIN_WITH_TRACE;
+	o->quiet = true;
+	o->no_dma_latency = !d->pm_qos;
+}
+
+void doctor_noise_words(const struct noise_options *o, struct doctor_words *w)
+{
+	char list[256];
+
+	add_word(w, "noise");
+	add_word(w, "--cpus");
+	add_word(w, "%s", cpuset_format_list(&o->params.cpus, list, sizeof(list)));
+	add_word(w, "--duration");
+	add_duration(w, o->params.duration_ns);
+	if (o->explain == EXPLAIN_WITH_TRACE)
+		add_word(w, "--explain");
+	if (o->quiet)
+		add_word(w, "--quiet");
+	if (o->no_dma_latency)
+		add_word(w, "--no-dma-latency");
+}
+
+static void prepare_timer(struct doctor_run *d)
+{
+	struct timer_session *t = &d->timer;
+
+	cli_set_command_name("doctor timer");
+	d->prepared[STEP_TIMER] = timer_session_open(t);
+	if (d->prepared[STEP_TIMER]) {
+		doctor_timer_options(d, &t->opts);
+		doctor_timer_words(&t->opts, &d->timer_words);
+		d->prepared[STEP_TIMER] =
+			timer_session_configure(t, d->timer_words.argc, d->timer_words.argv);
+	}
+	if (d->prepared[STEP_TIMER])
+		t->out = d->quiet;
+	else
+		snprintf(d->missing[STEP_TIMER], sizeof(d->missing[STEP_TIMER]), "cannot run: %s",
+			 t->result.text);
+}
+
+static void prepare_noise(struct doctor_run *d)
+{
+	struct noise_session *n = &d->noise;
+
+	cli_set_command_name("doctor noise");
+	noise_options_default(&n->opts);
+	doctor_noise_options(d, &n->opts);
+	doctor_noise_words(&n->opts, &d->noise_words);
+	d->prepared[STEP_NOISE] =
+		noise_session_configure(n, d->noise_words.argc, d->noise_words.argv);
+	if (!d->prepared[STEP_NOISE])
+		snprintf(d->missing[STEP_NOISE], sizeof(d->missing[STEP_NOISE]), "cannot run: %s",
+			 n->result.text);
+}
+
 void doctor_prepare_parts(struct doctor_run *d)
 {
-	struct doctor_words *w;
-	uint64_t explain_above;
-	int status;
-
-	if (d->asked[STEP_TIMER]) {
-		w = &d->timer_words;
-		add_word(w, "timer");
-		add_word(w, "-m");
-		add_word(w, "-q");
-		add_word(w, "-a");
-		add_word(w, "%s", d->rt_list);
-		add_word(w, "-t");
-		add_word(w, "%u", cpuset_count(&d->rt));
-		add_word(w, "-p");
-		add_word(w, "%d", DOCTOR_TIMER_PRIORITY);
-		add_word(w, "-i");
-		add_word(w, "%d", DOCTOR_TIMER_INTERVAL_US);
-		add_word(w, "-D");
-		add_word(w, "%llums", (unsigned long long)(d->step_ns[STEP_TIMER] / 1000000));
-		add_word(w, "--explain");
-		/*
-		 * What comes near the budget is what the fixes must remove; a
-		 * budget of an hour (--budget takes up to one) would ask for a
-		 * threshold the timer refuses, and the timer would not run.
-		 */
-		add_word(w, "--explain-above");
-		explain_above = d->opts.budget_ns / 2 ?: 1;
-		if (explain_above > TIMER_EXPLAIN_ABOVE_MAX_NS)
-			explain_above = TIMER_EXPLAIN_ABOVE_MAX_NS;
-		add_word(w, "%lluns", (unsigned long long)explain_above);
-		if (!d->pm_qos)
-			add_word(w, "--default-system");
-		cli_set_command_name("doctor timer");
-		cli_forget_messages();
-		d->prepared[STEP_TIMER] =
-			timer_session_prepare(&d->timer, w->argc, w->argv, &status);
-		if (d->prepared[STEP_TIMER])
-			d->timer.out = d->quiet;
-		else
-			snprintf(d->missing[STEP_TIMER], sizeof(d->missing[STEP_TIMER]),
-				 "cannot run: %s", said("refused by its own checks"));
-	}
-	if (d->asked[STEP_NOISE]) {
-		w = &d->noise_words;
-		add_word(w, "noise");
-		add_word(w, "--cpus");
-		add_word(w, "%s", d->rt_list);
-		add_word(w, "--duration");
-		add_word(w, "%llums", (unsigned long long)(d->step_ns[STEP_NOISE] / 1000000));
-		add_word(w, "--explain");
-		add_word(w, "--quiet");
-		if (!d->pm_qos)
-			add_word(w, "--no-dma-latency");
-		cli_set_command_name("doctor noise");
-		cli_forget_messages();
-		d->prepared[STEP_NOISE] =
-			noise_session_prepare(&d->noise, w->argc, w->argv, &status);
-		if (!d->prepared[STEP_NOISE])
-			snprintf(d->missing[STEP_NOISE], sizeof(d->missing[STEP_NOISE]),
-				 "cannot run: %s", said("refused by its own checks"));
-	}
+	if (d->asked[STEP_TIMER])
+		prepare_timer(d);
+	if (d->asked[STEP_NOISE])
+		prepare_noise(d);
 	cli_set_command_name("doctor");
 }
 
@@ -175,13 +244,14 @@ void doctor_run_check(struct doctor_run *d)
 	struct doctor_words w = { 0 };
 	struct audit_summary s;
 	json_t *params;
+	int ret;
 
 	if (!d->asked[STEP_CHECK] || stopped(d, STEP_CHECK))
 		return;
 	cli_set_command_name("doctor check");
-	cli_forget_messages();
-	if (audit_run(d->root, &d->topo, &d->rt, &report)) {
-		missing(d, STEP_CHECK, "the audit could not run: %s", said("out of memory"));
+	ret = audit_run(d->root, &d->topo, &d->rt, &report);
+	if (ret) {
+		missing(d, STEP_CHECK, "the audit could not run: %s", strerror(-ret));
 		goto out;
 	}
 	add_word(&w, "check");
@@ -301,11 +371,10 @@ void doctor_run_timer(struct doctor_run *d)
 		 DOCTOR_TIMER_PRIORITY, DOCTOR_TIMER_INTERVAL_US,
 		 seconds(d->step_ns[STEP_TIMER], a, sizeof(a)));
 	cli_set_command_name("doctor timer");
-	cli_forget_messages();
 	status = timer_session_run(&d->timer);
 	cli_set_command_name("doctor");
 	if (!d->timer.run) {
-		missing(d, STEP_TIMER, "cannot run: %s", said("it did not start"));
+		missing(d, STEP_TIMER, "cannot run: %s", d->timer.result.text);
 		return;
 	}
 	d->doc[STEP_TIMER] = json_incref(timer_json_document(&d->timer, status));
@@ -327,10 +396,9 @@ void doctor_run_noise(struct doctor_run *d)
 	progress(d, STEP_NOISE, "cpu %s, a busy loop at SCHED_OTHER, for %s", d->rt_list,
 		 seconds(d->step_ns[STEP_NOISE], a, sizeof(a)));
 	cli_set_command_name("doctor noise");
-	cli_forget_messages();
 	if (noise_session_run(&d->noise, d->quiet)) {
 		cli_set_command_name("doctor");
-		missing(d, STEP_NOISE, "cannot run: %s", said("it did not start"));
+		missing(d, STEP_NOISE, "cannot run: %s", d->noise.result.text);
 		return;
 	}
 	cli_set_command_name("doctor");

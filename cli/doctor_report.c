@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "doctor_run.h"
+#include "latscope/plot.h"
 
 /* causes listed under a fix; the JSON has them all */
 #define CAUSES_SHOWN 4
@@ -68,7 +69,7 @@ static void print_verdict(FILE *out, const struct doctor_run *d)
 			fprintf(out, " %-11s %s%s\n",
 				cv->noise ? format_duration(cv->noise_max_ns, c, sizeof(c)) : "-",
 				cv->noise ?
-					doctor_share_text(cv->noise_lost_fraction, a, sizeof(a)) :
+					plot_format_share(cv->noise_lost_fraction, a, sizeof(a)) :
 					"-",
 				cv->over_budget ? "   over budget" : "");
 			unreliable |= cv->timer && cv->return_level.available &&
@@ -82,7 +83,7 @@ static void print_verdict(FILE *out, const struct doctor_run *d)
 	for (i = 0; i < n; i++)
 		fprintf(out, "  %s %s (cpu %d): %s %s\n",
 			i ? "          " : "top causes:", top[i].cause->label, top[i].cause->cpu,
-			doctor_share_text(top[i].cause->share, a, sizeof(a)),
+			plot_format_share(top[i].cause->share, a, sizeof(a)),
 			part_measure(top[i].cause->part));
 	for (i = 0; i < v->nr_not_seen; i++)
 		fprintf(out, "  %s %s\n", i ? "          " : "not seen:  ", v->not_seen[i]);
@@ -97,12 +98,12 @@ static void print_shares(FILE *out, const struct doctor_fix *f)
 
 	fprintf(out, "     accounts for ");
 	if (f->share[DOCTOR_TIMER] > 0)
-		fprintf(out, "%s %s", doctor_share_text(f->share[DOCTOR_TIMER], a, sizeof(a)),
+		fprintf(out, "%s %s", plot_format_share(f->share[DOCTOR_TIMER], a, sizeof(a)),
 			part_measure(DOCTOR_TIMER));
 	if (both)
 		fprintf(out, " and ");
 	if (f->share[DOCTOR_NOISE] > 0)
-		fprintf(out, "%s %s", doctor_share_text(f->share[DOCTOR_NOISE], b, sizeof(b)),
+		fprintf(out, "%s %s", plot_format_share(f->share[DOCTOR_NOISE], b, sizeof(b)),
 			part_measure(DOCTOR_NOISE));
 	fprintf(out, "; up to %s at once\n", format_duration(f->max_ns, m, sizeof(m)));
 }

@@ -42,7 +42,10 @@ enum doctor_step {
 	NR_STEPS,
 };
 
-/* A word list built for a part's own option parser. */
+/*
+ * The words of a command line: what a part's document records as the
+ * command that would run the part alone (never parsed by doctor).
+ */
 struct doctor_words {
 	char *argv[24];
 	int argc;
@@ -67,12 +70,12 @@ struct doctor_run {
 
 	struct timer_session timer;
 	struct noise_session noise;
-	struct doctor_words timer_words, noise_words;
+	struct doctor_words timer_words, noise_words; /* their command lines, for the record */
 	bool asked[NR_STEPS];
 	bool prepared[NR_STEPS]; /* timer and noise: checked before any work */
 	/* each part's document, NULL when it did not run; and why not */
 	json_t *doc[NR_STEPS];
-	char missing[NR_STEPS][512];
+	char missing[NR_STEPS][640]; /* room for a part_result's text and its prefix */
 	const char *stopped_by; /* "SIGINT" when a signal ended the run */
 
 	struct doctor_parts parts;
@@ -85,11 +88,24 @@ const char *doctor_step_name(enum doctor_step step);
 
 /*
  * doctor_parts.c: before any work, the timer's and the noise's options
- * and sizes are checked as their commands check them (a part that cannot
- * run is noted, not fatal); then each step runs in turn, leaving the
+ * are filled in their structs and checked, with their sizes, as their
+ * commands check them (a part that cannot run is noted with the reason its
+ * session gives, not fatal); then each step runs in turn, leaving the
  * machine as it found it, and records its document or why it has none.
  */
 void doctor_prepare_parts(struct doctor_run *d);
+
+/*
+ * What doctor asks of the timer and the noise, set in their options
+ * structs (after timer_options_default() / noise_options_default()), and
+ * the command line that would ask the same of `latscope timer` / `latscope
+ * noise`: the parts' documents record it, and test_doctor_options parses
+ * it back to the same options.
+ */
+void doctor_timer_options(const struct doctor_run *d, struct timer_options *o);
+void doctor_timer_words(const struct timer_options *o, struct doctor_words *w);
+void doctor_noise_options(const struct doctor_run *d, struct noise_options *o);
+void doctor_noise_words(const struct noise_options *o, struct doctor_words *w);
 void doctor_run_check(struct doctor_run *d);
 void doctor_run_irq_plan(struct doctor_run *d);
 void doctor_run_timer(struct doctor_run *d);

@@ -9,9 +9,8 @@
 
 static const char *command_name;
 static int verbosity;
-/* the last error and warning said, for doctor to name why a part did not run */
+/* the last error said, for what gives back only an exit status (irq plan in doctor, ab's rounds) */
 static char last_error[512];
-static char last_warning[512];
 
 void cli_set_command_name(const char *name)
 {
@@ -25,7 +24,7 @@ void cli_set_verbosity(int level)
 
 /*
  * One line on stderr, however long (a path of thousands of characters keeps
- * its reason at the end); @keep (last_error, last_warning or NULL) remembers
+ * its reason at the end); @keep (last_error or NULL) remembers
  * its first 511 bytes.
  */
 static void print_line(const char *kind, char *keep, const char *fmt, va_list ap)
@@ -49,15 +48,9 @@ const char *cli_last_error(void)
 	return last_error;
 }
 
-const char *cli_last_warning(void)
-{
-	return last_warning;
-}
-
 void cli_forget_messages(void)
 {
 	last_error[0] = '\0';
-	last_warning[0] = '\0';
 }
 
 int usage_error(const char *fmt, ...)
@@ -100,11 +93,7 @@ static void print_log(enum log_level level, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	print_line(kinds[level],
-		   level == LATSCOPE_LOG_ERROR	 ? last_error :
-		   level == LATSCOPE_LOG_WARNING ? last_warning :
-						   NULL,
-		   fmt, ap);
+	print_line(kinds[level], level == LATSCOPE_LOG_ERROR ? last_error : NULL, fmt, ap);
 	va_end(ap);
 }
 

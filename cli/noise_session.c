@@ -14,11 +14,14 @@
 #include "noise_report.h"
 #include "noise_session.h"
 #include "option_table.h"
+#include "part_result.h"
 #include "validity_report.h"
 
 /* What only the machine can tell: online cpus, the default set, RT spinning. */
-static int check_against_machine(struct noise_options *o, const struct topology *topo)
+static int check_against_machine(struct noise_session *s)
 {
+	struct noise_options *o = &s->opts;
+	const struct topology *topo = &s->topo;
 	struct cpuset offline;
 	char list[256], online[256];
 
@@ -26,12 +29,14 @@ static int check_against_machine(struct noise_options *o, const struct topology 
 		o->params.cpus = cpuset_empty(&topo->isolated) ? topo->online : topo->isolated;
 	cpuset_andnot(&offline, &o->params.cpus, &topo->online);
 	if (!cpuset_empty(&offline))
-		return usage_error("cpu %s in --cpus is not online (online: %s)",
+		return part_refuse(&s->result, PART_REFUSED, EXIT_USAGE,
+				   "cpu %s in --cpus is not online (online: %s)",
 				   cpuset_format_list(&offline, list, sizeof(list)),
 				   cpuset_format_list(&topo->online, online, sizeof(online)));
 	if (rt_policy_is_realtime(o->params.policy) && !o->force &&
 	    cpuset_subset(&topo->online, &o->params.cpus))
-		return usage_error("refusing to spin at SCHED_%s on every online cpu (%s): the "
+		return part_refuse(&s->result, PART_REFUSED, EXIT_USAGE,
+				   "refusing to spin at SCHED_%s on every online cpu (%s): the "
 				   "kernel's own threads would starve; leave a housekeeping cpu "
 				   "or pass --force",
 				   o->params.policy == RT_POLICY_FIFO ? "FIFO" : "RR",
@@ -52,8 +57,9 @@ static void choose_clock(struct noise_options *o, struct sysroot *root)
 }
 
 /* Every ring is allocated and locked before the first read: refuse what cannot fit. */
-static int check_size(const struct noise_options *o)
+static int check_size(struct noise_session *s)
 {
+	const struct noise_options *o = &s->opts;
 	unsigned int nr_cpus = cpuset_count(&o->params.cpus);
 	uint64_t need = noise_memory_estimate(&o->params), limit;
 	const char *source = rt_memory_limit(true, &limit);
@@ -61,7 +67,8 @@ static int check_size(const struct noise_options *o)
 
 	if (need <= limit)
 		return 0;
-	return usage_error("%u cpu%s would lock %s of memory before the first read (%s a cpu), "
+	return part_refuse(&s->result, PART_REFUSED, EXIT_USAGE,
+			   "%u cpu%s would lock %s of memory before the first read (%s a cpu), "
 			   "more than the %s allowed (%s): measure fewer cpus",
 			   nr_cpus, nr_cpus == 1 ? "" : "s", format_bytes(need, a, sizeof(a)),
 			   format_bytes(need / nr_cpus, b, sizeof(b)),
@@ -69,8 +76,9 @@ static int check_size(const struct noise_options *o)
 }
 
 /* Reject a threshold the loop cannot resolve: every read would be a gap. */
-static int check_threshold(const struct noise_options *o)
+static int check_threshold(struct noise_session *s)
 {
+	const struct noise_options *o = &s->opts;
 	struct tsc_clock probe;
 	uint64_t floor_ns;
 	char a[32], b[32], c[32];
@@ -82,7 +90,8 @@ static int check_threshold(const struct noise_options *o)
 	 * next run, and a value just above this one's limit may fail there.
 	 */
 	if (o->params.threshold_ns <= 2 * floor_ns)
-		return usage_error("--threshold %s is below what the loop resolves on this "
+		return part_refuse(&s->result, PART_REFUSED, EXIT_USAGE,
+				   "--threshold %s is below what the loop resolves on this "
 				   "machine (a read costs %s; use %s or more)",
 				   format_duration(o->params.threshold_ns, a, sizeof(a)),
 				   format_duration(floor_ns, b, sizeof(b)),
@@ -124,38 +133,69 @@ static void follow_run(const struct noise_options *o, struct noise_run *run,
 		noise_report_live_clear(stdout, run);
 }
 
-bool noise_session_prepare(struct noise_session *s, int argc, char **argv, int *status)
+/* What every run is checked for, whoever filled its options; the document begun. */
+static bool check_run(struct noise_session *s, int argc, char **argv)
 {
+	int status;
+
 	s->limit = (struct rt_throttling){ .runtime_us = -1, .period_us = 1000000 };
-	if (!option_parse(&noise_command, argc, argv, &s->opts, NULL, status))
-		return false;
 	cli_set_verbosity(s->opts.verbose);
-	*status = machine_open(NULL, &s->root, &s->topo);
-	if (!*status)
-		*status = validity_strict_check_root(s->opts.strict);
-	if (!*status)
-		*status = check_against_machine(&s->opts, &s->topo);
-	if (!*status)
-		*status = check_size(&s->opts);
-	if (*status)
-		return false;
-	choose_clock(&s->opts, s->root);
-	*status = check_threshold(&s->opts);
-	if (*status)
-		return false;
-	s->doc = result_new("noise", argc, argv);
-	if (!s->doc) {
-		*status = runtime_error("out of memory");
+	status = machine_open(NULL, &s->root, &s->topo);
+	if (status) {
+		part_record(&s->result, PART_NO_MACHINE, status, "cannot read the machine's cpus");
 		return false;
 	}
+	status = validity_strict_check_root(s->opts.strict);
+	if (status) {
+		part_record(&s->result, PART_STRICT, status, "--strict needs root");
+		return false;
+	}
+	if (check_against_machine(s) || check_size(s))
+		return false;
+	choose_clock(&s->opts, s->root);
+	if (check_threshold(s))
+		return false;
+	s->doc = result_new("noise", argc, argv);
+	if (!s->doc)
+		return !part_refuse(&s->result, PART_NO_MEMORY, EXIT_ERROR, "out of memory");
 	return true;
 }
 
-static int not_started(void)
+bool noise_session_prepare(struct noise_session *s, int argc, char **argv, int *status)
+{
+	if (!option_parse(&noise_command, argc, argv, &s->opts, NULL, status))
+		return false;
+	if (check_run(s, argc, argv))
+		return true;
+	*status = s->result.status;
+	return false;
+}
+
+void noise_options_default(struct noise_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	noise_command.init(o);
+}
+
+bool noise_session_configure(struct noise_session *s, int argc, char **argv)
+{
+	int status = noise_command.finish(&s->opts, NULL);
+
+	if (status) {
+		part_record(&s->result, PART_REFUSED, status, "refused by its own checks");
+		return false;
+	}
+	return check_run(s, argc, argv);
+}
+
+/* @ret: what noise_prepare(), noise_explain_begin() or noise_start() returned */
+static int not_started(struct noise_session *s, int ret)
 {
 	if (rt_stop_requested())
-		return runtime_error("stopped before the measurement began");
-	return EXIT_ERROR;
+		return part_refuse(&s->result, PART_STOPPED, EXIT_ERROR,
+				   "stopped before the measurement began");
+	return part_record(&s->result, PART_NOT_STARTED, EXIT_ERROR,
+			   "the measurement did not start: %s", strerror(-ret));
 }
 
 /* Once the threads spin: what each obtained and who else may run above them. */
@@ -166,7 +206,7 @@ static int read_threads(struct noise_session *s)
 	for (i = 0; i < s->run.nr_cpus; i++)
 		if (validity_add_lane(&s->validity, s->run.workers[i].tid, (int)s->run.cpus[i].cpu,
 				      s->opts.params.policy, s->opts.params.priority))
-			return runtime_error("out of memory");
+			return part_refuse(&s->result, PART_NO_MEMORY, EXIT_ERROR, "out of memory");
 	validity_read_threads(&s->validity, s->root);
 	return 0;
 }
@@ -174,30 +214,39 @@ static int read_threads(struct noise_session *s)
 int noise_session_run(struct noise_session *s, FILE *out)
 {
 	struct noise_options *o = &s->opts;
+	int ret;
 
 	if (validity_init(&s->validity, s->root, &s->topo, &o->params.cpus))
-		return runtime_error("out of memory");
+		return part_refuse(&s->result, PART_NO_MEMORY, EXIT_ERROR, "out of memory");
 
 	if (rt_policy_is_realtime(o->params.policy) && rt_read_throttling(s->root, &s->limit))
 		log_warning(
 			"cannot read sched_rt_runtime_us: RT throttling will not be recognised");
-	if (machine_hold(&s->hold, s->root,
-			 &(struct machine_wants){ .lock = MACHINE_LOCK_TRY,
-						  .fault_shows_as = "gaps",
-						  .pm_qos = !o->no_dma_latency }))
-		return EXIT_ERROR;
+	/* the library said why in its line: the result keeps the reason */
+	ret = machine_hold(&s->hold, s->root,
+			   &(struct machine_wants){ .lock = MACHINE_LOCK_TRY,
+						    .fault_shows_as = "gaps",
+						    .pm_qos = !o->no_dma_latency });
+	if (ret)
+		return part_record(&s->result, PART_NOT_HELD, ret,
+				   "cannot hold /dev/cpu_dma_latency");
 	machine_place_main(&s->topo.online, &o->params.cpus, NULL);
-	if (noise_prepare(&s->run, s->root, &o->params) ||
-	    noise_explain_begin(&s->explain, o->explain, &s->run, s->root, &s->limit,
-				o->trace_dir != NULL))
-		return not_started();
+	ret = noise_prepare(&s->run, s->root, &o->params);
+	if (!ret)
+		ret = noise_explain_begin(&s->explain, o->explain, &s->run, s->root, &s->limit,
+					  o->trace_dir != NULL);
+	if (ret)
+		return not_started(s, ret);
 	machine_hold_validity(&s->hold, &s->validity);
 	s->validity.explain_wanted = o->explain == EXPLAIN_WITH_TRACE;
 	s->validity.explain_traced = s->explain.run.session != NULL;
-	if (validity_say_explain(&s->validity, o->strict))
-		return EXIT_ERROR;
-	if (noise_start(&s->run))
-		return not_started();
+	ret = validity_say_explain(&s->validity, o->strict);
+	if (ret)
+		return part_record(&s->result, PART_STRICT, ret,
+				   "--strict: the tracing --explain asked for is not available");
+	ret = noise_start(&s->run);
+	if (ret)
+		return not_started(s, ret);
 	if (read_threads(s))
 		return EXIT_ERROR;
 	noise_report_header(out, &s->run);

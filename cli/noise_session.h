@@ -16,6 +16,7 @@
 #include "junit_output.h"
 #include "machine.h"
 #include "noise_explain.h"
+#include "part_result.h"
 
 /* Everything `latscope noise` was asked to do (its table is cmd_noise.c's). */
 struct noise_options {
@@ -44,6 +45,7 @@ struct noise_session {
 	struct rt_throttling limit; /* read before a FIFO/RR run */
 	struct machine_hold hold; /* while measuring: locked memory, PM QoS */
 	struct validity validity; /* the conditions of the run */
+	struct part_result result; /* why it did not run */
 };
 
 /**
@@ -58,6 +60,19 @@ struct noise_session {
  */
 bool noise_session_prepare(struct noise_session *s, int argc, char **argv, int *status);
 
+/*
+ * For a caller that runs noise as a part of its own (doctor): the defaults
+ * the parser starts from (noise_options_default(), into s->opts), the
+ * fields the words would set filled by the caller, then
+ * noise_session_configure(): the rules between options, and everything
+ * noise_session_prepare() checks of the machine. Returns true when the run
+ * can start; false with s->result saying why (a line was printed, or the
+ * library printed one). @argc and @argv are the command line the document
+ * records.
+ */
+void noise_options_default(struct noise_options *o);
+bool noise_session_configure(struct noise_session *s, int argc, char **argv);
+
 /**
  * noise_session_run - measure until the end or a signal, then explain
  * @s: a prepared session; signals_catch() was called
@@ -65,7 +80,8 @@ bool noise_session_prepare(struct noise_session *s, int argc, char **argv, int *
  *
  * Holds PM QoS and locked memory while measuring and gives them back
  * before anything else; classifies RT throttling and finds the periods.
- * Returns EXIT_OK, or EXIT_ERROR when nothing could be measured (said).
+ * Returns EXIT_OK, or EXIT_ERROR when nothing could be measured (said, and
+ * kept in s->result).
  */
 int noise_session_run(struct noise_session *s, FILE *out);
 

@@ -539,3 +539,17 @@ void timer_options_release(struct timer_options *opts)
 {
 	option_release(&timer_command, opts);
 }
+
+void timer_options_default(struct timer_options *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	timer_defaults(opts);
+}
+
+int timer_options_finish(struct timer_options *opts, const struct cpuset *online,
+			 const struct cpuset *allowed)
+{
+	struct timer_machine machine = { online, allowed };
+
+	return timer_finish(opts, &machine);
+}

@@ -107,6 +107,16 @@ struct timer_options {
  */
 bool timer_options_parse(int argc, char **argv, const struct cpuset *online,
 			 const struct cpuset *allowed, struct timer_options *opts, int *status);
+/*
+ * For a caller that fills the options itself (doctor): the defaults the
+ * parser starts from, then, once the caller has set the fields its words
+ * would have set (opts->words and the rest), cyclictest's rules as the
+ * parser applies them after the last word. timer_options_finish() returns
+ * 0, or the exit status after one line saying why; release as after a parse.
+ */
+void timer_options_default(struct timer_options *opts);
+int timer_options_finish(struct timer_options *opts, const struct cpuset *online,
+			 const struct cpuset *allowed);
 /* Free what timer_options_parse() allocated (the threads); safe to repeat. */
 void timer_options_release(struct timer_options *opts);
 

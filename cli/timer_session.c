@@ -12,6 +12,7 @@
 #include "latscope/log.h"
 #include "latscope/result.h"
 #include "machine.h"
+#include "part_result.h"
 #include "timer_session.h"
 #include "validity_report.h"
 
@@ -42,10 +43,11 @@ static bool weighs(const struct timer_params *all, const struct timer_params *wi
  * refused now, naming what makes it big, rather than taking the machine's
  * memory (-t 1000 -h 1000000 would take 16 GB).
  */
-static int check_size(const struct timer_options *opts, const struct cpuset *online)
+static int check_size(struct timer_session *s)
 {
+	const struct timer_options *opts = &s->opts;
 	const struct timer_params *params = &opts->params;
-	unsigned int nr = params->nr_threads, max_threads;
+	unsigned int nr = params->nr_threads, max_threads, online = cpuset_count(&s->topo.online);
 	struct timer_params without;
 	char culprits[160], a[32], b[32], c[32];
 	uint64_t need, limit;
@@ -53,11 +55,12 @@ static int check_size(const struct timer_options *opts, const struct cpuset *onl
 	bool explain;
 	size_t used;
 
-	max_threads = TIMER_THREADS_PER_CPU * cpuset_count(online);
+	max_threads = TIMER_THREADS_PER_CPU * online;
 	if (nr > max_threads && !opts->force)
-		return usage_error("-t %u is more than %d threads per online cpu (%u online: at "
+		return part_refuse(&s->result, PART_REFUSED, EXIT_USAGE,
+				   "-t %u is more than %d threads per online cpu (%u online: at "
 				   "most %u); pass --force to run them anyway",
-				   nr, TIMER_THREADS_PER_CPU, cpuset_count(online), max_threads);
+				   nr, TIMER_THREADS_PER_CPU, online, max_threads);
 	/* the command's own share: the p99 followed per thread for --explain */
 	need = timer_memory_estimate(params) +
 	       (opts->explain == EXPLAIN_OFF ? 0 : (uint64_t)nr * sizeof(struct hist));
@@ -78,42 +81,96 @@ static int check_size(const struct timer_options *opts, const struct cpuset *onl
 					 params->histogram_buckets);
 	if (explain)
 		snprintf(culprits + used, sizeof(culprits) - used, " and --explain");
-	return usage_error("%s would take %s of memory (%s a thread), more than the %s allowed "
+	return part_refuse(&s->result, PART_REFUSED, EXIT_USAGE,
+			   "%s would take %s of memory (%s a thread), more than the %s allowed "
 			   "(%s): use fewer threads or smaller buffers",
 			   culprits, format_bytes(need, a, sizeof(a)),
 			   format_bytes(need / nr, b, sizeof(b)), format_bytes(limit, c, sizeof(c)),
 			   source);
 }
 
-bool timer_session_prepare(struct timer_session *s, int argc, char **argv, int *status)
+/* The machine the options are checked against: its CPUs, and those this process may use. */
+static bool open_machine(struct timer_session *s)
 {
+	int status;
+
 	s->out = stdout;
-	*status = machine_open(NULL, &s->root, &s->topo);
-	if (!*status)
-		*status = machine_allowed_cpus(&s->topo.online, &s->allowed);
-	if (*status)
-		return false;
-	if (!timer_options_parse(argc, argv, &s->topo.online, &s->allowed, &s->opts, status))
-		return false;
+	status = machine_open(NULL, &s->root, &s->topo);
+	if (!status)
+		status = machine_allowed_cpus(&s->topo.online, &s->allowed);
+	if (status)
+		part_record(&s->result, PART_NO_MACHINE, status, "cannot read the machine's cpus");
+	return !status;
+}
+
+/* What every run is checked for, whoever filled its options; the document begun. */
+static bool check_run(struct timer_session *s, int argc, char **argv)
+{
+	int status;
+
 	s->opts.params.root = s->root;
-	*status = validity_strict_check_root(s->opts.strict);
-	if (!*status)
-		*status = check_size(&s->opts, &s->topo.online);
-	if (*status)
+	status = validity_strict_check_root(s->opts.strict);
+	if (status) {
+		part_record(&s->result, PART_STRICT, status, "--strict needs root");
+		return false;
+	}
+	if (check_size(s))
 		return false;
 	s->shown_max = calloc(s->opts.params.nr_threads, sizeof(*s->shown_max));
 	s->next_sample = calloc(s->opts.params.nr_threads, sizeof(*s->next_sample));
 	s->doc = result_new("timer", argc, argv);
-	if (!s->shown_max || !s->next_sample || !s->doc) {
-		*status = runtime_error("out of memory");
-		return false;
-	}
+	if (!s->shown_max || !s->next_sample || !s->doc)
+		return !part_refuse(&s->result, PART_NO_MEMORY, EXIT_ERROR, "out of memory");
 	if (s->opts.verbose)
 		cli_set_verbosity(1);
 	if (s->opts.unbuffered)
 		setvbuf(stdout, NULL, _IONBF, 0);
 	s->live = isatty(STDOUT_FILENO) && !s->opts.quiet && !s->opts.verbose;
 	return true;
+}
+
+bool timer_session_prepare(struct timer_session *s, int argc, char **argv, int *status)
+{
+	if (!open_machine(s)) {
+		*status = s->result.status;
+		return false;
+	}
+	if (!timer_options_parse(argc, argv, &s->topo.online, &s->allowed, &s->opts, status))
+		return false;
+	if (check_run(s, argc, argv))
+		return true;
+	*status = s->result.status;
+	return false;
+}
+
+bool timer_session_open(struct timer_session *s)
+{
+	if (!open_machine(s))
+		return false;
+	timer_options_default(&s->opts);
+	return true;
+}
+
+bool timer_session_configure(struct timer_session *s, int argc, char **argv)
+{
+	const struct timer_words *words = &s->opts.words;
+	struct cpuset outside;
+	char list[256], allowed[256];
+	int status;
+
+	/* what the parser checks of -a LIST as it reads it */
+	cpuset_andnot(&outside, &words->affinity, &s->allowed);
+	if (words->affinity_given && !cpuset_empty(&outside))
+		return !part_refuse(&s->result, PART_REFUSED, EXIT_USAGE,
+				    "cpu %s is not available to this process (allowed: %s)",
+				    cpuset_format_list(&outside, list, sizeof(list)),
+				    cpuset_format_list(&s->allowed, allowed, sizeof(allowed)));
+	status = timer_options_finish(&s->opts, &s->topo.online, &s->allowed);
+	if (status) {
+		part_record(&s->result, PART_REFUSED, status, "refused by its own checks");
+		return false;
+	}
+	return check_run(s, argc, argv);
 }
 
 /* Once the threads run: what each obtained and who else may run above them. */
@@ -126,7 +183,7 @@ static int read_threads(struct timer_session *s)
 		if (validity_add_lane(&s->validity, timer_thread_tid(s->run, i),
 				      params->threads[i].cpu, params->policy,
 				      params->threads[i].priority))
-			return runtime_error("out of memory");
+			return part_refuse(&s->result, PART_NO_MEMORY, EXIT_ERROR, "out of memory");
 	validity_read_threads(&s->validity, s->root);
 	return 0;
 }
@@ -138,7 +195,7 @@ int timer_session_start(struct timer_session *s)
 
 	if (validity_init(&s->validity, s->root, &s->topo,
 			  opts->pinned ? &opts->measured : &s->allowed))
-		return runtime_error("out of memory");
+		return part_refuse(&s->result, PART_NO_MEMORY, EXIT_ERROR, "out of memory");
 	s->validity.realtime_wanted = true;
 
 	if (opts->params.policy == RT_POLICY_OTHER)
@@ -152,26 +209,33 @@ int timer_session_start(struct timer_session *s)
 			.pm_qos = opts->pm_qos,
 			.pm_qos_us = opts->latency_us,
 		});
+	/* the library said why in its line: the result keeps the reason */
 	if (ret)
-		return ret;
+		return part_record(&s->result, PART_NOT_HELD, ret,
+				   opts->mlockall && !s->hold.memory_locked ?
+					   "cannot lock memory" :
+					   "cannot hold /dev/cpu_dma_latency");
 	if (s->hold.pm_qos_held) {
 		fprintf(s->out, "# /dev/cpu_dma_latency set to %dus\n", opts->latency_us);
 		fflush(s->out);
 	}
 	/* tracing must run before the first wake-up it may have to explain */
 	if (timer_explain_begin(&s->explain, opts, s->root))
-		return runtime_error("out of memory");
+		return part_refuse(&s->result, PART_NO_MEMORY, EXIT_ERROR, "out of memory");
 	machine_hold_validity(&s->hold, &s->validity);
 	s->validity.explain_wanted = opts->explain == EXPLAIN_WITH_TRACE;
 	s->validity.explain_traced = s->explain.run.session != NULL;
 	ret = validity_say_explain(&s->validity, opts->strict);
 	if (ret)
-		return ret;
+		return part_record(&s->result, PART_STRICT, ret,
+				   "--strict: the tracing --explain asked for is not available");
 	ret = timer_start(&s->run, &opts->params);
 	if (ret && rt_stop_requested())
-		return runtime_error("stopped before the first sample");
+		return part_refuse(&s->result, PART_STOPPED, EXIT_ERROR,
+				   "stopped before the first sample");
 	if (ret)
-		return EXIT_ERROR;
+		return part_record(&s->result, PART_NOT_STARTED, EXIT_ERROR,
+				   "the measuring threads did not start: %s", strerror(-ret));
 	/*
 	 * After the threads exist: unpinned ones inherit the main thread's
 	 * cpus. Pinned ones leave their cpus to themselves when a

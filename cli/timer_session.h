@@ -14,6 +14,7 @@
 #include "latscope/topology.h"
 #include "latscope/validity.h"
 #include "machine.h"
+#include "part_result.h"
 #include "timer_explain.h"
 #include "timer_options.h"
 
@@ -35,6 +36,7 @@ struct timer_session {
 	FILE *out;
 	struct timer_explain explain;
 	struct validity validity; /* the conditions of the run */
+	struct part_result result; /* why it did not run */
 };
 
 /**
@@ -49,6 +51,28 @@ struct timer_session {
  */
 bool timer_session_prepare(struct timer_session *s, int argc, char **argv, int *status);
 
+/**
+ * timer_session_open - read the machine; the options get their defaults
+ * @s: zeroed; release with timer_session_free() whatever the outcome
+ *
+ * For a caller that runs the timer as a part of its own (doctor): it fills
+ * s->opts as the words would (timer_options.h), then calls
+ * timer_session_configure(). Returns false with s->result saying why.
+ */
+bool timer_session_open(struct timer_session *s);
+
+/**
+ * timer_session_configure - check the options the caller filled, as the
+ * command checks its words, and size the run
+ * @s: opened, s->opts filled
+ * @argc: the command line the document records
+ * @argv: its words
+ *
+ * Returns true when the run can start; false with s->result saying why
+ * (a line was printed, or the library printed one).
+ */
+bool timer_session_configure(struct timer_session *s, int argc, char **argv);
+
 /* Lock memory, hold PM QoS, start the threads and move the main thread. */
 int timer_session_start(struct timer_session *s);
 
@@ -59,7 +83,7 @@ int timer_session_start(struct timer_session *s);
  * Starts the threads (timer_session_start()), follows them, stops them and
  * gives back what the machine had before (the kernel state first), then
  * ends the explanation. Returns EXIT_OK, or EXIT_ERROR after one line
- * saying why; s->run is NULL when nothing was measured.
+ * saying why, kept in s->result; s->run is NULL when nothing was measured.
  */
 int timer_session_run(struct timer_session *s);
 

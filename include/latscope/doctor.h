@@ -131,9 +131,6 @@ const char *doctor_fix_kind_name(enum doctor_fix_kind kind);
 /* "timer", "noise" */
 const char *doctor_part_name(enum doctor_part part);
 
-/* a share as people read it: "62%", "4.0%", "0.3%", "<0.1%"; returns @buf */
-const char *doctor_share_text(double fraction, char *buf, size_t size);
-
 /* A cause among the largest of the run, with the fix it is joined to. */
 struct doctor_top_cause {
 	const struct doctor_cause *cause; /* points into the fixes */

@@ -86,6 +86,9 @@ const struct plot_unit *plot_duration_unit(double span_ns);
  */
 char *plot_format_duration(double ns, char *buf, size_t size);
 
+/* a share of a whole for people: "62%", "4.0%", "0.3%", "<0.1%"; returns @buf */
+char *plot_format_share(double fraction, char *buf, size_t size);
+
 /* a count for people: "950", "12.3k", "1.5M", "2.1G"; returns @buf */
 char *plot_format_count(double count, char *buf, size_t size);
 

@@ -150,6 +150,19 @@ char *plot_format_duration(double ns, char *buf, size_t size)
 	return buf;
 }
 
+char *plot_format_share(double fraction, char *buf, size_t size)
+{
+	double p = fraction * 100;
+
+	if (p >= 9.95 || p == 0)
+		snprintf(buf, size, "%.0f%%", p);
+	else if (p >= 0.095)
+		snprintf(buf, size, "%.1f%%", p);
+	else
+		snprintf(buf, size, "<0.1%%");
+	return buf;
+}
+
 char *plot_format_count(double count, char *buf, size_t size)
 {
 	static const struct {

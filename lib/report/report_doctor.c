@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "latscope/doctor.h"
 #include "report_internal.h"
 
 /* causes listed under a fix, the largest; a busy machine has hundreds */
@@ -102,7 +101,7 @@ static void verdict_table(const json_t *verdict, struct textbuf *out)
 		duration_cell(out, json_object_get(noise, "max_ns"));
 		textbuf_puts(out, "<td class=\"n\">");
 		textbuf_escape(out, json_is_number(json_object_get(noise, "lost_fraction")) ?
-					    doctor_share_text(json_number_value(json_object_get(
+					    plot_format_share(json_number_value(json_object_get(
 								      noise, "lost_fraction")),
 							      buf, sizeof(buf)) :
 					    "—");
@@ -136,7 +135,7 @@ static void top_causes(const json_t *verdict, struct textbuf *out)
 		textbuf_printf(out, " (cpu %lld) ",
 			       (long long)json_integer_value(json_object_get(c, "cpu")));
 		textbuf_escape(out,
-			       doctor_share_text(json_number_value(json_object_get(c, "share")),
+			       plot_format_share(json_number_value(json_object_get(c, "share")),
 						 buf, sizeof(buf)));
 		textbuf_puts(out, " ");
 		textbuf_escape(out, measure_of(str(c, "part")));
@@ -167,7 +166,7 @@ static void causes_table(const json_t *causes, struct textbuf *out)
 			       (long long)json_integer_value(json_object_get(c, "spikes")));
 		textbuf_puts(out, "<td class=\"n\">");
 		textbuf_escape(out,
-			       doctor_share_text(json_number_value(json_object_get(c, "share")),
+			       plot_format_share(json_number_value(json_object_get(c, "share")),
 						 buf, sizeof(buf)));
 		textbuf_puts(out, "</td>");
 		duration_cell(out, json_object_get(c, "max_ns"));
@@ -219,12 +218,12 @@ static void fix_item(const json_t *fix, bool known, struct textbuf *out)
 	}
 	textbuf_puts(out, "<dt>impact</dt><dd>");
 	if (timer > 0)
-		textbuf_printf(out, "%s %s", doctor_share_text(timer, a, sizeof(a)),
+		textbuf_printf(out, "%s %s", plot_format_share(timer, a, sizeof(a)),
 			       measure_of("timer"));
 	if (timer > 0 && noise > 0)
 		textbuf_puts(out, " and ");
 	if (noise > 0)
-		textbuf_printf(out, "%s %s", doctor_share_text(noise, b, sizeof(b)),
+		textbuf_printf(out, "%s %s", plot_format_share(noise, b, sizeof(b)),
 			       measure_of("noise"));
 	textbuf_printf(out, "; up to %s at once</dd></dl>\n",
 		       plot_format_duration(json_number_value(json_object_get(fix, "max_ns")), a,

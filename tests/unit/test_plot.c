@@ -42,6 +42,14 @@ START_TEST(formatted_durations_and_counts)
 	ck_assert_str_eq(plot_format_count(950, buf, sizeof(buf)), "950");
 	ck_assert_str_eq(plot_format_count(12345, buf, sizeof(buf)), "12.3k");
 	ck_assert_str_eq(plot_format_count(1.5e6, buf, sizeof(buf)), "1.5M");
+	/* shares: whole percent from 10%, a decimal below, never "0.0%" for a sliver */
+	ck_assert_str_eq(plot_format_share(0.62, buf, sizeof(buf)), "62%");
+	ck_assert_str_eq(plot_format_share(0.0995, buf, sizeof(buf)), "10%");
+	ck_assert_str_eq(plot_format_share(0.04, buf, sizeof(buf)), "4.0%");
+	ck_assert_str_eq(plot_format_share(0.003, buf, sizeof(buf)), "0.3%");
+	ck_assert_str_eq(plot_format_share(0.0002, buf, sizeof(buf)), "<0.1%");
+	ck_assert_str_eq(plot_format_share(0, buf, sizeof(buf)), "0%");
+	ck_assert_str_eq(plot_format_share(1, buf, sizeof(buf)), "100%");
 }
 
 START_TEST(linear_ticks_in_microseconds)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "doctor_internal.h"
 #include "latscope/doctor.h"
 #include "latscope/plot.h"
 #include "latscope/tail_estimate.h"
@@ -56,16 +57,6 @@ static struct doctor_cpu_verdict *cpu_entry(struct doctor_verdict *v, int cpu)
 	v->cpus[at].timer_p9999_ns = NO_VALUE;
 	v->nr_cpus++;
 	return &v->cpus[at];
-}
-
-static bool measured_cpu(const struct doctor_parts *parts, const json_t *entry, int *cpu)
-{
-	uint64_t n = get_u64(entry, "cpu", NO_VALUE);
-
-	if (n >= CPUSET_MAX_CPUS)
-		return false;
-	*cpu = (int)n;
-	return cpuset_empty(&parts->rt_cpus) || cpuset_has(&parts->rt_cpus, (unsigned int)n);
 }
 
 static uint64_t item_u64(const json_t *v)
@@ -155,7 +146,7 @@ static int read_timer(const struct doctor_parts *parts, uint64_t budget_ns,
 		struct doctor_cpu_verdict *c;
 		uint64_t max, p;
 
-		if (!measured_cpu(parts, t, &cpu))
+		if (!doctor_entry_cpu(parts, t, &cpu))
 			continue;
 		c = cpu_entry(v, cpu);
 		if (!c)
@@ -187,7 +178,7 @@ static int read_noise(const struct doctor_parts *parts, struct doctor_verdict *v
 		struct doctor_cpu_verdict *c;
 		uint64_t run_ns = get_u64(e, "run_ns", 0);
 
-		if (!measured_cpu(parts, e, &cpu))
+		if (!doctor_entry_cpu(parts, e, &cpu))
 			continue;
 		c = cpu_entry(v, cpu);
 		if (!c)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "latscope/array.h"
+#include "doctor_internal.h"
 #include "latscope/doctor.h"
 #include "latscope/parse.h"
 
@@ -111,19 +112,6 @@ const char *doctor_fix_kind_name(enum doctor_fix_kind kind)
 const char *doctor_part_name(enum doctor_part part)
 {
 	return part == DOCTOR_TIMER ? "timer" : "noise";
-}
-
-const char *doctor_share_text(double fraction, char *buf, size_t size)
-{
-	double p = fraction * 100;
-
-	if (p >= 9.95 || p == 0)
-		snprintf(buf, size, "%.0f%%", p);
-	else if (p >= 0.095)
-		snprintf(buf, size, "%.1f%%", p);
-	else
-		snprintf(buf, size, "<0.1%%");
-	return buf;
 }
 
 static const json_t *find_finding(const struct join_context *ctx, const char *id)
@@ -731,7 +719,7 @@ static const json_t *part_entries(const struct doctor_parts *parts, enum doctor_
 				      json_object_get(parts->noise, "cpus");
 }
 
-static bool entry_measured(const struct doctor_parts *parts, const json_t *entry, int *cpu)
+bool doctor_entry_cpu(const struct doctor_parts *parts, const json_t *entry, int *cpu)
 {
 	long long n;
 
@@ -753,7 +741,7 @@ static uint64_t part_total(const struct doctor_parts *parts, enum doctor_part pa
 		const json_t *e = json_array_get(entries, i),
 			     *causes = json_object_get(e, "causes");
 
-		if (!entry_measured(parts, e, &cpu))
+		if (!doctor_entry_cpu(parts, e, &cpu))
 			continue;
 		sum = get_u64(json_object_get(e, "explained_spikes"), "total_ns");
 		if (!sum)
@@ -777,7 +765,7 @@ static int join_part(struct doctor_fixes *out, const struct join_context *ctx,
 		const json_t *e = json_array_get(entries, i),
 			     *causes = json_object_get(e, "causes");
 
-		if (!entry_measured(ctx->parts, e, &cpu))
+		if (!doctor_entry_cpu(ctx->parts, e, &cpu))
 			continue;
 		traced |= json_is_array(causes);
 		for (k = 0; k < json_array_size(causes); k++) {
