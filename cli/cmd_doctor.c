@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "compare_junit.h"
+#include "doctor_baseline.h"
 #include "doctor_junit.h"
 #include "doctor_run.h"
 #include "latscope/import.h"
@@ -60,6 +62,11 @@ static const struct option_spec doctor_option_specs[] = {
 	OPTION_INCLUDE_AT(json_output_options, DOCTOR(json)),
 	OPTION_STRICT(DOCTOR(strict)),
 	OPTION_INCLUDE_AT(junit_output_options, DOCTOR(junit)),
+	{ .long_name = "baseline",
+	  .kind = OPTION_INPUT_FILE,
+	  .where = DOCTOR(baseline_path),
+	  .value_name = "FILE",
+	  .help = "compare the timer with an earlier doctor or timer result, as compare does" },
 	{ .long_name = "no-noise",
 	  .kind = OPTION_FLAG,
 	  .where = DOCTOR(no_noise),
@@ -379,13 +386,18 @@ out:
 	return status;
 }
 
-static int write_junit(const struct doctor_run *d, const json_t *doc)
+static int write_junit(const struct doctor_run *d, const struct doctor_baseline *baseline,
+		       const json_t *doc)
 {
 	struct junit_suite suite;
 	int status;
 
 	junit_output_start(&suite, "doctor", doc, d->opts.json.path);
 	doctor_junit_cases(&suite, d);
+	/* since the baseline: compare's cases, none failed (doctor judges the budget) */
+	if (baseline->compared)
+		comparison_junit_cases(&suite, &baseline->comparison, "latscope.doctor.baseline",
+				       &baseline->statistics);
 	status = output_junit_write(&d->opts.junit, &suite);
 	junit_suite_release(&suite);
 	return status;
@@ -432,6 +444,7 @@ int cmd_doctor(int argc, char **argv)
 {
 	static char signal_name[16];
 	struct doctor_run *d = calloc(1, sizeof(*d));
+	struct doctor_baseline baseline = { 0 };
 	json_t *doc = NULL;
 	int status, verdict_status, strict_status;
 
@@ -442,6 +455,10 @@ int cmd_doctor(int argc, char **argv)
 	if (!option_parse(&doctor_command, argc, argv, &d->opts, NULL, &status))
 		goto out;
 	status = validity_strict_check_root(d->opts.strict);
+	/* a baseline that cannot be compared is refused before anything is measured */
+	baseline.path = d->opts.baseline_path;
+	if (!status && baseline.path)
+		status = doctor_baseline_load(&baseline);
 	if (!status)
 		status = machine_open(NULL, &d->root, &d->topo);
 	if (!status)
@@ -479,8 +496,13 @@ int cmd_doctor(int argc, char **argv)
 		goto out;
 	fputc('\n', stderr);
 	doctor_print(stdout, d);
-	fflush(stdout);
 	document(d, doc);
+	if (baseline.timer)
+		status = doctor_baseline_compare(&baseline, d->doc[STEP_TIMER], stdout, doc, argc,
+						 argv);
+	fflush(stdout);
+	if (status)
+		goto out;
 	/* the shortfalls said with the verdict, before the files are written */
 	strict_status =
 		validity_say_lines(json_object_get(json_object_get(doc, "validity"), "shortfalls"),
@@ -490,7 +512,7 @@ int cmd_doctor(int argc, char **argv)
 	if (!status && d->opts.report_path)
 		status = write_report(d, doc);
 	if (!status && d->opts.junit.path)
-		status = write_junit(d, doc);
+		status = write_junit(d, &baseline, doc);
 	if (!status && (d->opts.json.path || d->opts.report_path))
 		printf("\n");
 	if (!status && d->opts.json.path)
@@ -502,6 +524,7 @@ int cmd_doctor(int argc, char **argv)
 		status = strict_status ? strict_status : verdict_status;
 out:
 	json_decref(doc);
+	doctor_baseline_release(&baseline);
 	doctor_verdict_release(&d->verdict);
 	doctor_fixes_release(&d->fixes);
 	doctor_release_parts(d);

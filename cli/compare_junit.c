@@ -69,20 +69,27 @@ static void stat_case(struct junit_suite *suite, const struct comparison *c,
 	junit_case_output(suite, tc, "%s: %s", compare_verdict_name(st->verdict), st->reason);
 }
 
-void comparison_junit(struct junit_suite *suite, const struct comparison *c, const char *command,
-		      const struct compare_statistics_options *o, const char *result_path)
+void comparison_junit_cases(struct junit_suite *suite, const struct comparison *c,
+			    const char *classname, const struct compare_statistics_options *o)
 {
-	char classname[32];
 	unsigned int i, k;
 
-	snprintf(classname, sizeof(classname), "latscope.%s", command);
-	junit_output_start(suite, command, NULL, result_path);
-	if (c->plan.nr_groups > 1 && c->plan.group_first[1] < c->nr_runs)
-		junit_output_host(suite, &c->runs[c->plan.group_first[1]]->host);
 	for (i = 0; i < c->result.nr_pairs; i++) {
 		const struct compare_pair_result *p = &c->result.pairs[i];
 
 		for (k = 0; k < p->nr_stats; k++)
 			stat_case(suite, c, p, &p->stats[k], classname, o);
 	}
+}
+
+void comparison_junit(struct junit_suite *suite, const struct comparison *c, const char *command,
+		      const struct compare_statistics_options *o, const char *result_path)
+{
+	char classname[32];
+
+	snprintf(classname, sizeof(classname), "latscope.%s", command);
+	junit_output_start(suite, command, NULL, result_path);
+	if (c->plan.nr_groups > 1 && c->plan.group_first[1] < c->nr_runs)
+		junit_output_host(suite, &c->runs[c->plan.group_first[1]]->host);
+	comparison_junit_cases(suite, c, classname, o);
 }

@@ -26,4 +26,14 @@
 void comparison_junit(struct junit_suite *suite, const struct comparison *c, const char *command,
 		      const struct compare_statistics_options *o, const char *result_path);
 
+/**
+ * comparison_junit_cases - the cases of comparison_junit(), added to a suite
+ * @suite: a started suite (another command's: doctor's --baseline)
+ * @c: the comparison
+ * @classname: the cases' classname ("latscope.doctor.baseline")
+ * @o: the statistics asked for
+ */
+void comparison_junit_cases(struct junit_suite *suite, const struct comparison *c,
+			    const char *classname, const struct compare_statistics_options *o);
+
 #endif

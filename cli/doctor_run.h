@@ -31,6 +31,7 @@ struct doctor_options {
 	bool no_noise;
 	bool no_timer;
 	bool strict; /* a validity shortfall is exit 1 */
+	const char *baseline_path; /* --baseline: an earlier doctor or timer result */
 };
 
 /* The four parts, in the order they run. */
