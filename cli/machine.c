@@ -36,15 +36,24 @@ int machine_allowed_cpus(const struct cpuset *online, struct cpuset *allowed)
 int machine_hold(struct machine_hold *hold, struct sysroot *root, const struct machine_wants *wants)
 {
 	bool required = wants->lock == MACHINE_LOCK_REQUIRED;
+	int ret;
 
 	if (wants->lock != MACHINE_LOCK_NONE) {
-		hold->memory_locked = !rt_lock_memory(required, wants->fault_shows_as);
-		if (!hold->memory_locked && required)
+		ret = rt_lock_memory(required, wants->fault_shows_as);
+		hold->memory_locked = !ret;
+		if (ret && required) {
+			snprintf(hold->failed, sizeof(hold->failed), "cannot lock memory: %s",
+				 strerror(-ret));
 			return EXIT_ERROR;
+		}
 	}
 	if (wants->pm_qos) {
-		if (rt_dma_latency_hold(root, wants->pm_qos_us, &hold->pm_qos))
+		ret = rt_dma_latency_hold(root, wants->pm_qos_us, &hold->pm_qos);
+		if (ret) {
+			snprintf(hold->failed, sizeof(hold->failed),
+				 "cannot hold /dev/cpu_dma_latency: %s", strerror(-ret));
 			return EXIT_ERROR;
+		}
 		hold->pm_qos_held = true;
 		hold->pm_qos_us = wants->pm_qos_us;
 	}

@@ -67,6 +67,7 @@ struct machine_hold {
 	bool pm_qos_held;
 	struct rt_dma_latency pm_qos;
 	int32_t pm_qos_us;
+	char failed[128]; /* after a failure: what could not be held and why, in words */
 };
 
 /**
@@ -76,7 +77,9 @@ struct machine_hold {
  * @wants: what the command asks
  *
  * Returns 0, or EXIT_ERROR when a required lock or the PM QoS request
- * fails (the library said why).
+ * fails: the library said why in its line, and @hold->failed keeps it in
+ * words ("cannot lock memory: ...") for a caller that reports it again
+ * (doctor's parts).
  */
 int machine_hold(struct machine_hold *hold, struct sysroot *root,
 		 const struct machine_wants *wants);

@@ -228,8 +228,7 @@ int noise_session_run(struct noise_session *s, FILE *out)
 						    .fault_shows_as = "gaps",
 						    .pm_qos = !o->no_dma_latency });
 	if (ret)
-		return part_record(&s->result, PART_NOT_HELD, ret,
-				   "cannot hold /dev/cpu_dma_latency");
+		return part_record(&s->result, PART_NOT_HELD, ret, "%s", s->hold.failed);
 	machine_place_main(&s->topo.online, &o->params.cpus, NULL);
 	ret = noise_prepare(&s->run, s->root, &o->params);
 	if (!ret)

@@ -211,10 +211,7 @@ int timer_session_start(struct timer_session *s)
 		});
 	/* the library said why in its line: the result keeps the reason */
 	if (ret)
-		return part_record(&s->result, PART_NOT_HELD, ret,
-				   opts->mlockall && !s->hold.memory_locked ?
-					   "cannot lock memory" :
-					   "cannot hold /dev/cpu_dma_latency");
+		return part_record(&s->result, PART_NOT_HELD, ret, "%s", s->hold.failed);
 	if (s->hold.pm_qos_held) {
 		fprintf(s->out, "# /dev/cpu_dma_latency set to %dus\n", opts->latency_us);
 		fflush(s->out);
