@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "budget.h"
 #include "cli.h"
+#include "latscope/textbuf.h"
 #include "measure_junit.h"
 
 static uint64_t number_at(const json_t *object, const char *key)
@@ -116,8 +116,10 @@ void measure_junit_validity(struct junit_suite *suite, const json_t *doc, bool s
 	const json_t *validity = json_object_get(doc, "validity"), *line;
 	const json_t *shortfalls = json_object_get(validity, "shortfalls");
 	const char *command = json_string_value(json_object_get(doc, "command")) ?: "measure";
-	char classname[64], *words = NULL;
+	const char *words;
+	char classname[64];
 	struct junit_case *tc;
+	struct textbuf all;
 	size_t i, n = json_array_size(shortfalls);
 
 	if (!validity)
@@ -128,25 +130,16 @@ void measure_junit_validity(struct junit_suite *suite, const json_t *doc, bool s
 		junit_case_output(suite, tc, "every condition of the measurement held");
 		return;
 	}
+	textbuf_init(&all);
 	json_array_foreach(shortfalls, i, line)
-	{
-		char *longer = NULL;
-
-		if (asprintf(&longer, "%s%s%s", words ?: "", words ? "; " : "",
-			     json_string_value(line) ?: "?") < 0) {
-			longer = NULL;
-			break;
-		}
-		free(words);
-		words = longer;
-	}
+		textbuf_printf(&all, "%s%s", i ? "; " : "", json_string_value(line) ?: "?");
+	words = all.error ? "out of memory" : textbuf_text(&all);
 	if (strict)
 		junit_case_set(suite, tc, JUNIT_FAILED, "validity",
-			       "%zu condition%s fell short: %s", n, n == 1 ? "" : "s",
-			       words ?: "out of memory");
+			       "%zu condition%s fell short: %s", n, n == 1 ? "" : "s", words);
 	else
 		junit_case_set(suite, tc, JUNIT_SKIPPED, NULL,
 			       "%zu condition%s fell short (judged only under --strict): %s", n,
-			       n == 1 ? "" : "s", words ?: "out of memory");
-	free(words);
+			       n == 1 ? "" : "s", words);
+	textbuf_release(&all);
 }
