@@ -316,9 +316,22 @@ int irq_read_default_affinity(struct sysroot *root, struct cpuset *set);
  * irq_balancer_pid - find a running irqbalance
  * @root: where /proc is read
  *
- * Looks for a process whose /proc/PID/comm is "irqbalance": two balancers
- * would fight over the same IRQs. Returns its pid, or 0 when none runs.
+ * Looks for a process whose /proc/PID/comm is "irqbalance" and that sees
+ * this machine (irq_balancer_on_this_machine()): two balancers would fight
+ * over the same IRQs. Returns its pid, or 0 when none runs.
  */
 int irq_balancer_pid(struct sysroot *root);
+
+/**
+ * irq_balancer_on_this_machine - whether a balancer sees this machine's IRQs
+ * @root: where /proc is read
+ * @pid: the balancer's process
+ *
+ * False when the /proc/interrupts the process sees (through /proc/PID/root)
+ * is not on the file system of its /proc: a simulated machine's file is bound
+ * over it, as bench/irq-policies does, and what it balances is that machine.
+ * True when this cannot be told (the process exited, a fixture tree).
+ */
+bool irq_balancer_on_this_machine(struct sysroot *root, unsigned long pid);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "audit_internal.h"
 #include "latscope/array.h"
+#include "latscope/irq.h"
 
 static void check_default_affinity(struct audit_context *ctx, struct audit_finding *f)
 {
@@ -409,7 +410,8 @@ static void check_irqbalance(struct audit_context *ctx, struct audit_finding *f)
 		return;
 	for (i = 0; i < ctx->nr_tasks && !daemon; i++)
 		if (!(ctx->tasks[i].flags & AUDIT_PF_KTHREAD) &&
-		    !strcmp(ctx->tasks[i].comm, "irqbalance"))
+		    !strcmp(ctx->tasks[i].comm, "irqbalance") &&
+		    irq_balancer_on_this_machine(ctx->root, (unsigned long)ctx->tasks[i].pid))
 			daemon = &ctx->tasks[i];
 	if (!daemon) {
 		unsigned int unknown = 0;

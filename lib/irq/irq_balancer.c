@@ -3,8 +3,20 @@
 #include <dirent.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "irq_internal.h"
+
+bool irq_balancer_on_this_machine(struct sysroot *root, unsigned long pid)
+{
+	struct stat proc, interrupts;
+
+	/* when it cannot be told (it exited, a fixture tree), assume it is */
+	if (sysroot_stat(root, &proc, "/proc/%lu/root/proc", pid) ||
+	    sysroot_stat(root, &interrupts, "/proc/%lu/root/proc/interrupts", pid))
+		return true;
+	return interrupts.st_dev == proc.st_dev;
+}
 
 int irq_balancer_pid(struct sysroot *root)
 {
@@ -22,7 +34,7 @@ int irq_balancer_pid(struct sysroot *root)
 			continue;
 		/* a process may exit while we look: not an error */
 		if (sysroot_read(root, comm, sizeof(comm), "/proc/%lu/comm", pid) > 0 &&
-		    !strcmp(comm, "irqbalance"))
+		    !strcmp(comm, "irqbalance") && irq_balancer_on_this_machine(root, pid))
 			found = (int)pid;
 	}
 	closedir(dir);

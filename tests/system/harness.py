@@ -166,6 +166,31 @@ def start_timer(*args):
                                          stderr=subprocess.PIPE, text=True))
 
 
+def balancers_of_this_machine():
+    """The pids of the irqbalance processes that balance this machine: not
+    one whose /proc/interrupts is a file bound over its own /proc (a
+    simulated machine, as bench/irq-policies runs the real irqbalance), the
+    rule latscope's check and irq balance use. A process that cannot be
+    looked into is counted."""
+    pids = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/comm") as f:
+                if f.read().strip() != "irqbalance":
+                    continue
+        except OSError:
+            continue  # exited while we looked
+        try:
+            proc = os.stat(f"/proc/{pid}/root/proc")
+            interrupts = os.stat(f"/proc/{pid}/root/proc/interrupts")
+            if interrupts.st_dev != proc.st_dev:
+                continue
+        except OSError:
+            pass
+        pids.append(int(pid))
+    return pids
+
+
 def cpu_set(value):
     """A CPU set of a result document as a sorted list of numbers: a cpu-list
     string ("0-3,8", latscope/2) or an array of numbers (latscope/1)."""
