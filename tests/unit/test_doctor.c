@@ -12,6 +12,7 @@
 
 #include "latscope/audit.h"
 #include "latscope/doctor.h"
+#include "json_load.h"
 #include "unit.h"
 
 /* --- documents --- */
@@ -19,13 +20,9 @@
 static json_t *load(const char *name)
 {
 	char path[512];
-	json_error_t error;
-	json_t *doc;
 
 	snprintf(path, sizeof(path), "%s/doctor/%s", FIXTURE(""), name);
-	doc = json_load_file(path, 0, &error);
-	ck_assert_msg(doc != NULL, "%s: %s", path, error.text);
-	return doc;
+	return unit_load_json(path);
 }
 
 /* The check part of a fixture tree's audit, as check --json writes it. */

@@ -10,16 +10,8 @@
 
 #include "cli.h"
 #include "doctor_baseline.h"
+#include "json_load.h"
 #include "unit.h"
-
-static json_t *load_json(const char *path)
-{
-	json_error_t error;
-	json_t *doc = json_load_file(path, 0, &error);
-
-	ck_assert_msg(doc != NULL, "%s: %s", path, error.text);
-	return doc;
-}
 
 START_TEST(a_timer_or_a_doctor_result_is_taken)
 {
@@ -58,7 +50,7 @@ END_TEST
 START_TEST(the_timer_is_compared_as_compare_does)
 {
 	struct doctor_baseline b = { .path = FIXTURE("report/timer-explain.json") };
-	json_t *timer = load_json(FIXTURE("report/timer-explain-v2.json"));
+	json_t *timer = unit_load_json(FIXTURE("report/timer-explain-v2.json"));
 	json_t *doc = json_object(), *cmp, *pair, *stat;
 	char *words[] = { "doctor", "--baseline", "x", NULL };
 	const char *verdict;

@@ -28,6 +28,7 @@
 #include "latscope/sysroot.h"
 #include "latscope/topology.h"
 #include "measure_junit.h"
+#include "json_load.h"
 #include "unit.h"
 
 #define SCHEMA FIXTURE("junit/jenkins-junit.xsd")
@@ -257,15 +258,6 @@ START_TEST(test_writer_reports_allocation_failure)
 }
 END_TEST
 
-static json_t *load_json(const char *path)
-{
-	json_error_t error;
-	json_t *doc = json_load_file(path, 0, &error);
-
-	ck_assert_msg(doc != NULL, "%s: %s", path, error.text);
-	return doc;
-}
-
 START_TEST(test_check_document)
 {
 	struct sysroot *root = sysroot_new(FIXTURE("check-vm"));
@@ -308,7 +300,7 @@ END_TEST
 /* timer's threads and noise's CPUs: an impossible limit fails each, naming its cause */
 static void measure_document(const char *path, const char *samples)
 {
-	json_t *doc = load_json(path), *rs, *entry;
+	json_t *doc = unit_load_json(path), *rs, *entry;
 	struct junit_suite suite;
 	size_t i;
 
@@ -346,7 +338,7 @@ static void measure_document(const char *path, const char *samples)
 /* the conditions of the measurement: passed, skipped, or failed under --strict */
 START_TEST(test_validity_case)
 {
-	json_t *doc = load_json(FIXTURE("report/timer-explain-v2.json"));
+	json_t *doc = unit_load_json(FIXTURE("report/timer-explain-v2.json"));
 	struct junit_suite suite;
 	unsigned int strict;
 
@@ -447,7 +439,7 @@ static void doctor_at(const json_t *recorded, uint64_t budget_ns, enum junit_out
 
 START_TEST(test_doctor_document)
 {
-	json_t *recorded = load_json(FIXTURE("doctor/doctor-vm.json"));
+	json_t *recorded = unit_load_json(FIXTURE("doctor/doctor-vm.json"));
 
 	doctor_at(recorded, 1, JUNIT_FAILED);
 	doctor_at(recorded, 3600ULL * 1000000000ULL, JUNIT_PASSED);
