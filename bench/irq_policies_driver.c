@@ -16,7 +16,12 @@
  * irq_policies_shim.so, which the balancers are started with: each is
  * answered with 0 or the errno the kernel would return (EIO for managed
  * IRQs, ENOSPC when no CPU of the mask has a vector left, EINVAL when the
- * mask has no online CPU). At the end, --json receives the figures.
+ * mask has no online CPU); the shim also says when a balancer opens
+ * /proc/interrupts, once a scan, and those reads are counted. At the end,
+ * --json receives the figures, and whether the loop kept up: how late,
+ * in simulated seconds, the latest second began (the balancers' clocks
+ * run on; a driver behind them would give them fewer seconds than they
+ * think).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -52,6 +57,9 @@ struct driver {
 	double *imbalance, *bound;
 	unsigned int nr_seconds;
 	unsigned long long moves, initial_moves, eio, enospc, einval;
+	unsigned long long scans; /* reads of /proc/interrupts after the warm-up */
+	double max_lag; /* simulated seconds a second began late, after the warm-up */
+	unsigned int late_seconds; /* those begun a whole simulated second late */
 	unsigned int hot_pair_seconds, hot_pair_run, longest_hot_pair;
 	unsigned long long interrupts, node_local, on_rt;
 	char *text; /* scratch for the files */
@@ -265,6 +273,11 @@ static int answer(struct driver *d, char *request)
 
 	if (sscanf(request, "%u %c %32767s", &number, &kind, text) != 3)
 		return -EINVAL;
+	if (kind == 'r') {
+		if (d->second >= d->warmup)
+			d->scans++;
+		return 0;
+	}
 	row = irq_sim_find(&d->sim, number);
 	if (row < 0)
 		return -ENOENT;
@@ -344,7 +357,18 @@ static int run(struct driver *d)
 	int ret;
 
 	for (d->second = 0; d->second < d->trace.seconds && !stop; d->second++) {
+		uint64_t begin = start + (uint64_t)((double)d->second * 1e9 / d->sim_dt);
 		uint64_t due = start + (uint64_t)((double)(d->second + 1) * 1e9 / d->sim_dt);
+		uint64_t now = now_ns();
+
+		if (now > begin && d->second >= d->warmup) {
+			double lag = (double)(now - begin) * d->sim_dt / 1e9;
+
+			if (lag > d->max_lag)
+				d->max_lag = lag;
+			if (lag >= 1)
+				d->late_seconds++;
+		}
 
 		while (next_event < d->trace.nr_events &&
 		       d->trace.events[next_event].second <= d->second) {
@@ -391,7 +415,8 @@ static int write_json(struct driver *d, const char *path)
 	int ret;
 
 	doc = json_pack(
-		"{s:I, s:i, s:i, s:I, s:I, s:f, s:{s:I, s:I, s:I}, s:o, s:o, s:i, s:i, s:f, s:I, s:I}",
+		"{s:I, s:i, s:i, s:I, s:I, s:f, s:{s:I, s:I, s:I}, s:o, s:o, s:i, s:i, s:f, s:I, s:I,"
+		" s:I, s:f, s:f, s:i}",
 		"seed", (json_int_t)d->trace.seed, "seconds", d->nr_seconds, "warmup_seconds",
 		d->warmup, "moves", (json_int_t)d->moves, "initial_moves",
 		(json_int_t)d->initial_moves, "moves_per_hour", hours > 0 ? d->moves / hours : 0.0,
@@ -401,7 +426,9 @@ static int write_json(struct driver *d, const char *path)
 		"hot_pair_seconds", d->hot_pair_seconds, "longest_hot_pair_seconds",
 		d->longest_hot_pair, "numa_local_fraction",
 		d->interrupts ? (double)d->node_local / (double)d->interrupts : 0.0,
-		"rt_cpu_interrupts", (json_int_t)d->on_rt, "interrupts", (json_int_t)d->interrupts);
+		"rt_cpu_interrupts", (json_int_t)d->on_rt, "interrupts", (json_int_t)d->interrupts,
+		"scans", (json_int_t)d->scans, "scans_per_hour", hours > 0 ? d->scans / hours : 0.0,
+		"max_lag_seconds", d->max_lag, "late_seconds", d->late_seconds);
 	if (!doc)
 		return 1;
 	ret = json_dump_file(doc, path, JSON_INDENT(1));

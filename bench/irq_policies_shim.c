@@ -11,16 +11,25 @@
  * irqbalance), whose writes glibc makes inside itself where no shim sees
  * them: such a FILE is a fopencookie() stream that talks to the driver.
  *
- * With IRQ_POLICIES_TIME_SCALE=N (latscope's runs), CLOCK_MONOTONIC runs
- * N times faster and nanosleep() sleeps N times shorter: the balancer
- * lives in simulated time, so its interval, dwell and hourly budget are
- * its own defaults, and "the last hour" is a simulated hour, not N of them.
+ * Each open of /proc/interrupts for reading is told to the driver too: a
+ * balancer reads it once a scan, so the driver counts its scans.
+ *
+ * With IRQ_POLICIES_TIME_SCALE=N, CLOCK_MONOTONIC runs N times faster and
+ * nanosleep() and poll() wait N times shorter: the balancer lives in
+ * simulated time, so its interval, dwell and hourly budget are its own,
+ * and "the last hour" is a simulated hour, not N of them. That covers
+ * both balancers' clocks: latscope sleeps with nanosleep(); irqbalance
+ * 1.9.2 scans from a glib main loop (g_timeout_add_seconds), whose clock
+ * is g_get_monotonic_time(), clock_gettime(CLOCK_MONOTONIC) through the
+ * PLT, and whose waits are poll() timeouts; its rescan sleep is a
+ * nanosleep(). CLOCK_REALTIME (gettimeofday, log time stamps) stays real.
  */
 /* open() and open64() both defined here, each under its own name */
 #undef _FILE_OFFSET_BITS
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -56,8 +65,12 @@ static unsigned int affinity_file(const char *path, int flags, char *kind)
 	return irq;
 }
 
-/* Ask the simulated kernel; returns 0 or an errno. */
-static int kernel_write(unsigned int irq, char kind, const char *buf, size_t len)
+/*
+ * Ask the simulated kernel: "IRQ KIND TEXT", KIND 'm' (a mask written),
+ * 'l' (a list written) or 'r' (/proc/interrupts read, IRQ 0). Returns 0
+ * or an errno.
+ */
+static int ask_kernel(unsigned int irq, char kind, const char *buf, size_t len)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	const char *socket_path = getenv("IRQ_POLICIES_SOCKET");
@@ -104,11 +117,19 @@ static int (*real_openat(void))(int, const char *, int, ...)
 	return fn;
 }
 
+/* a scan begins: the driver counts them */
+static void tell_read(const char *path, int flags)
+{
+	if ((flags & O_ACCMODE) == O_RDONLY && !strcmp(path, "/proc/interrupts"))
+		ask_kernel(0, 'r', "-", 1);
+}
+
 static int open_at(int dirfd, const char *path, int flags, mode_t mode)
 {
 	char kind = 0;
 	unsigned int irq = affinity_file(path, flags, &kind);
 
+	tell_read(path, flags);
 	if (irq)
 		/* the file itself is the driver's: nothing is written through it */
 		return remember(
@@ -175,7 +196,7 @@ ssize_t write(int fd, const void *buf, size_t len)
 	int err;
 
 	if (fd >= 0 && fd < MAX_FDS && fd_irq[fd]) {
-		err = kernel_write(fd_irq[fd], fd_kind[fd], buf, len);
+		err = ask_kernel(fd_irq[fd], fd_kind[fd], buf, len);
 		if (err) {
 			errno = err;
 			return -1;
@@ -207,7 +228,7 @@ struct cookie {
 static ssize_t cookie_write(void *c, const char *buf, size_t len)
 {
 	struct cookie *cookie = c;
-	int err = kernel_write(cookie->irq, cookie->kind, buf, len);
+	int err = ask_kernel(cookie->irq, cookie->kind, buf, len);
 
 	if (err) {
 		errno = err;
@@ -228,8 +249,10 @@ FILE *fopen(const char *path, const char *mode)
 	cookie_io_functions_t io = { .write = cookie_write, .close = cookie_close };
 	struct cookie *cookie;
 	char kind = 0;
-	unsigned int irq = affinity_file(path, strpbrk(mode, "wa+") ? O_WRONLY : O_RDONLY, &kind);
+	int flags = strpbrk(mode, "wa+") ? O_WRONLY : O_RDONLY;
+	unsigned int irq = affinity_file(path, flags, &kind);
 
+	tell_read(path, flags);
 	if (irq) {
 		cookie = malloc(sizeof(*cookie));
 		if (!cookie)
@@ -271,23 +294,29 @@ static struct timespec timespec_of(uint64_t ns)
 				  .tv_nsec = (long)(ns % 1000000000ULL) };
 }
 
+static int (*real_clock_gettime)(clockid_t, struct timespec *);
+static uint64_t base; /* simulated time starts at the shim's load, for every thread */
+
+__attribute__((constructor)) static void start_clock(void)
+{
+	struct timespec ts;
+
+	real_clock_gettime =
+		(int (*)(clockid_t, struct timespec *))dlsym(RTLD_NEXT, "clock_gettime");
+	if (real_clock_gettime && !real_clock_gettime(CLOCK_MONOTONIC, &ts))
+		base = ns_of(&ts);
+}
+
 int clock_gettime(clockid_t id, struct timespec *ts)
 {
-	static int (*real_clock_gettime)(clockid_t, struct timespec *);
-	static uint64_t base; /* the first reading: simulated time starts there */
-	uint64_t now;
 	int ret;
 
 	if (!real_clock_gettime)
-		real_clock_gettime =
-			(int (*)(clockid_t, struct timespec *))dlsym(RTLD_NEXT, "clock_gettime");
+		start_clock();
 	ret = real_clock_gettime(id, ts);
 	if (ret || id != CLOCK_MONOTONIC || time_scale() == 1)
 		return ret;
-	now = ns_of(ts);
-	if (!base)
-		base = now;
-	*ts = timespec_of(base + (now - base) * time_scale());
+	*ts = timespec_of(base + (ns_of(ts) - base) * time_scale());
 	return 0;
 }
 
@@ -307,4 +336,16 @@ int nanosleep(const struct timespec *req, struct timespec *rem)
 	if (ret && rem)
 		*rem = timespec_of(ns_of(rem) * time_scale());
 	return ret;
+}
+
+/* glib's main loop waits here; a timeout rounded up, or it would spin */
+int poll(struct pollfd *fds, nfds_t nfds, int timeout_ms)
+{
+	static int (*real_poll)(struct pollfd *, nfds_t, int);
+
+	if (!real_poll)
+		real_poll = (int (*)(struct pollfd *, nfds_t, int))dlsym(RTLD_NEXT, "poll");
+	if (timeout_ms > 0)
+		timeout_ms = (int)(((unsigned long)timeout_ms + time_scale() - 1) / time_scale());
+	return real_poll(fds, nfds, timeout_ms);
 }

@@ -399,10 +399,26 @@ static int finish(struct daemon *d, int status)
 	return status;
 }
 
+/*
+ * Time left to the next beat. Intervals keep a fixed beat rather than
+ * following each plan's end, so a plan's own time does not stretch them;
+ * a plan that overran its beat is followed by a whole interval, never by
+ * another plan at once.
+ */
+static uint64_t until_beat(uint64_t *beat, uint64_t interval_ns)
+{
+	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+
+	if (*beat <= now)
+		*beat = now + interval_ns;
+	return *beat - now;
+}
+
 int irq_balance(const struct irq_options *options)
 {
 	struct daemon d = { .options = options };
 	int status = EXIT_OK, ret;
+	uint64_t beat;
 
 	d.load_options = *options;
 	d.load_options.sample_ns = 0;
@@ -439,10 +455,12 @@ int irq_balance(const struct irq_options *options)
 	if (status)
 		goto out;
 	/* the first interval is one sample long: misplaced IRQs move soon */
-	while (irq_sleep(d.intervals || options->sample_ns > options->interval_ns ?
-				 options->interval_ns :
-				 options->sample_ns)) {
+	beat = clock_ns(CLOCK_MONOTONIC) + (options->sample_ns > options->interval_ns ?
+						    options->interval_ns :
+						    options->sample_ns);
+	while (irq_sleep(until_beat(&beat, options->interval_ns))) {
 		ret = step(&d);
+		beat += options->interval_ns;
 		if (ret) {
 			log_error("balance stops: %s", strerror(-ret));
 			status = EXIT_ERROR;

@@ -46,7 +46,8 @@ START_TEST(one_help_for_every_subcommand)
 		ck_assert_int_eq(status, EXIT_OK);
 		ck_assert(strstr(seen.out, "       latscope irq balance [--root DIR]"));
 		ck_assert(strstr(seen.out, "(default: 25)"));
-		ck_assert(strstr(seen.out, "balance budget (default: 12)"));
+		ck_assert(strstr(seen.out, "balance interval (default: 2s;"));
+		ck_assert(strstr(seen.out, "balance budget (default: 96)"));
 		ck_assert(strstr(seen.out, "stays at least this long (default: 5m;"));
 	}
 }
