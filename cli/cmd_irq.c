@@ -32,10 +32,7 @@ static const struct option_spec irq_common_specs[] = {
 /* What a plan is made from: show, plan, apply and balance. */
 static const struct option_spec irq_plan_specs[] = {
 	OPTION_INCLUDE_TABLE(irq_common_specs),
-	{ .long_name = "rt-cpus",
-	  .kind = OPTION_CPUS,
-	  .where = IRQ(rt_cpus),
-	  .help = "RT CPUs on top of isolated and nohz_full ones" },
+	OPTION_RT_CPUS(IRQ(rt_cpus), 0),
 	{ .long_name = "sample",
 	  .kind = OPTION_DURATION,
 	  .where = IRQ(sample_ns),
