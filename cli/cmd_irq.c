@@ -205,9 +205,10 @@ out:
 static int run_plan(const struct irq_options *options, struct irq_context *ctx)
 {
 	struct irqplan plan = { 0 };
+	struct part_result why = { 0 };
 	int status;
 
-	status = irq_context_plan(ctx, options, &plan);
+	status = irq_context_plan(ctx, options, &plan, &why);
 	if (status)
 		goto out;
 	irq_print_plan(stdout, ctx, &plan);
@@ -342,6 +343,7 @@ static int run_apply(const struct irq_options *options, struct irq_context *ctx)
 	uint64_t verify_ns = options->sample_given ? options->sample_ns : DEFAULT_VERIFY_NS;
 	double *before = NULL, *after = NULL;
 	struct irqplan plan = { 0 };
+	struct part_result why = { 0 };
 	json_t *doc = NULL;
 	struct cpuset rt;
 	int status, ret;
@@ -359,7 +361,7 @@ static int run_apply(const struct irq_options *options, struct irq_context *ctx)
 	status = irq_lock_journal(ctx, true);
 	if (status)
 		goto out;
-	status = irq_context_plan(ctx, options, &plan);
+	status = irq_context_plan(ctx, options, &plan, &why);
 	if (status)
 		goto out;
 	irq_print_plan(stdout, ctx, &plan);
