@@ -65,7 +65,8 @@ static int run_child(char *const argv[], bool quiet, bool pass_stop, int *status
 	return wait_child(pid, pass_stop, status);
 }
 
-int ab_run_command(const char *what, const char *command)
+/* ab_run_command(), the line kept in @why */
+static int run_command(struct part_result *why, const char *what, const char *command)
 {
 	char *argv[] = { "/bin/sh", "-c", (char *)command, NULL };
 	char how[64];
@@ -73,10 +74,19 @@ int ab_run_command(const char *what, const char *command)
 
 	ret = run_child(argv, false, false, &status);
 	if (ret)
-		return runtime_error("%s '%s': cannot run: %s", what, command, strerror(-ret));
+		return part_refuse(why, PART_NOT_STARTED, EXIT_ERROR, "%s '%s': cannot run: %s",
+				   what, command, strerror(-ret));
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		return runtime_error("%s '%s' %s", what, command, ended(status, how, sizeof(how)));
+		return part_refuse(why, PART_FAILED, EXIT_ERROR, "%s '%s' %s", what, command,
+				   ended(status, how, sizeof(how)));
 	return EXIT_OK;
+}
+
+int ab_run_command(const char *what, const char *command)
+{
+	struct part_result why = { 0 };
+
+	return run_command(&why, what, command);
 }
 
 static const char side_letter[] = { 'A', 'B' };
@@ -90,7 +100,7 @@ static int measure(struct ab_rounds *r, struct ab_round *round)
 	int status, ret;
 
 	if (!argv)
-		return runtime_error("out of memory");
+		return part_refuse(&r->result, PART_NO_MEMORY, EXIT_ERROR, "out of memory");
 	snprintf(duration, sizeof(duration), "--duration=%lluns", (unsigned long long)r->round_ns);
 	snprintf(json, sizeof(json), "--json=%s", round->path);
 	argv[n++] = r->self;
@@ -103,8 +113,9 @@ static int measure(struct ab_rounds *r, struct ab_round *round)
 	ret = run_child(argv, true, true, &status);
 	free(argv);
 	if (ret)
-		return runtime_error("pair %u, %c: cannot run latscope %s: %s", round->pair + 1,
-				     side_letter[round->side], r->measurement, strerror(-ret));
+		return part_refuse(&r->result, PART_NOT_STARTED, EXIT_ERROR,
+				   "pair %u, %c: cannot run latscope %s: %s", round->pair + 1,
+				   side_letter[round->side], r->measurement, strerror(-ret));
 	/*
 	 * Stopped: the round is not a whole one whatever it wrote, and one
 	 * stopped before its first sample exits 1 having measured nothing.
@@ -113,9 +124,10 @@ static int measure(struct ab_rounds *r, struct ab_round *round)
 	if (stop_requested)
 		return EXIT_OK;
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		return runtime_error("pair %u, %c: latscope %s %s", round->pair + 1,
-				     side_letter[round->side], r->measurement,
-				     ended(status, how, sizeof(how)));
+		return part_refuse(&r->result, PART_FAILED, EXIT_ERROR,
+				   "pair %u, %c: latscope %s %s", round->pair + 1,
+				   side_letter[round->side], r->measurement,
+				   ended(status, how, sizeof(how)));
 	return EXIT_OK;
 }
 
@@ -130,7 +142,7 @@ static int run_round(struct ab_rounds *r, struct ab_round *round)
 	if (isatty(STDERR_FILENO))
 		fprintf(stderr, "latscope ab: pair %u of %u, %c (%s)\n", round->pair + 1, r->pairs,
 			side_letter[round->side], ab_rounds_order(r, round->pair));
-	status = ab_run_command(what, r->setup[round->side]);
+	status = run_command(&r->result, what, r->setup[round->side]);
 	if (status || stop_requested)
 		return status;
 	return measure(r, round);
@@ -142,24 +154,27 @@ static int prepare(struct ab_rounds *r)
 	ssize_t len = readlink("/proc/self/exe", r->self, sizeof(r->self) - 1);
 
 	if (len < 0)
-		return runtime_error("cannot find this program (/proc/self/exe): %s",
-				     strerror(errno));
+		return part_refuse(&r->result, PART_NO_MACHINE, EXIT_ERROR,
+				   "cannot find this program (/proc/self/exe): %s",
+				   strerror(errno));
 	r->self[len] = '\0';
 	if (snprintf(r->dir, sizeof(r->dir), "%s/latscope-ab.XXXXXX", tmp && *tmp ? tmp : "/tmp") >=
 	    (int)sizeof(r->dir)) {
 		r->dir[0] = '\0';
-		return runtime_error("TMPDIR is too long for the rounds' results");
+		return part_refuse(&r->result, PART_REFUSED, EXIT_ERROR,
+				   "TMPDIR is too long for the rounds' results");
 	}
 	if (!mkdtemp(r->dir)) {
 		int err = errno;
 
 		r->dir[0] = '\0';
-		return runtime_error("cannot make a directory for the rounds' results: %s",
-				     strerror(err));
+		return part_refuse(&r->result, PART_NO_MACHINE, EXIT_ERROR,
+				   "cannot make a directory for the rounds' results: %s",
+				   strerror(err));
 	}
 	r->rounds = calloc(2 * r->pairs, sizeof(*r->rounds));
 	if (!r->rounds)
-		return runtime_error("out of memory");
+		return part_refuse(&r->result, PART_NO_MEMORY, EXIT_ERROR, "out of memory");
 	return EXIT_OK;
 }
 
@@ -170,7 +185,7 @@ int ab_rounds_run(struct ab_rounds *r)
 	int status;
 
 	if (!rng)
-		return runtime_error("out of memory");
+		return part_refuse(&r->result, PART_NO_MEMORY, EXIT_ERROR, "out of memory");
 	gsl_rng_set(rng, (unsigned long)r->seed);
 	status = prepare(r);
 	/* the order of every pair is drawn first: the seed alone says it */
@@ -194,11 +209,10 @@ int ab_rounds_run(struct ab_rounds *r)
 			r->pairs_measured++;
 	}
 	if (!status && stop_requested)
-		status = runtime_error("stopped by SIG%s after %u of %u pairs",
-				       sigabbrev_np(stop_requested) ?: "?", r->pairs_measured,
-				       r->pairs);
-	if (status)
-		snprintf(r->failed, sizeof(r->failed), "%s", cli_last_error());
+		status = part_refuse(&r->result, PART_STOPPED, EXIT_ERROR,
+				     "stopped by SIG%s after %u of %u pairs",
+				     sigabbrev_np(stop_requested) ?: "?", r->pairs_measured,
+				     r->pairs);
 	return status;
 }
 

@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "part_result.h"
+
 /*
  * latscope ab's rounds: N pairs, each an A round and a B round in an order
  * drawn per pair (AB or BA), each round the setup command of its side
@@ -44,7 +46,7 @@ struct ab_rounds {
 	struct ab_round *rounds; /* 2 * pairs, in the order they ran */
 	unsigned int nr_rounds; /* started */
 	unsigned int pairs_measured; /* the first pairs whose two rounds were measured */
-	char failed[512]; /* what ended the rounds early, "" when nothing did */
+	struct part_result result; /* what ended the rounds early; text "" when nothing did */
 };
 
 /**
@@ -53,8 +55,9 @@ struct ab_rounds {
  *
  * Returns EXIT_OK when every pair was measured; EXIT_ERROR after one line
  * saying what failed (a setup command with its status, a measurement, the
- * work directory) or that a signal stopped the rounds. What was measured
- * stays: pairs_measured pairs, their results in rounds[].
+ * work directory) or that a signal stopped the rounds, the line and its
+ * reason kept in @r->result. What was measured stays: pairs_measured
+ * pairs, their results in rounds[].
  */
 int ab_rounds_run(struct ab_rounds *r);
 

@@ -71,13 +71,12 @@ int runtime_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* a line that is neither an error nor a warning, "latscope <command>: <what>" */
 void cli_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /*
- * The last error line said (without the prefix), "" when none since
- * cli_forget_messages(): for a caller of what gives back only an exit
- * status (doctor's irq plan, ab's rounds). A session that runs as a part
- * keeps its own reason instead (part_result.h).
+ * The last error line said (without the prefix), "" when none: for a
+ * caller of a library function that says why only through the log
+ * (compare's --junit, when import_file() refused a file). What runs as a
+ * part keeps its own reason instead (part_result.h).
  */
 const char *cli_last_error(void);
-void cli_forget_messages(void);
 /* The verbosity chosen with -v/--verbose: 0 quiet, 1 info, 2 debug. */
 void cli_set_verbosity(int level);
 /*

@@ -374,7 +374,8 @@ static json_t *rounds_json(const struct ab_options *o, const struct ab_rounds *r
 	json_object_set_new(ab, "a_setup", json_string(o->a_setup));
 	json_object_set_new(ab, "b_setup", json_string(o->b_setup));
 	json_object_set_new(ab, "cleanup", o->cleanup ? json_string(o->cleanup) : json_null());
-	json_object_set_new(ab, "stopped", r->failed[0] ? json_string(r->failed) : json_null());
+	json_object_set_new(ab, "stopped",
+			    r->result.text[0] ? json_string(r->result.text) : json_null());
 	json_object_set_new(ab, "rounds", rounds);
 	return ab;
 }

@@ -148,10 +148,14 @@ static int write_junit(const struct compare_command_options *o, const struct com
 /*
  * A comparison that could not be made is an <error> case, so that a
  * pipeline reading the JUnit sees why and does not take a missing report
- * for a pass; it says what the error line said.
+ * for a pass; it says what the error line said: the comparison's own
+ * reason, or for a file that could not be read, the line import_file()
+ * said through the log (the one use of cli_last_error()).
  */
-static void write_junit_error(const struct compare_command_options *o)
+static void write_junit_error(const struct compare_command_options *o, const struct comparison *c)
 {
+	const char *why = c->why.text[0] ? c->why.text : cli_last_error();
+
 	struct junit_suite suite;
 	struct junit_case *tc;
 	unsigned int i;
@@ -161,7 +165,7 @@ static void write_junit_error(const struct compare_command_options *o)
 		junit_suite_property(&suite, "input_file", o->paths[i]);
 	tc = junit_suite_case(&suite, "latscope.compare", "comparison");
 	junit_case_set(&suite, tc, JUNIT_ERROR, "error", "%s",
-		       *cli_last_error() ? cli_last_error() : "the comparison could not be made");
+		       *why ? why : "the comparison could not be made");
 	output_junit_write(&o->junit, &suite);
 	junit_suite_release(&suite);
 }
@@ -211,7 +215,7 @@ int cmd_compare(int argc, char **argv)
 	goto out;
 failed:
 	if (o.junit.path)
-		write_junit_error(&o);
+		write_junit_error(&o, &c);
 out:
 	comparison_release(&c);
 	option_release(&compare_command, &o);

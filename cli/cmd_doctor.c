@@ -32,27 +32,26 @@
 
 #define DOCTOR(member) OPTION_FIELD(struct doctor_options, member)
 
+/*
+ * A second at least for each of the two measuring parts; a week at most,
+ * as a checkup (a monitor measures for longer). A budget of a microsecond
+ * at least: the verdict is for timer wake-ups, and none is faster.
+ */
+#define DOCTOR_MIN_DURATION_NS (2 * NS_PER_SEC)
+#define DOCTOR_MAX_DURATION_NS (7 * NS_PER_DAY)
+#define DOCTOR_MIN_BUDGET_NS NS_PER_US
+
 static const struct option_spec doctor_option_specs[] = {
-	{ .long_name = "rt-cpus",
-	  .short_name = 'c',
-	  .kind = OPTION_CPUS,
-	  .where = DOCTOR(rt_cpus),
-	  .given = DOCTOR(rt_given),
-	  .value_name = "LIST",
-	  .help = "CPUs for real-time work, besides the isolated and nohz_full ones",
-	  .default_text = "isolated and nohz_full; with none, every CPU but one" },
-	{ .long_name = "duration",
-	  .short_name = 'd',
-	  .kind = OPTION_DURATION,
-	  .where = DOCTOR(duration_ns),
-	  .duration = { NS_PER_SEC, 2 * NS_PER_SEC, 7 * NS_PER_DAY },
-	  .help = "time measured in all: the timer the first half, the noise the second" },
-	{ .long_name = "budget",
-	  .short_name = 'b',
-	  .kind = OPTION_DURATION,
-	  .where = DOCTOR(budget_ns),
-	  .duration = { NS_PER_US, NS_PER_US, NS_PER_HOUR },
-	  .help = "the latency the RT CPUs must keep to: the verdict is ready or not for it" },
+	OPTION_RT_CPUS(DOCTOR(rt_cpus), 'c', .given = DOCTOR(rt_given),
+		       .default_text = "isolated and nohz_full; with none, every CPU but one"),
+	OPTION_DURATION_ENTRY('d', DOCTOR_MIN_DURATION_NS, DOCTOR_MAX_DURATION_NS,
+			      "time measured in all, 2 s to a week: the timer the first half, the "
+			      "noise the second",
+			      .where = DOCTOR(duration_ns)),
+	OPTION_BUDGET_ENTRY('b', DOCTOR_MIN_BUDGET_NS,
+			    "the latency the RT CPUs must keep to, 1 us at least: the verdict is "
+			    "ready or not for it",
+			    .where = DOCTOR(budget_ns)),
 	{ .long_name = "report",
 	  .short_name = 'o',
 	  .kind = OPTION_OUTPUT_FILE,

@@ -32,10 +32,7 @@ static const struct option_spec irq_common_specs[] = {
 /* What a plan is made from: show, plan, apply and balance. */
 static const struct option_spec irq_plan_specs[] = {
 	OPTION_INCLUDE_TABLE(irq_common_specs),
-	{ .long_name = "rt-cpus",
-	  .kind = OPTION_CPUS,
-	  .where = IRQ(rt_cpus),
-	  .help = "RT CPUs on top of isolated and nohz_full ones" },
+	OPTION_RT_CPUS(IRQ(rt_cpus), 0),
 	{ .long_name = "sample",
 	  .kind = OPTION_DURATION,
 	  .where = IRQ(sample_ns),
@@ -208,9 +205,10 @@ out:
 static int run_plan(const struct irq_options *options, struct irq_context *ctx)
 {
 	struct irqplan plan = { 0 };
+	struct part_result why = { 0 };
 	int status;
 
-	status = irq_context_plan(ctx, options, &plan);
+	status = irq_context_plan(ctx, options, &plan, &why);
 	if (status)
 		goto out;
 	irq_print_plan(stdout, ctx, &plan);
@@ -345,6 +343,7 @@ static int run_apply(const struct irq_options *options, struct irq_context *ctx)
 	uint64_t verify_ns = options->sample_given ? options->sample_ns : DEFAULT_VERIFY_NS;
 	double *before = NULL, *after = NULL;
 	struct irqplan plan = { 0 };
+	struct part_result why = { 0 };
 	json_t *doc = NULL;
 	struct cpuset rt;
 	int status, ret;
@@ -362,7 +361,7 @@ static int run_apply(const struct irq_options *options, struct irq_context *ctx)
 	status = irq_lock_journal(ctx, true);
 	if (status)
 		goto out;
-	status = irq_context_plan(ctx, options, &plan);
+	status = irq_context_plan(ctx, options, &plan, &why);
 	if (status)
 		goto out;
 	irq_print_plan(stdout, ctx, &plan);

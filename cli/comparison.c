@@ -20,16 +20,18 @@ int comparison_compute(struct comparison *c, const unsigned int *group_of, bool 
 	numerics_init();
 	ret = compare_plan_make_groups(runs, c->names, c->nr_runs, group_of, paired, o->by,
 				       &c->plan);
+	if (ret == -EINVAL)
+		return part_refuse(&c->why, PART_REFUSED, EXIT_ERROR, "%s", c->plan.error);
 	if (ret)
-		return ret == -EINVAL ? runtime_error("%s", c->plan.error) :
-					runtime_error("out of memory");
+		return part_refuse(&c->why, PART_NO_MEMORY, EXIT_ERROR, "out of memory");
 	ret = compare_result_compute(runs, &c->plan, &o->settings, &c->result);
 	if (ret)
-		return runtime_error("cannot compute the comparison: %s", strerror(-ret));
+		return part_refuse(&c->why, ret == -ENOMEM ? PART_NO_MEMORY : PART_FAILED,
+				   EXIT_ERROR, "cannot compute the comparison: %s", strerror(-ret));
 	return EXIT_OK;
 }
 
-int comparison_gate(const struct comparison *c, bool fail_worse)
+int comparison_gate(struct comparison *c, bool fail_worse)
 {
 	const struct compare_result *r = &c->result;
 	unsigned int i, k, compared = 0;
@@ -37,17 +39,18 @@ int comparison_gate(const struct comparison *c, bool fail_worse)
 	for (i = 0; i < r->nr_pairs; i++)
 		compared += r->pairs[i].nr_stats - r->pairs[i].not_available;
 	if (!compared)
-		return runtime_error("nothing could be compared: %s",
-				     r->nr_pairs ? r->pairs[0].stats[0].reason : "no pairs");
+		return part_refuse(&c->why, PART_REFUSED, EXIT_ERROR,
+				   "nothing could be compared: %s",
+				   r->nr_pairs ? r->pairs[0].stats[0].reason : "no pairs");
 	for (k = 0; fail_worse && r->nr_pairs && k + 1 < r->pairs[0].nr_stats; k++) {
 		for (i = 0; i < r->nr_pairs; i++)
 			if (r->pairs[i].stats[k].verdict != COMPARE_NOT_AVAILABLE)
 				break;
 		if (i == r->nr_pairs)
-			return runtime_error("--fail-worse: %s could be compared on no pair (%s): "
-					     "choose percentiles the runs support (-P)",
-					     r->pairs[0].stats[k].name,
-					     r->pairs[0].stats[k].reason);
+			return part_refuse(&c->why, PART_REFUSED, EXIT_ERROR,
+					   "--fail-worse: %s could be compared on no pair (%s): "
+					   "choose percentiles the runs support (-P)",
+					   r->pairs[0].stats[k].name, r->pairs[0].stats[k].reason);
 	}
 	return fail_worse && compare_result_worse(r) ? EXIT_BUDGET : EXIT_OK;
 }

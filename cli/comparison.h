@@ -9,6 +9,7 @@
 #include "latscope/compare_pairs.h"
 #include "latscope/compare_result.h"
 #include "latscope/run.h"
+#include "part_result.h"
 
 /*
  * A comparison of imported runs, as latscope compare and latscope ab both
@@ -21,6 +22,7 @@ struct comparison {
 	unsigned int nr_runs;
 	struct compare_plan plan;
 	struct compare_result result;
+	struct part_result why; /* why it could not be made or judged, as said */
 };
 
 /**
@@ -31,7 +33,7 @@ struct comparison {
  * @o: the statistics asked for
  *
  * Returns EXIT_OK, or EXIT_ERROR after one line saying why (inputs that
- * cannot be compared, out of memory).
+ * cannot be compared, out of memory), kept in @c->why.
  */
 int comparison_compute(struct comparison *c, const unsigned int *group_of, bool paired,
 		       const struct compare_statistics_options *o);
@@ -41,12 +43,12 @@ int comparison_compute(struct comparison *c, const unsigned int *group_of, bool 
  * @c: the comparison
  * @fail_worse: --fail-worse
  *
- * Nothing compared is an error (EXIT_ERROR, said in one line), never a
- * pass; under --fail-worse so is a statistic no pair could compare (the
- * max, which has no interval by design, aside); then EXIT_BUDGET when B is
- * worse, else EXIT_OK.
+ * Nothing compared is an error (EXIT_ERROR, said in one line and kept in
+ * @c->why), never a pass; under --fail-worse so is a statistic no pair
+ * could compare (the max, which has no interval by design, aside); then
+ * EXIT_BUDGET when B is worse, else EXIT_OK.
  */
-int comparison_gate(const struct comparison *c, bool fail_worse);
+int comparison_gate(struct comparison *c, bool fail_worse);
 
 /**
  * comparison_document - the result document of a comparison

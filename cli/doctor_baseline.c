@@ -93,9 +93,9 @@ int doctor_baseline_compare(struct doctor_baseline *b, const json_t *timer, FILE
 	status = comparison_compute(c, group_of, false, &b->statistics);
 	if (!status)
 		status = comparison_gate(c, false);
-	/* comparison_compute() or the gate said why in its line */
+	/* comparison_compute() or the gate said why in its line, and kept it */
 	if (status)
-		return say_not_compared(doc, cli_last_error(), true);
+		return say_not_compared(doc, c->why.text, true);
 	fprintf(out, "\nSince the baseline:\n");
 	compare_render(out, (const struct run *const *)c->runs, c->names, c->nr_runs, &c->plan,
 		       &c->result, &b->statistics.settings);

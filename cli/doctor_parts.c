@@ -93,15 +93,6 @@ static void missing(struct doctor_run *d, enum doctor_step step, const char *fmt
 	progress(d, step, "not run: %s", d->missing[step]);
 }
 
-/*
- * The irq plan's last error line, or @otherwise: irq_context_plan() says
- * its reason and gives back only the exit status.
- */
-static const char *said(const char *otherwise)
-{
-	return *cli_last_error() ? cli_last_error() : otherwise;
-}
-
 static bool stopped(struct doctor_run *d, enum doctor_step step)
 {
 	if (!stop_requested)
@@ -283,6 +274,7 @@ void doctor_run_irq_plan(struct doctor_run *d)
 	struct irq_options o = { 0 };
 	struct irq_context ctx = { 0 };
 	struct irqplan plan = { 0 };
+	struct part_result why = { 0 };
 	struct doctor_words w = { 0 };
 	const json_t *doc;
 	int ret;
@@ -290,7 +282,6 @@ void doctor_run_irq_plan(struct doctor_run *d)
 	if (!d->asked[STEP_IRQ_PLAN] || stopped(d, STEP_IRQ_PLAN))
 		return;
 	cli_set_command_name("doctor irq plan");
-	cli_forget_messages();
 	add_word(&w, "irq");
 	add_word(&w, "plan");
 	add_word(&w, "--rt-cpus");
@@ -306,9 +297,9 @@ void doctor_run_irq_plan(struct doctor_run *d)
 		missing(d, STEP_IRQ_PLAN, "cannot read the IRQs: %s", strerror(-ret));
 		goto out;
 	}
-	if (irq_context_plan(&ctx, &o, &plan)) {
+	if (irq_context_plan(&ctx, &o, &plan, &why)) {
 		if (!stopped(d, STEP_IRQ_PLAN))
-			missing(d, STEP_IRQ_PLAN, "%s", said("no plan could be made"));
+			missing(d, STEP_IRQ_PLAN, "%s", why.text);
 		goto out;
 	}
 	d->doc[STEP_IRQ_PLAN] = irq_plan_document(&ctx, &o, &plan);

@@ -9,7 +9,7 @@
 
 static const char *command_name;
 static int verbosity;
-/* the last error said, for what gives back only an exit status (irq plan in doctor, ab's rounds) */
+/* the last error said, for what says why only through the log (compare's import of a file) */
 static char last_error[512];
 
 void cli_set_command_name(const char *name)
@@ -46,11 +46,6 @@ static void print_line(const char *kind, char *keep, const char *fmt, va_list ap
 const char *cli_last_error(void)
 {
 	return last_error;
-}
-
-void cli_forget_messages(void)
-{
-	last_error[0] = '\0';
 }
 
 int usage_error(const char *fmt, ...)

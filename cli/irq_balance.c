@@ -417,6 +417,7 @@ static uint64_t until_beat(uint64_t *beat, uint64_t interval_ns)
 int irq_balance(const struct irq_options *options)
 {
 	struct daemon d = { .options = options };
+	struct part_result why = { 0 };
 	int status = EXIT_OK, ret;
 	uint64_t beat;
 
@@ -451,7 +452,7 @@ int irq_balance(const struct irq_options *options)
 		status = EXIT_ERROR;
 		goto out;
 	}
-	status = irq_check_rt_cpus(&d.ctx, options);
+	status = irq_check_rt_cpus(&d.ctx, options, &why);
 	if (status)
 		goto out;
 	/* the first interval is one sample long: misplaced IRQs move soon */

@@ -133,19 +133,29 @@ static int load_once(struct irq_context *ctx, const struct irq_options *options)
 	return sample(ctx, options, options->sample_ns);
 }
 
+/* Why irq_context_load() failed with @ret, in words; the library said the rest. */
+static const char *load_failure(int ret, char *buf, size_t size)
+{
+	if (ret == -ESTALE)
+		return "the IRQs keep changing while sampled; try again";
+	if (ret == -EINTR)
+		return "interrupted while sampling the interrupt counts";
+	snprintf(buf, size, "cannot read the IRQs: %s", strerror(-ret));
+	return buf;
+}
+
 int irq_context_load(struct irq_context *ctx, const struct irq_options *options)
 {
 	int ret = load_once(ctx, options);
+	char words[128];
 
 	/* an IRQ came or went while sampling: once more */
 	if (ret == -ESTALE) {
 		irq_context_release(ctx);
 		ret = load_once(ctx, options);
 	}
-	if (ret == -ESTALE)
-		log_error("the IRQs keep changing while sampled; try again");
-	if (ret == -EINTR)
-		log_error("interrupted while sampling the interrupt counts");
+	if (ret == -ESTALE || ret == -EINTR)
+		log_error("%s", load_failure(ret, words, sizeof(words)));
 	return ret;
 }
 
@@ -158,23 +168,30 @@ void irq_options_default(struct irq_options *options)
 }
 
 int irq_context_plan(struct irq_context *ctx, const struct irq_options *options,
-		     struct irqplan *plan)
+		     struct irqplan *plan, struct part_result *why)
 {
 	struct irqplan_policy policy;
 	struct irqplan_input input;
+	char words[128];
 	uint64_t start;
 	int ret;
 
-	if (irq_context_load(ctx, options))
-		return EXIT_ERROR;
-	ret = irq_check_rt_cpus(ctx, options);
+	ret = irq_context_load(ctx, options);
+	if (ret)
+		return part_record(why, ret == -EINTR ? PART_STOPPED : PART_NO_MACHINE, EXIT_ERROR,
+				   "%s", load_failure(ret, words, sizeof(words)));
+	ret = irq_check_rt_cpus(ctx, options, why);
 	if (ret)
 		return ret;
 	irq_plan_input(ctx, options, &input);
 	irq_policy(options, &policy);
 	start = clock_ns(CLOCK_MONOTONIC);
-	if (irqplan_make(&input, &policy, plan))
-		return EXIT_ERROR;
+	ret = irqplan_make(&input, &policy, plan);
+	if (ret == -ENOMEM)
+		return part_record(why, PART_NO_MEMORY, EXIT_ERROR,
+				   "out of memory planning the IRQ placement");
+	if (ret)
+		return part_record(why, PART_REFUSED, EXIT_ERROR, "no cpu is left for interrupts");
 	log_info("planner: %u moves in %.2f ms", plan->nr_moves,
 		 (double)(clock_ns(CLOCK_MONOTONIC) - start) / 1e6);
 	return EXIT_OK;
@@ -200,7 +217,8 @@ void irq_plan_input(const struct irq_context *ctx, const struct irq_options *opt
 }
 
 /* --rt-cpus alone must leave a CPU: otherwise it is the argument that is wrong. */
-int irq_check_rt_cpus(const struct irq_context *ctx, const struct irq_options *options)
+int irq_check_rt_cpus(const struct irq_context *ctx, const struct irq_options *options,
+		      struct part_result *why)
 {
 	char text[256];
 	struct cpuset left;
@@ -209,7 +227,8 @@ int irq_check_rt_cpus(const struct irq_context *ctx, const struct irq_options *o
 		return 0;
 	cpuset_andnot(&left, &ctx->topo.online, &options->rt_cpus);
 	if (cpuset_empty(&left))
-		return usage_error(
+		return part_refuse(
+			why, PART_REFUSED, EXIT_USAGE,
 			"--rt-cpus '%s' covers every online cpu: none is left for interrupts",
 			cpuset_format_list(&options->rt_cpus, text, sizeof(text)));
 	cpuset_andnot(&left, &options->rt_cpus, &ctx->topo.online);

@@ -14,6 +14,7 @@
 #include "latscope/irqplan.h"
 #include "latscope/sysroot.h"
 #include "latscope/topology.h"
+#include "part_result.h"
 
 /*
  * What every subcommand of 'latscope irq' shares: the options its table
@@ -87,13 +88,16 @@ int irq_lock_journal(struct irq_context *ctx, bool create);
 
 /*
  * Load the machine (irq_context_load()), check --rt-cpus and make the plan;
- * EXIT_OK, or the exit status after the reason was said.
+ * EXIT_OK, or the exit status after the reason was said (by the library or
+ * the line) and kept in @why, for a caller that runs the plan as a part
+ * (doctor).
  */
 int irq_context_plan(struct irq_context *ctx, const struct irq_options *options,
-		     struct irqplan *plan);
+		     struct irqplan *plan, struct part_result *why);
 
-/* usage error when --rt-cpus covers every online CPU */
-int irq_check_rt_cpus(const struct irq_context *ctx, const struct irq_options *options);
+/* usage error when --rt-cpus covers every online CPU, said and kept in @why */
+int irq_check_rt_cpus(const struct irq_context *ctx, const struct irq_options *options,
+		      struct part_result *why);
 void irq_plan_input(const struct irq_context *ctx, const struct irq_options *options,
 		    struct irqplan_input *input);
 /* The planner's policy for the subcommand: the balance daemon's for balance. */

@@ -258,6 +258,8 @@ static int store(struct parse_state *st, const struct option_flat_entry *entry, 
 			*(double *)field = number / (spec->number.scale ? spec->number.scale : 1);
 		return ret;
 	case OPTION_DURATION:
+		if (spec->parse) /* another tool's spelling, within the entry's range */
+			return spec->parse(&value);
 		ret = option_duration(spelled, text, spec->duration.bare_unit_ns,
 				      spec->duration.min_ns, spec->duration.max_ns, &ns);
 		if (!ret)

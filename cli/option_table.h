@@ -99,7 +99,9 @@ enum option_kind {
 	/*
 	 * A duration ("500us", "5m", "1.5s") in [.duration.min_ns,
 	 * .duration.max_ns], stored as uint64_t ns; a bare number is in units
-	 * of .duration.bare_unit_ns (NS_PER_SEC, NS_PER_US, ...).
+	 * of .duration.bare_unit_ns (NS_PER_SEC, NS_PER_US, ...). A .parse
+	 * reads another tool's spelling instead (cyclictest's -D 2H) and
+	 * stores the ns within the entry's range.
 	 */
 	OPTION_DURATION,
 	/* a cpu list ("0-3,8"), not empty, stored in a struct cpuset */
@@ -248,7 +250,7 @@ struct option_spec {
 	} duration;
 	const struct option_choice *choices;
 	const char *noun;
-	option_parser parse; /* OPTION_CUSTOM */
+	option_parser parse; /* OPTION_CUSTOM; optional for OPTION_DURATION */
 	/*
 	 * OPTION_CUSTOM: write the field's value into @buf as the user would
 	 * give it, for the default --help prints; NULL: no default printed

@@ -3,9 +3,10 @@
 #define LATSCOPE_CLI_PART_RESULT_H
 
 /*
- * Why a measuring session (timer's, noise's) did not run, kept by the
- * session itself: a command that runs it as a part (doctor) reads the
- * reason from the session, never from the last line printed.
+ * Why a part did not run, kept by the part itself: a measuring session
+ * (timer's, noise's), the IRQ plan (irq_context_plan()), ab's rounds. A
+ * command that runs it as a part (doctor, ab) reads the reason from the
+ * part, never from the last line printed.
  */
 
 /* What kept a part from measuring. */
@@ -18,6 +19,7 @@ enum part_reason {
 	PART_NOT_STARTED, /* the measuring threads or the tracing did not start */
 	PART_STOPPED, /* a stop signal came before the first sample */
 	PART_STRICT, /* --strict refused a run without the tracing asked for */
+	PART_FAILED, /* it ran and failed: ab's setup command or measurement */
 };
 
 /* The reason and its words; zeroed it is PART_OK with no text. */

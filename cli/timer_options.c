@@ -63,9 +63,13 @@ static int parse_affinity(const struct option_value *v)
 	return v->text ? parse_cpus(v, &words->affinity) : 0;
 }
 
-/* cyclictest's -D takes 10, 10m, 2H, 1D; latscope's parser also 500ms */
+/*
+ * cyclictest's -D takes 10, 10m, 2H, 1D; latscope's parser also 500ms. The
+ * range is the entry's.
+ */
 static int parse_run_duration(const struct option_value *v)
 {
+	const struct option_spec *spec = v->spec;
 	const char *arg = v->text;
 	char text[64];
 	size_t len = strlen(arg);
@@ -76,8 +80,8 @@ static int parse_run_duration(const struct option_value *v)
 		text[len - 1] = (char)tolower((unsigned char)text[len - 1]);
 		arg = text;
 	}
-	return option_duration(v->spelled, arg, NS_PER_SEC, 0, OPTION_RUN_DURATION_MAX_NS,
-			       v->field);
+	return option_duration(v->spelled, arg, spec->duration.bare_unit_ns, spec->duration.min_ns,
+			       spec->duration.max_ns, v->field);
 }
 
 /* -h and -H: the same buckets, -H with a column summing the threads */
@@ -186,13 +190,10 @@ static const struct option_spec timer_option_specs[] = {
 	  .integer = { 0, 3600000000LL },
 	  .value_name = "US",
 	  .help = "thread N wakes every i + N*d us; 0 with -h" },
-	{ .long_name = "duration",
-	  .short_name = 'D',
-	  .kind = OPTION_CUSTOM,
-	  .where = TIMER(words.duration_ns),
-	  .parse = parse_run_duration,
-	  .value_name = "TIME",
-	  .help = "stop after TIME: seconds, or with m, h, d (ns to s too)" },
+	OPTION_DURATION_ENTRY('D', 0, OPTION_RUN_DURATION_MAX_NS,
+			      "stop after TIME, cyclictest's 10M, 2H, 1D too; 0: until stopped",
+			      .where = TIMER(words.duration_ns), .parse = parse_run_duration,
+			      .value_name = "TIME"),
 	{ .long_name = "loops",
 	  .short_name = 'l',
 	  .kind = OPTION_INTEGER,
@@ -289,11 +290,7 @@ static const struct option_spec timer_option_specs[] = {
 	  .kind = OPTION_FLAG,
 	  .where = TIMER(unbuffered),
 	  .help = "unbuffered output" },
-	{ .long_name = "verbose",
-	  .short_name = 'v',
-	  .kind = OPTION_FLAG,
-	  .where = TIMER(verbose),
-	  .help = "print every sample as thread:cycle:latency" },
+	OPTION_INCLUDE_AT(verbose_options, TIMER(verbose)),
 	OPTION_INCLUDE_AT(json_output_options, TIMER(json)),
 	OPTION_INCLUDE_AT(junit_output_options, TIMER(junit)),
 	{ .long_name = "explain",
@@ -513,6 +510,7 @@ const struct option_command timer_command = {
 	.description =
 		"Timer wake-up latency, as cyclictest measures it, with cyclictest's options\n"
 		"and output; adds percentiles, missed periods and the largest spikes.\n"
+		"-v also prints every sample as thread:cycle:latency, as cyclictest does.\n"
 		"'latscope cyclic' is the same command.",
 	.options = timer_option_specs,
 	.size = sizeof(struct timer_options),

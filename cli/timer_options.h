@@ -78,7 +78,7 @@ struct timer_options {
 	uint64_t fail_above_ns;
 	bool quiet;
 	bool strict; /* a validity shortfall is exit 1 */
-	bool verbose;
+	int verbose; /* -v: every sample printed, and the informational messages */
 	bool nsecs;
 	bool unbuffered;
 	bool refresh_on_max;

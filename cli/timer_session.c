@@ -122,7 +122,7 @@ static bool check_run(struct timer_session *s, int argc, char **argv)
 	if (!s->shown_max || !s->next_sample || !s->doc)
 		return !part_refuse(&s->result, PART_NO_MEMORY, EXIT_ERROR, "out of memory");
 	if (s->opts.verbose)
-		cli_set_verbosity(1);
+		cli_set_verbosity(s->opts.verbose);
 	if (s->opts.unbuffered)
 		setvbuf(stdout, NULL, _IONBF, 0);
 	s->live = isatty(STDOUT_FILENO) && !s->opts.quiet && !s->opts.verbose;

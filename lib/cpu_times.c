@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Per-CPU busy and idle ticks from /proc/stat. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "latscope/cpu_times.h"
 
@@ -62,4 +64,24 @@ double cpu_times_busy_share(const struct cpu_times *before, const struct cpu_tim
 	total = after->total - before->total;
 	busy = after->busy - before->busy;
 	return busy >= total ? 1 : (double)busy / (double)total;
+}
+
+int cpu_times_read_steal(struct sysroot *root, uint64_t *steal_ns, unsigned int nr_cpus)
+{
+	long ticks_per_second = sysconf(_SC_CLK_TCK);
+	struct cpu_times *times = calloc(nr_cpus ? nr_cpus : 1, sizeof(*times));
+	unsigned int cpu;
+	int ret;
+
+	if (!times)
+		return -ENOMEM;
+	if (ticks_per_second <= 0)
+		ticks_per_second = 100;
+	memset(steal_ns, 0, nr_cpus * sizeof(*steal_ns));
+	ret = cpu_times_read(root, times, nr_cpus);
+	for (cpu = 0; !ret && cpu < nr_cpus; cpu++)
+		steal_ns[cpu] =
+			times[cpu].steal * (1000000000ULL / (unsigned long long)ticks_per_second);
+	free(times);
+	return ret;
 }

@@ -6,7 +6,7 @@
 
 #include "latscope/array.h"
 #include "latscope/clock.h"
-#include "latscope/counters.h"
+#include "latscope/cpu_times.h"
 #include "latscope/log.h"
 #include "latscope/noise.h"
 #include "latscope/parse.h"
@@ -315,7 +315,7 @@ static void free_cpu_buffers(struct noise_run *run)
 
 static int read_steal(struct noise_run *run, uint64_t *steal)
 {
-	int ret = counters_read_steal(run->root, steal, run->nr_possible);
+	int ret = cpu_times_read_steal(run->root, steal, run->nr_possible);
 
 	if (ret)
 		log_warning("cannot read steal time from /proc/stat: %s", strerror(-ret));

@@ -34,6 +34,18 @@ void cpu_times_parse(const char *text, struct cpu_times *times, unsigned int nr_
 int cpu_times_read(struct sysroot *root, struct cpu_times *times, unsigned int nr_cpus);
 
 /**
+ * cpu_times_read_steal - per-CPU steal time from /proc/stat: the hypervisor
+ * ran something else on the vCPU
+ * @root: where to read
+ * @steal_ns: @nr_cpus entries; receives each CPU's steal time in ns since
+ *	      boot, 0 for CPUs /proc/stat does not list
+ * @nr_cpus: size of @steal_ns
+ *
+ * Returns 0 or a negative errno code.
+ */
+int cpu_times_read_steal(struct sysroot *root, uint64_t *steal_ns, unsigned int nr_cpus);
+
+/**
  * cpu_times_busy_share - the share of the time between two readings of one
  * CPU that it was busy, 0 to 1; -1 when either reading lacks the CPU or no
  * tick passed

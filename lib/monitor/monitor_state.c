@@ -268,15 +268,12 @@ static void put_counts(struct state_writer *w, const struct monitor_cpu_reading 
 		native_slot_high[NATIVE_SLOTS - 1]);
 }
 
-enum window_column {
-	COLUMN_INDEX,
-	COLUMN_COUNT,
-	COLUMN_MAX,
-	COLUMN_P99,
-	COLUMN_MISSED,
-	COLUMN_PARTIAL,
-	COLUMN_BLOCK_MAX, /* complete windows only */
-};
+/*
+ * The columns written are the reader's (enum state_window_column, named by
+ * state_window_column_name()), and one more: the maxima of the complete
+ * windows, for "block_maxima".
+ */
+#define WINDOW_BLOCK_MAX STATE_WINDOW_COLUMNS
 
 /*
  * The last number of a column and its digits: most of a column repeats the
@@ -345,19 +342,19 @@ static void column_put(struct state_writer *w, struct column_text *c, size_t len
 	fwrite_unlocked(c->text, 1, length, w->f);
 }
 
-static uint64_t window_value(const struct monitor_window *win, enum window_column column)
+static uint64_t window_value(const struct monitor_window *win, unsigned int column)
 {
 	switch (column) {
-	case COLUMN_INDEX:
+	case STATE_WINDOW_INDEX:
 		return win->index;
-	case COLUMN_COUNT:
+	case STATE_WINDOW_COUNT:
 		return win->count;
-	case COLUMN_MAX:
-	case COLUMN_BLOCK_MAX:
+	case STATE_WINDOW_MAX:
+	case WINDOW_BLOCK_MAX:
 		return win->max_ns;
-	case COLUMN_P99:
+	case STATE_WINDOW_P99:
 		return monitor_window_p99_ns(win);
-	case COLUMN_MISSED:
+	case STATE_WINDOW_MISSED:
 		return win->missed;
 	default:
 		return win->partial;
@@ -366,8 +363,7 @@ static uint64_t window_value(const struct monitor_window *win, enum window_colum
 
 /* A column of the windows, into @c; its length returned, 0 when out of memory. */
 static size_t window_column(struct state_writer *w, struct column_text *c,
-			    const struct monitor_window *windows, size_t nr,
-			    enum window_column column)
+			    const struct monitor_window *windows, size_t nr, unsigned int column)
 {
 	struct repeat last = { 0 };
 	char *p = column_begin(w, c, nr);
@@ -376,7 +372,7 @@ static size_t window_column(struct state_writer *w, struct column_text *c,
 	if (!p)
 		return 0;
 	for (i = 0; i < nr; i++) {
-		if (column == COLUMN_BLOCK_MAX && (windows[i].partial || !windows[i].count))
+		if (column == WINDOW_BLOCK_MAX && (windows[i].partial || !windows[i].count))
 			continue;
 		p = put_number(p, &last, window_value(&windows[i], column));
 	}
@@ -400,8 +396,6 @@ static struct monitor_window *decode_windows(const struct window_ring *ring, siz
 
 static void put_windows(struct state_writer *w, const struct state_cpu *cpu)
 {
-	static const char *const names[] = { "index",  "count",	 "max_ns",
-					     "p99_ns", "missed", "partial" };
 	struct monitor_window *windows;
 	size_t nr, i, length, maxima = 0;
 	bool all_complete = true;
@@ -414,13 +408,13 @@ static void put_windows(struct state_writer *w, const struct state_cpu *cpu)
 	}
 	put_key(w, "windows", false);
 	fprintf(w->f, "{\"window_ns\":%" PRIu64, cpu->window_ns);
-	for (column = COLUMN_INDEX; column <= COLUMN_PARTIAL && !w->error; column++) {
-		struct column_text *c = column == COLUMN_MAX ? &w->maxima : &w->column;
+	for (column = 0; column < STATE_WINDOW_COLUMNS && !w->error; column++) {
+		struct column_text *c = column == STATE_WINDOW_MAX ? &w->maxima : &w->column;
 
-		length = window_column(w, c, windows, nr, (enum window_column)column);
-		if (column == COLUMN_MAX)
+		length = window_column(w, c, windows, nr, column);
+		if (column == STATE_WINDOW_MAX)
 			maxima = length;
-		put_key(w, names[column], false);
+		put_key(w, state_window_column_name(column), false);
 		column_put(w, c, length);
 	}
 	put(w, "}");
@@ -428,7 +422,7 @@ static void put_windows(struct state_writer *w, const struct state_cpu *cpu)
 	for (i = 0; i < nr && all_complete; i++)
 		all_complete = !windows[i].partial && windows[i].count;
 	if (!all_complete)
-		maxima = window_column(w, &w->maxima, windows, nr, COLUMN_BLOCK_MAX);
+		maxima = window_column(w, &w->maxima, windows, nr, WINDOW_BLOCK_MAX);
 	put_key(w, "block_maxima", false);
 	fprintf(w->f, "{\"block_ns\":%" PRIu64 ",\"max_ns\":", cpu->window_ns);
 	column_put(w, &w->maxima, maxima);

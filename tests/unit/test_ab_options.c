@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* latscope ab's option table, every entry in every spelling, and what it refuses of the measurement. */
+#include "ab_rounds.h"
 #include "option_exercise.h"
 
 static const struct exercise_hint hints[] = {
@@ -66,6 +67,26 @@ START_TEST(rules_between_options)
 }
 END_TEST
 
+/* A round whose setup fails ends the rounds, and they keep why. */
+START_TEST(rounds_keep_why_they_ended)
+{
+	struct ab_rounds r = { .pairs = 2,
+			       .round_ns = NS_PER_SEC,
+			       .seed = 1,
+			       .setup = { "exit 3", "exit 3" },
+			       .measurement = "noise" };
+
+	ck_assert_int_eq(ab_rounds_run(&r), EXIT_ERROR);
+	ck_assert_int_eq(r.result.reason, PART_FAILED);
+	ck_assert_int_eq(r.result.status, EXIT_ERROR);
+	ck_assert_msg(strstr(r.result.text, "pair 1: the ") &&
+			      strstr(r.result.text, " setup 'exit 3' exited 3"),
+		      "%s", r.result.text);
+	ck_assert_uint_eq(r.pairs_measured, 0);
+	ab_rounds_release(&r);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *suite = suite_create("ab_options");
@@ -73,6 +94,7 @@ int main(void)
 
 	tcase_add_test(tc, every_option_in_every_spelling);
 	tcase_add_test(tc, rules_between_options);
+	tcase_add_test(tc, rounds_keep_why_they_ended);
 	suite_add_tcase(suite, tc);
 	return unit_run(suite);
 }

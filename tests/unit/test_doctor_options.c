@@ -6,8 +6,11 @@
  * line that would ask the same of `latscope timer` and `latscope noise`.
  */
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "doctor_run.h"
+#include "irq_context.h"
 #include "option_exercise.h"
 
 static const struct exercise_hint hints[] = {
@@ -228,6 +231,41 @@ START_TEST(noise_part)
 }
 END_TEST
 
+/* The irq plan part keeps why it made no plan, whatever was printed last. */
+static void plan_refused(const char *root, const char *rt, enum part_reason reason, int status,
+			 const char *words)
+{
+	struct irq_context ctx = { 0 };
+	struct irq_options o = { 0 };
+	struct irqplan plan = { 0 };
+	struct part_result why = { 0 };
+
+	irq_options_default(&o);
+	o.subcommand = IRQ_PLAN;
+	o.root_dir = root;
+	if (rt)
+		ck_assert_int_eq(cpuset_parse_list(rt, &o.rt_cpus), 0);
+	ck_assert_int_eq(irq_context_open(&ctx, &o), 0);
+	ck_assert_int_eq(irq_context_plan(&ctx, &o, &plan, &why), status);
+	ck_assert_int_eq(why.reason, reason);
+	ck_assert_int_eq(why.status, status);
+	ck_assert_msg(strstr(why.text, words), "'%s' without '%s'", why.text, words);
+	irqplan_release(&plan);
+	irq_context_close(&ctx);
+}
+
+START_TEST(irq_plan_part)
+{
+	char empty[] = "/tmp/latscope-doctor-XXXXXX";
+
+	plan_refused(FIXTURE("irq-numa2"), "0-255", PART_REFUSED, EXIT_USAGE,
+		     "--rt-cpus '0-255' covers every online cpu");
+	ck_assert_ptr_nonnull(mkdtemp(empty));
+	plan_refused(empty, NULL, PART_NO_MACHINE, EXIT_ERROR, "cannot read the IRQs: ");
+	rmdir(empty);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *suite = suite_create("doctor_options");
@@ -239,6 +277,7 @@ int main(void)
 	tcase_add_test(tc, rules_between_options);
 	tcase_add_test(tc, timer_part);
 	tcase_add_test(tc, noise_part);
+	tcase_add_test(tc, irq_plan_part);
 	suite_add_tcase(suite, tc);
 	return unit_run(suite);
 }

@@ -508,6 +508,7 @@ START_TEST(test_irq_plan_document)
 	struct irq_options options;
 	struct fixture_copy copy;
 	struct irqplan plan = { 0 };
+	struct part_result why = { 0 };
 	json_t *read, *cases;
 	size_t i, failed = 0;
 	int fd = mkstemp(path);
@@ -522,7 +523,7 @@ START_TEST(test_irq_plan_document)
 	options.junit.path = path;
 	ck_assert_int_eq(cpuset_parse_list("4-7,12-15", &options.rt_cpus), 0);
 	ck_assert_int_eq(irq_context_open(&ctx, &options), 0);
-	ck_assert_int_eq(irq_context_plan(&ctx, &options, &plan), EXIT_OK);
+	ck_assert_int_eq(irq_context_plan(&ctx, &options, &plan, &why), EXIT_OK);
 	ck_assert_int_eq(irq_plan_junit(&ctx, &options, &plan), EXIT_OK);
 
 	ck_assert_int_eq(schema_check_file(path), 0);

@@ -220,7 +220,7 @@ START_TEST(durations)
 		{ "-D 1m", 60000000000ULL },	      { "-D 10", 10000000000ULL },
 		{ "-D 2H", 7200000000000ULL },	      { "-D 1d", 86400000000000ULL },
 		{ "--duration=500ms", 500000000ULL }, { "-D0", 0 },
-		{ "-D 3M", 180000000000ULL },
+		{ "-D 3M", 180000000000ULL },	      { "-D 5ms", 5000000ULL },
 	};
 	struct timer_options opts;
 	size_t i;
@@ -293,6 +293,11 @@ START_TEST(other_options)
 	ck_assert(cpuset_has(&opts.main_affinity, 0));
 	ck_assert_str_eq(opts.json.path, "/tmp/x.json");
 	ck_assert(opts.verbose && opts.unbuffered && opts.refresh_on_max);
+	ck_assert_uint_gt(opts.params.sample_ring, 0);
+	timer_options_release(&opts);
+	/* cyclictest's -v is the shared --verbose: every sample, and twice debug */
+	parse_ok("-vv", &opts);
+	ck_assert_int_eq(opts.verbose, 2);
 	ck_assert_uint_gt(opts.params.sample_ring, 0);
 	timer_options_release(&opts);
 	parse_ok("--default-system", &opts);

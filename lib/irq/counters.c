@@ -8,31 +8,10 @@
 #include <unistd.h>
 
 #include "latscope/counters.h"
-#include "latscope/cpu_times.h"
 #include "latscope/cpuinfo.h"
 #include "latscope/irq.h"
 #include "latscope/log.h"
 #include "latscope/trace_record.h"
-
-int counters_read_steal(struct sysroot *root, uint64_t *steal_ns, unsigned int nr_cpus)
-{
-	long ticks_per_second = sysconf(_SC_CLK_TCK);
-	struct cpu_times *times = calloc(nr_cpus ? nr_cpus : 1, sizeof(*times));
-	unsigned int cpu;
-	int ret;
-
-	if (!times)
-		return -ENOMEM;
-	if (ticks_per_second <= 0)
-		ticks_per_second = 100;
-	memset(steal_ns, 0, nr_cpus * sizeof(*steal_ns));
-	ret = cpu_times_read(root, times, nr_cpus);
-	for (cpu = 0; !ret && cpu < nr_cpus; cpu++)
-		steal_ns[cpu] =
-			times[cpu].steal * (1000000000ULL / (unsigned long long)ticks_per_second);
-	free(times);
-	return ret;
-}
 
 #define NR_SOFTIRQS 10
 #define MAX_DELTAS 512
