@@ -932,8 +932,9 @@ static int check_window(const struct monitor_window *w, const struct monitor_win
 {
 	if ((before && w->index <= before->index) || w->index > now_index + 1)
 		return corrupt(why, size, "a window's index is out of order or in the future");
+	/* the p99's slot above the max's: the max at or below the slot before the p99's */
 	if (w->count > MONITOR_MAX_SAMPLES_PER_WINDOW || w->max_ns > r->max_ns ||
-	    w->p99_slot > native_slot_of(w->max_ns))
+	    (w->p99_slot && w->max_ns <= native_slot_high[w->p99_slot - 1]))
 		return corrupt(why, size, "a window's count, max or p99 is out of range");
 	return 0;
 }
@@ -998,11 +999,15 @@ static int parse_windows(struct jsondoc *doc, json_t *object, struct window_ring
 	columns = view.values;
 	for (i = 0; i < n; i++) {
 		struct monitor_window w;
+		uint64_t p99 = (uint64_t)columns[STATE_WINDOW_P99][i];
 
 		w.index = (uint64_t)columns[STATE_WINDOW_INDEX][i];
 		w.count = (uint64_t)columns[STATE_WINDOW_COUNT][i];
 		w.max_ns = (uint64_t)columns[STATE_WINDOW_MAX][i];
-		w.p99_slot = native_slot_of((uint64_t)columns[STATE_WINDOW_P99][i]);
+		/* most windows have the p99 of the one before: its slot is not searched again */
+		w.p99_slot = i && p99 == (uint64_t)columns[STATE_WINDOW_P99][i - 1] ?
+				     before.p99_slot :
+				     native_slot_of(p99);
 		w.missed = (uint64_t)columns[STATE_WINDOW_MISSED][i];
 		w.partial = columns[STATE_WINDOW_PARTIAL][i] != 0;
 		ret = check_window(&w, i ? &before : NULL, now_index, r, why, size);
