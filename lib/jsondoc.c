@@ -815,18 +815,52 @@ static int compare_packed(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void builder_release(struct builder *b)
+/* The containers of a parse that stopped half way; the levels' buffers stay for the next. */
+static void builder_reset(struct builder *b)
 {
 	int i;
 
-	for (i = 0; i < MAX_DEPTH; i++) {
-		struct frame *f = &b->frames[i];
-
-		if (i < b->depth)
-			json_decref(f->container);
-		free(f->values);
-		free(f->key);
+	for (i = 0; i < b->depth; i++) {
+		json_decref(b->frames[i].container);
+		b->frames[i].container = NULL;
 	}
+	b->depth = 0;
+	b->doc = NULL;
+	b->failure = NULL;
+	b->failure_text[0] = '\0';
+}
+
+struct jsondoc_reader {
+	struct builder b;
+};
+
+struct jsondoc_reader *jsondoc_reader_new(void)
+{
+	struct jsondoc_reader *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->b.c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+	if (!r->b.c_locale) {
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void jsondoc_reader_free(struct jsondoc_reader *r)
+{
+	int i;
+
+	if (!r)
+		return;
+	builder_reset(&r->b);
+	for (i = 0; i < MAX_DEPTH; i++) {
+		free(r->b.frames[i].values);
+		free(r->b.frames[i].key);
+	}
+	freelocale(r->b.c_locale);
+	free(r);
 }
 
 static void line_of(const char *text, size_t offset, size_t *line)
@@ -844,24 +878,22 @@ static void line_of(const char *text, size_t offset, size_t *line)
  * the caller and @used receives where the value ended (or where the text
  * stopped being JSON), without it anything after the value is an error.
  */
-static struct jsondoc *parse(const char *text, size_t len, size_t *used, char *error,
-			     size_t error_size)
+static struct jsondoc *parse(struct jsondoc_reader *r, const char *text, size_t len, size_t *used,
+			     char *error, size_t error_size)
 {
-	struct builder *b = calloc(1, sizeof(*b));
 	struct jsondoc *doc = calloc(1, sizeof(*doc));
-	struct lexer lx = { .start = text, .p = text, .end = text + len };
+	struct lexer lx = { .start = text, .p = text, .end = text + len, .b = &r->b };
 	size_t line;
 	bool ok;
 
 	if (error && error_size)
 		error[0] = '\0';
-	if (!b || !doc)
-		goto nomem;
-	b->doc = doc;
-	b->c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
-	if (!b->c_locale)
-		goto nomem;
-	lx.b = b;
+	if (!doc) {
+		if (error && error_size)
+			snprintf(error, error_size, "out of memory");
+		return NULL;
+	}
+	r->b.doc = doc;
 	ok = read_value(&lx);
 	if (ok && !used) {
 		skip_space(&lx);
@@ -878,40 +910,35 @@ static struct jsondoc *parse(const char *text, size_t len, size_t *used, char *e
 			snprintf(error, error_size, "line %zu: %s", line,
 				 lx.error ? lx.error : "no JSON value");
 		}
-		goto fail;
+		jsondoc_free(doc);
+		doc = NULL;
 	}
 	free(lx.scratch);
-	builder_release(b);
-	freelocale(b->c_locale);
-	free(b);
-	if (doc->nr_packed)
+	builder_reset(&r->b);
+	if (doc && doc->nr_packed)
 		qsort(doc->packed, doc->nr_packed, sizeof(*doc->packed), compare_packed);
 	return doc;
-
-nomem:
-	if (error && error_size)
-		snprintf(error, error_size, "out of memory");
-fail:
-	free(lx.scratch);
-	if (b) {
-		builder_release(b);
-		if (b->c_locale)
-			freelocale(b->c_locale);
-		free(b);
-	}
-	jsondoc_free(doc);
-	return NULL;
 }
 
 struct jsondoc *jsondoc_parse(const char *text, size_t len, char *error, size_t error_size)
 {
-	return parse(text, len, NULL, error, error_size);
+	struct jsondoc_reader *r = jsondoc_reader_new();
+	struct jsondoc *doc;
+
+	if (!r) {
+		if (error && error_size)
+			snprintf(error, error_size, "out of memory");
+		return NULL;
+	}
+	doc = parse(r, text, len, NULL, error, error_size);
+	jsondoc_reader_free(r);
+	return doc;
 }
 
-struct jsondoc *jsondoc_parse_first(const char *text, size_t len, size_t *used, char *error,
-				    size_t error_size)
+struct jsondoc *jsondoc_reader_parse_first(struct jsondoc_reader *r, const char *text, size_t len,
+					   size_t *used, char *error, size_t error_size)
 {
-	return parse(text, len, used, error, error_size);
+	return parse(r, text, len, used, error, error_size);
 }
 
 void jsondoc_free(struct jsondoc *doc)

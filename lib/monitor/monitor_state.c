@@ -631,6 +631,7 @@ struct scanner {
 	const char *text;
 	size_t size, at;
 	size_t released; /* bytes given back to the kernel so far */
+	struct jsondoc_reader *reader; /* one for every CPU's object */
 };
 
 static void skip_space(struct scanner *s)
@@ -681,7 +682,8 @@ static struct jsondoc *take_cpu(struct scanner *s, char *why, size_t size)
 	struct jsondoc *doc;
 	size_t used;
 
-	doc = jsondoc_parse_first(s->text + s->at, s->size - s->at, &used, why, size);
+	doc = jsondoc_reader_parse_first(s->reader, s->text + s->at, s->size - s->at, &used, why,
+					 size);
 	if (!doc) {
 		char reason[256];
 
@@ -816,7 +818,9 @@ int state_read(const char *path, state_header_fn on_header, state_cpu_fn on_cpu,
 	madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
 	s.text = map;
 	s.size = (size_t)st.st_size;
-	ret = read_document(&s, on_header, on_cpu, context, why, size);
+	s.reader = jsondoc_reader_new();
+	ret = s.reader ? read_document(&s, on_header, on_cpu, context, why, size) : -ENOMEM;
+	jsondoc_reader_free(s.reader);
 	munmap(map, (size_t)st.st_size);
 	return ret;
 }
