@@ -74,11 +74,8 @@ static struct monitor_cpu *alloc_state(const struct topology *topo, unsigned int
 		c = numa_alloc_onnode(*size, topology_cpu_node(topo, cpu));
 	else
 		c = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (c == MAP_FAILED)
-		c = NULL;
-	if (c)
-		memset(c, 0, *size);
-	return c;
+	/* both map fresh pages, zeroed by the kernel: not written twice */
+	return c == MAP_FAILED ? NULL : c;
 }
 
 static void free_state(struct monitor_cpu *c, size_t size)
@@ -103,7 +100,9 @@ int monitor_reset_lanes(struct monitor *m)
 	for (i = 0; i < m->nr_lanes; i++) {
 		struct lane *l = &m->lanes[i];
 
-		memset(l->state, 0, l->state_size);
+		/* a lane set up before has its ring; a new one's state is fresh zeroed pages */
+		if (l->windows)
+			memset(l->state, 0, l->state_size);
 		monitor_cpu_init(l->state, l->cpu, m->params.window_ns);
 		window_ring_free(l->windows);
 		l->windows = window_ring_new(ring_capacity(m->params.window_ns));
