@@ -669,14 +669,27 @@ static bool read_digits(struct lexer *lx)
 
 static bool read_number(struct lexer *lx)
 {
-	const char *from = lx->p;
+	const char *from = lx->p, *digits;
+	bool negative = *lx->p == '-';
+	uint64_t value = 0;
 
-	if (*lx->p == '-')
+	if (negative)
 		lx->p++;
-	if (lx->p < lx->end && *lx->p == '0')
+	digits = lx->p;
+	if (lx->p < lx->end && *lx->p == '0') {
 		lx->p++;
-	else if (!read_digits(lx))
-		return lex_fail(lx, "a number without digits");
+	} else {
+		/* the value made as the digits are read: most numbers are integers */
+		while (lx->p < lx->end && (unsigned int)(*lx->p - '0') <= 9)
+			value = value * 10 + (unsigned int)(*lx->p++ - '0');
+		if (lx->p == digits)
+			return lex_fail(lx, "a number without digits");
+	}
+	/* up to 18 digits cannot overflow; a longer one is on_number()'s to check */
+	if (lx->p - digits <= 18 &&
+	    (lx->p == lx->end || (*lx->p != '.' && *lx->p != 'e' && *lx->p != 'E')))
+		return built(lx,
+			     add_integer(lx->b, negative ? (int64_t)(0 - value) : (int64_t)value));
 	if (lx->p < lx->end && *lx->p == '.') {
 		lx->p++;
 		if (!read_digits(lx))
