@@ -486,10 +486,14 @@ static bool built(struct lexer *lx, int ok)
 	return ok ? true : lex_fail(lx, lx->b->failure ? lx->b->failure : "out of memory");
 }
 
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\n' || c == '\t' || c == '\r';
+}
+
 static void skip_space(struct lexer *lx)
 {
-	while (lx->p < lx->end &&
-	       (*lx->p == ' ' || *lx->p == '\n' || *lx->p == '\t' || *lx->p == '\r'))
+	while (lx->p < lx->end && is_space(*lx->p))
 		lx->p++;
 }
 
@@ -759,8 +763,66 @@ static bool read_object(struct lexer *lx)
 	}
 }
 
+enum run_end {
+	RUN_OTHER, /* at an item that is not a plain integer: read_value()'s */
+	RUN_CLOSED, /* the closing bracket read */
+	RUN_FAILED,
+};
+
+/*
+ * The long columns of a state: integers one after another, each pushed
+ * straight into the level's table (what read_number() and add_integer()
+ * do, without a call per item). Stops at an item that is anything else (a
+ * real, a nested array, a malformed one), where read_array() goes on.
+ */
+static enum run_end read_integer_run(struct lexer *lx, struct frame *f)
+{
+	const char *p = lx->p, *end = lx->end, *item, *digits;
+	uint64_t value;
+	bool negative;
+
+	for (;;) {
+		item = p;
+		negative = p < end && *p == '-';
+		p += negative;
+		digits = p;
+		value = 0;
+		while (p < end && (unsigned int)(*p - '0') <= 9)
+			value = value * 10 + (unsigned int)(*p++ - '0');
+		/* no digit, a leading zero, more than 18 digits, a fraction or an exponent */
+		if (p == digits || (*digits == '0' && p - digits > 1) || p - digits > 18 ||
+		    (p < end && (*p == '.' || *p == 'e' || *p == 'E'))) {
+			lx->p = item;
+			return RUN_OTHER;
+		}
+		f->width = 1;
+		if (push_value(f, negative ? (int64_t)(0 - value) : (int64_t)value)) {
+			lx->p = p;
+			built(lx, fail(lx->b, "out of memory"));
+			return RUN_FAILED;
+		}
+		while (p < end && is_space(*p))
+			p++;
+		if (p < end && *p == ',') {
+			p++;
+			while (p < end && is_space(*p))
+				p++;
+			continue;
+		}
+		lx->p = p;
+		if (p < end && *p == ']') {
+			lx->p++;
+			return RUN_CLOSED;
+		}
+		lex_fail(lx, "an array item without ',' or ']' after it");
+		return RUN_FAILED;
+	}
+}
+
 static bool read_array(struct lexer *lx)
 {
+	struct frame *top;
+
 	lx->p++;
 	if (!built(lx, on_start_array(lx->b)))
 		return false;
@@ -770,6 +832,17 @@ static bool read_array(struct lexer *lx)
 		return built(lx, on_end_container(lx->b));
 	}
 	for (;;) {
+		top = &lx->b->frames[lx->b->depth - 1];
+		if (top->mode == FRAME_PACKING && !top->rowwise) {
+			switch (read_integer_run(lx, top)) {
+			case RUN_CLOSED:
+				return built(lx, on_end_container(lx->b));
+			case RUN_FAILED:
+				return false;
+			case RUN_OTHER:
+				break;
+			}
+		}
 		if (!read_value(lx))
 			return false;
 		skip_space(lx);
