@@ -322,8 +322,11 @@ static int write_job(struct state_job *job)
 		if (!ret)
 			ret = state_writer_cpu(writer, &cpu);
 	}
-	if (writer)
-		ret = state_writer_close(writer) ?: ret;
+	/* a CPU not copied (out of memory): no state without it */
+	if (writer && ret)
+		state_writer_abandon(writer);
+	else if (writer)
+		ret = state_writer_close(writer);
 	free(c->reading.counts);
 	window_ring_free(c->windows);
 	free(c->entries);

@@ -608,6 +608,13 @@ int state_writer_cpu(struct state_writer *w, const struct state_cpu *cpu)
 	return 0;
 }
 
+static void writer_free(struct state_writer *w)
+{
+	free(w->column.text);
+	free(w->maxima.text);
+	free(w);
+}
+
 int state_writer_close(struct state_writer *w)
 {
 	int ret;
@@ -619,10 +626,14 @@ int state_writer_close(struct state_writer *w)
 		atomic_file_abandon(&w->file);
 	else
 		ret = atomic_file_commit(&w->file);
-	free(w->column.text);
-	free(w->maxima.text);
-	free(w);
+	writer_free(w);
 	return ret;
+}
+
+void state_writer_abandon(struct state_writer *w)
+{
+	atomic_file_abandon(&w->file);
+	writer_free(w);
 }
 
 /* ---- reading ---- */
