@@ -796,7 +796,10 @@ static enum run_end read_integer_run(struct lexer *lx, struct frame *f)
 			return RUN_OTHER;
 		}
 		f->width = 1;
-		if (push_value(f, negative ? (int64_t)(0 - value) : (int64_t)value)) {
+		/* room in the level's buffer: stored here, push_value() only to grow it */
+		if (f->values && f->count < f->cap)
+			f->values[f->count++] = negative ? (int64_t)(0 - value) : (int64_t)value;
+		else if (push_value(f, negative ? (int64_t)(0 - value) : (int64_t)value)) {
 			lx->p = p;
 			built(lx, fail(lx->b, "out of memory"));
 			return RUN_FAILED;
