@@ -486,10 +486,14 @@ static bool built(struct lexer *lx, int ok)
 	return ok ? true : lex_fail(lx, lx->b->failure ? lx->b->failure : "out of memory");
 }
 
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\n' || c == '\t' || c == '\r';
+}
+
 static void skip_space(struct lexer *lx)
 {
-	while (lx->p < lx->end &&
-	       (*lx->p == ' ' || *lx->p == '\n' || *lx->p == '\t' || *lx->p == '\r'))
+	while (lx->p < lx->end && is_space(*lx->p))
 		lx->p++;
 }
 
@@ -669,14 +673,27 @@ static bool read_digits(struct lexer *lx)
 
 static bool read_number(struct lexer *lx)
 {
-	const char *from = lx->p;
+	const char *from = lx->p, *digits;
+	bool negative = *lx->p == '-';
+	uint64_t value = 0;
 
-	if (*lx->p == '-')
+	if (negative)
 		lx->p++;
-	if (lx->p < lx->end && *lx->p == '0')
+	digits = lx->p;
+	if (lx->p < lx->end && *lx->p == '0') {
 		lx->p++;
-	else if (!read_digits(lx))
-		return lex_fail(lx, "a number without digits");
+	} else {
+		/* the value made as the digits are read: most numbers are integers */
+		while (lx->p < lx->end && (unsigned int)(*lx->p - '0') <= 9)
+			value = value * 10 + (unsigned int)(*lx->p++ - '0');
+		if (lx->p == digits)
+			return lex_fail(lx, "a number without digits");
+	}
+	/* up to 18 digits cannot overflow; a longer one is on_number()'s to check */
+	if (lx->p - digits <= 18 &&
+	    (lx->p == lx->end || (*lx->p != '.' && *lx->p != 'e' && *lx->p != 'E')))
+		return built(lx,
+			     add_integer(lx->b, negative ? (int64_t)(0 - value) : (int64_t)value));
 	if (lx->p < lx->end && *lx->p == '.') {
 		lx->p++;
 		if (!read_digits(lx))
@@ -746,8 +763,69 @@ static bool read_object(struct lexer *lx)
 	}
 }
 
+enum run_end {
+	RUN_OTHER, /* at an item that is not a plain integer: read_value()'s */
+	RUN_CLOSED, /* the closing bracket read */
+	RUN_FAILED,
+};
+
+/*
+ * The long columns of a state: integers one after another, each pushed
+ * straight into the level's table (what read_number() and add_integer()
+ * do, without a call per item). Stops at an item that is anything else (a
+ * real, a nested array, a malformed one), where read_array() goes on.
+ */
+static enum run_end read_integer_run(struct lexer *lx, struct frame *f)
+{
+	const char *p = lx->p, *end = lx->end, *item, *digits;
+	uint64_t value;
+	bool negative;
+
+	for (;;) {
+		item = p;
+		negative = p < end && *p == '-';
+		p += negative;
+		digits = p;
+		value = 0;
+		while (p < end && (unsigned int)(*p - '0') <= 9)
+			value = value * 10 + (unsigned int)(*p++ - '0');
+		/* no digit, a leading zero, more than 18 digits, a fraction or an exponent */
+		if (p == digits || (*digits == '0' && p - digits > 1) || p - digits > 18 ||
+		    (p < end && (*p == '.' || *p == 'e' || *p == 'E'))) {
+			lx->p = item;
+			return RUN_OTHER;
+		}
+		f->width = 1;
+		/* room in the level's buffer: stored here, push_value() only to grow it */
+		if (f->values && f->count < f->cap)
+			f->values[f->count++] = negative ? (int64_t)(0 - value) : (int64_t)value;
+		else if (push_value(f, negative ? (int64_t)(0 - value) : (int64_t)value)) {
+			lx->p = p;
+			built(lx, fail(lx->b, "out of memory"));
+			return RUN_FAILED;
+		}
+		while (p < end && is_space(*p))
+			p++;
+		if (p < end && *p == ',') {
+			p++;
+			while (p < end && is_space(*p))
+				p++;
+			continue;
+		}
+		lx->p = p;
+		if (p < end && *p == ']') {
+			lx->p++;
+			return RUN_CLOSED;
+		}
+		lex_fail(lx, "an array item without ',' or ']' after it");
+		return RUN_FAILED;
+	}
+}
+
 static bool read_array(struct lexer *lx)
 {
+	struct frame *top;
+
 	lx->p++;
 	if (!built(lx, on_start_array(lx->b)))
 		return false;
@@ -757,6 +835,17 @@ static bool read_array(struct lexer *lx)
 		return built(lx, on_end_container(lx->b));
 	}
 	for (;;) {
+		top = &lx->b->frames[lx->b->depth - 1];
+		if (top->mode == FRAME_PACKING && !top->rowwise) {
+			switch (read_integer_run(lx, top)) {
+			case RUN_CLOSED:
+				return built(lx, on_end_container(lx->b));
+			case RUN_FAILED:
+				return false;
+			case RUN_OTHER:
+				break;
+			}
+		}
 		if (!read_value(lx))
 			return false;
 		skip_space(lx);
@@ -815,18 +904,52 @@ static int compare_packed(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void builder_release(struct builder *b)
+/* The containers of a parse that stopped half way; the levels' buffers stay for the next. */
+static void builder_reset(struct builder *b)
 {
 	int i;
 
-	for (i = 0; i < MAX_DEPTH; i++) {
-		struct frame *f = &b->frames[i];
-
-		if (i < b->depth)
-			json_decref(f->container);
-		free(f->values);
-		free(f->key);
+	for (i = 0; i < b->depth; i++) {
+		json_decref(b->frames[i].container);
+		b->frames[i].container = NULL;
 	}
+	b->depth = 0;
+	b->doc = NULL;
+	b->failure = NULL;
+	b->failure_text[0] = '\0';
+}
+
+struct jsondoc_reader {
+	struct builder b;
+};
+
+struct jsondoc_reader *jsondoc_reader_new(void)
+{
+	struct jsondoc_reader *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->b.c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+	if (!r->b.c_locale) {
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void jsondoc_reader_free(struct jsondoc_reader *r)
+{
+	int i;
+
+	if (!r)
+		return;
+	builder_reset(&r->b);
+	for (i = 0; i < MAX_DEPTH; i++) {
+		free(r->b.frames[i].values);
+		free(r->b.frames[i].key);
+	}
+	freelocale(r->b.c_locale);
+	free(r);
 }
 
 static void line_of(const char *text, size_t offset, size_t *line)
@@ -844,24 +967,22 @@ static void line_of(const char *text, size_t offset, size_t *line)
  * the caller and @used receives where the value ended (or where the text
  * stopped being JSON), without it anything after the value is an error.
  */
-static struct jsondoc *parse(const char *text, size_t len, size_t *used, char *error,
-			     size_t error_size)
+static struct jsondoc *parse(struct jsondoc_reader *r, const char *text, size_t len, size_t *used,
+			     char *error, size_t error_size)
 {
-	struct builder *b = calloc(1, sizeof(*b));
 	struct jsondoc *doc = calloc(1, sizeof(*doc));
-	struct lexer lx = { .start = text, .p = text, .end = text + len };
+	struct lexer lx = { .start = text, .p = text, .end = text + len, .b = &r->b };
 	size_t line;
 	bool ok;
 
 	if (error && error_size)
 		error[0] = '\0';
-	if (!b || !doc)
-		goto nomem;
-	b->doc = doc;
-	b->c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
-	if (!b->c_locale)
-		goto nomem;
-	lx.b = b;
+	if (!doc) {
+		if (error && error_size)
+			snprintf(error, error_size, "out of memory");
+		return NULL;
+	}
+	r->b.doc = doc;
 	ok = read_value(&lx);
 	if (ok && !used) {
 		skip_space(&lx);
@@ -878,40 +999,35 @@ static struct jsondoc *parse(const char *text, size_t len, size_t *used, char *e
 			snprintf(error, error_size, "line %zu: %s", line,
 				 lx.error ? lx.error : "no JSON value");
 		}
-		goto fail;
+		jsondoc_free(doc);
+		doc = NULL;
 	}
 	free(lx.scratch);
-	builder_release(b);
-	freelocale(b->c_locale);
-	free(b);
-	if (doc->nr_packed)
+	builder_reset(&r->b);
+	if (doc && doc->nr_packed)
 		qsort(doc->packed, doc->nr_packed, sizeof(*doc->packed), compare_packed);
 	return doc;
-
-nomem:
-	if (error && error_size)
-		snprintf(error, error_size, "out of memory");
-fail:
-	free(lx.scratch);
-	if (b) {
-		builder_release(b);
-		if (b->c_locale)
-			freelocale(b->c_locale);
-		free(b);
-	}
-	jsondoc_free(doc);
-	return NULL;
 }
 
 struct jsondoc *jsondoc_parse(const char *text, size_t len, char *error, size_t error_size)
 {
-	return parse(text, len, NULL, error, error_size);
+	struct jsondoc_reader *r = jsondoc_reader_new();
+	struct jsondoc *doc;
+
+	if (!r) {
+		if (error && error_size)
+			snprintf(error, error_size, "out of memory");
+		return NULL;
+	}
+	doc = parse(r, text, len, NULL, error, error_size);
+	jsondoc_reader_free(r);
+	return doc;
 }
 
-struct jsondoc *jsondoc_parse_first(const char *text, size_t len, size_t *used, char *error,
-				    size_t error_size)
+struct jsondoc *jsondoc_reader_parse_first(struct jsondoc_reader *r, const char *text, size_t len,
+					   size_t *used, char *error, size_t error_size)
 {
-	return parse(text, len, used, error, error_size);
+	return parse(r, text, len, used, error, error_size);
 }
 
 void jsondoc_free(struct jsondoc *doc)

@@ -37,8 +37,20 @@ struct jsondoc;
  */
 struct jsondoc *jsondoc_parse(const char *text, size_t len, char *error, size_t error_size);
 
+/* A parser kept from one value to the next: its buffers and locale made once. */
+struct jsondoc_reader;
+
 /**
- * jsondoc_parse_first - parse the JSON value at the start of a text
+ * jsondoc_reader_new - a parser for many values read one after another
+ *
+ * Returns a reader the caller frees with jsondoc_reader_free(), or NULL.
+ */
+struct jsondoc_reader *jsondoc_reader_new(void);
+void jsondoc_reader_free(struct jsondoc_reader *reader);
+
+/**
+ * jsondoc_reader_parse_first - parse the JSON value at the start of a text
+ * @reader: the parser, its buffers reused (one thread at a time)
  * @text: the text; the value may be followed by anything
  * @len: its length in bytes
  * @used: receives the bytes up to the end of the value (white space before
@@ -50,10 +62,12 @@ struct jsondoc *jsondoc_parse(const char *text, size_t len, char *error, size_t 
  *
  * For a reader that takes a long document value by value (the monitor's
  * state, CPU by CPU) and never holds all of it. Returns a document the
- * caller frees with jsondoc_free(), or NULL.
+ * caller frees with jsondoc_free(), or NULL; the document does not depend
+ * on @reader.
  */
-struct jsondoc *jsondoc_parse_first(const char *text, size_t len, size_t *used, char *error,
-				    size_t error_size);
+struct jsondoc *jsondoc_reader_parse_first(struct jsondoc_reader *reader, const char *text,
+					   size_t len, size_t *used, char *error,
+					   size_t error_size);
 
 void jsondoc_free(struct jsondoc *doc);
 

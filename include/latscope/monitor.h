@@ -139,11 +139,40 @@ bool monitor_wait(struct monitor *m, int timeout_ms, const sigset_t *sigmask);
 struct metrics *monitor_collect(void *monitor);
 
 /**
- * monitor_checkpoint - write the state now (the housekeeping thread does it
- * every checkpoint_ns; monitor_stop() once more)
+ * monitor_checkpoint - write the state now, and return once it is on disk
+ * (monitor_stop() does, after any checkpoint written behind)
  * Returns 0 or a negative errno code (logged).
  */
 int monitor_checkpoint(struct monitor *m);
+
+/**
+ * monitor_checkpoint_behind - a checkpoint written by a thread of its own,
+ * which holds the state only while it copies one CPU (its ring's coded
+ * bytes, its blocks, its counts), then formats and writes that copy with
+ * nothing held; the housekeeping thread does this every checkpoint_ns
+ * Returns 0 once the thread is started, -EBUSY when the one before is still
+ * writing (nothing done: try again later), or -ENOMEM (logged); the
+ * write's own result is monitor_checkpoint_wait()'s.
+ */
+int monitor_checkpoint_behind(struct monitor *m);
+
+/* What a checkpoint written behind cost. */
+struct monitor_checkpoint_times {
+	uint64_t held_ns; /* the state held, in all: each CPU's copy */
+	uint64_t longest_hold_ns; /* the longest of those holds */
+	uint64_t written_ns; /* until the file was on disk */
+	uint64_t cpu_ns; /* the CPU time its thread took for all of it */
+};
+
+/**
+ * monitor_checkpoint_wait - wait until the checkpoint written behind is on
+ * disk (renamed over the state, its directory synced)
+ * @m: the monitor
+ * @times: receives what it cost (zeros when there was none), or NULL
+ * Returns its result: 0 (also when there is none) or a negative errno code,
+ * logged by its thread.
+ */
+int monitor_checkpoint_wait(struct monitor *m, struct monitor_checkpoint_times *times);
 
 /**
  * monitor_stop - end the run in order: the audit, the measuring threads,

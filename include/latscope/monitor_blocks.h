@@ -50,6 +50,17 @@ void monitor_blocks_init(struct monitor_blocks *b);
 void monitor_blocks_release(struct monitor_blocks *b);
 
 /**
+ * monitor_blocks_copy - @from as it is now, to write while @from goes on
+ * @to: receives the copy; never release it (see time_blocks_copy())
+ * @from: the blocks
+ * @entries: time_blocks_copy()'s buffer, kept by the caller
+ * @cap: its capacity
+ * Returns 0 or -ENOMEM.
+ */
+int monitor_blocks_copy(struct monitor_blocks *to, const struct monitor_blocks *from,
+			struct time_block_entry **entries, unsigned int *cap);
+
+/**
  * monitor_blocks_begin - a run begins: what @reading holds is counted already
  * @b: the blocks (restored from the state, or new)
  * @reading: the CPU's counts before the run's first wake-up

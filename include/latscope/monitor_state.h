@@ -68,6 +68,9 @@ int state_writer_cpu(struct state_writer *writer, const struct state_cpu *cpu);
  */
 int state_writer_close(struct state_writer *writer);
 
+/* Give up: the old file stays, the temporary goes; frees the writer. */
+void state_writer_abandon(struct state_writer *writer);
+
 /* How reading a state ended. */
 enum state_outcome {
 	STATE_ABSENT, /* no file: a new state begins */

@@ -192,6 +192,19 @@ void time_blocks_init(struct time_blocks *tb, uint64_t base_ns);
 /* Free what a store holds; safe on a zeroed one and to repeat. */
 void time_blocks_release(struct time_blocks *tb);
 
+/**
+ * time_blocks_copy - the stored blocks of @from, to read while @from goes on
+ * @to: receives the copy, nothing pending; its blocks' entries are in
+ *	*@entries: never release @to, free *@entries when done with copies
+ * @from: the store
+ * @entries: a buffer for the entries, grown as needed (NULL at first) and
+ *	     kept by the caller for the next copy
+ * @cap: its capacity in entries
+ * Returns 0 or -ENOMEM (@to then untouched).
+ */
+int time_blocks_copy(struct time_blocks *to, const struct time_blocks *from,
+		     struct time_block_entry **entries, unsigned int *cap);
+
 /* the length of a stored block in ns */
 static inline uint64_t time_blocks_length(const struct time_blocks *tb)
 {

@@ -26,6 +26,17 @@ struct window_ring;
 struct window_ring *window_ring_new(size_t capacity);
 void window_ring_free(struct window_ring *ring);
 
+/**
+ * window_ring_copy - the windows of @from into @to, for a reader that must
+ * not hold up the one appending (a checkpoint written behind)
+ * @to: a ring of @from's capacity; what it held is replaced, its buffers
+ *	reused (copied into again and again, it stops allocating)
+ * @from: the ring
+ * Returns 0, -EINVAL (another capacity) or -ENOMEM (@to then holds no
+ * meaningful windows until the next copy succeeds).
+ */
+int window_ring_copy(struct window_ring *to, const struct window_ring *from);
+
 /* Append a window. Returns 0 or -ENOMEM (the ring is unchanged). */
 int window_ring_append(struct window_ring *ring, const struct monitor_window *window);
 

@@ -74,11 +74,8 @@ static struct monitor_cpu *alloc_state(const struct topology *topo, unsigned int
 		c = numa_alloc_onnode(*size, topology_cpu_node(topo, cpu));
 	else
 		c = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (c == MAP_FAILED)
-		c = NULL;
-	if (c)
-		memset(c, 0, *size);
-	return c;
+	/* both map fresh pages, zeroed by the kernel: not written twice */
+	return c == MAP_FAILED ? NULL : c;
 }
 
 static void free_state(struct monitor_cpu *c, size_t size)
@@ -91,9 +88,9 @@ static void free_state(struct monitor_cpu *c, size_t size)
 		munmap(c, size);
 }
 
-static size_t ring_capacity(uint64_t window_ns)
+size_t monitor_ring_capacity(const struct monitor *m)
 {
-	return (size_t)((MONITOR_HISTORY_NS + window_ns - 1) / window_ns);
+	return (size_t)((MONITOR_HISTORY_NS + m->params.window_ns - 1) / m->params.window_ns);
 }
 
 int monitor_reset_lanes(struct monitor *m)
@@ -103,10 +100,12 @@ int monitor_reset_lanes(struct monitor *m)
 	for (i = 0; i < m->nr_lanes; i++) {
 		struct lane *l = &m->lanes[i];
 
-		memset(l->state, 0, l->state_size);
+		/* a lane set up before has its ring; a new one's state is fresh zeroed pages */
+		if (l->windows)
+			memset(l->state, 0, l->state_size);
 		monitor_cpu_init(l->state, l->cpu, m->params.window_ns);
 		window_ring_free(l->windows);
-		l->windows = window_ring_new(ring_capacity(m->params.window_ns));
+		l->windows = window_ring_new(monitor_ring_capacity(m));
 		monitor_blocks_release(l->blocks);
 		memset(&l->kept, 0, sizeof(l->kept));
 		l->restored = false;
@@ -330,10 +329,10 @@ static void *housekeeping(void *arg)
 			monitor_textfile_write(m);
 			next_textfile = now + m->params.textfile_every_ns;
 		}
-		if (m->state_path && now >= next_checkpoint) {
-			monitor_checkpoint(m);
+		/* busy: the one before is still writing, tried again at the next tick */
+		if (m->state_path && now >= next_checkpoint &&
+		    monitor_checkpoint_behind(m) != -EBUSY)
 			next_checkpoint = now + m->params.checkpoint_ns;
-		}
 		/* a tick, or sooner when a time block ends */
 		wait = TICK_MS * 1000000ULL;
 		realtime = clock_ns(CLOCK_REALTIME);
@@ -458,6 +457,8 @@ int monitor_stop(struct monitor *m)
 		m->audit = NULL;
 	}
 	stop_housekeeping(m);
+	/* a checkpoint still writing finishes before anything is taken down */
+	monitor_checkpoint_wait(m, NULL);
 	if (m->run)
 		ret = timer_stop(m->run);
 	if (m->explain) {
@@ -533,6 +534,8 @@ void monitor_free(struct monitor *m)
 		return;
 	if (m->run || m->explain || m->audit || m->housekeeping_started)
 		monitor_stop(m);
+	/* the state's lock is held until its last writer is done */
+	monitor_checkpoint_wait(m, NULL);
 	timer_free(m->run);
 	monitor_explain_free(m->explain);
 	for (lane = 0; m->lanes && lane < m->nr_lanes; lane++) {

@@ -21,6 +21,19 @@ void monitor_blocks_release(struct monitor_blocks *b)
 	monitor_blocks_init(b);
 }
 
+int monitor_blocks_copy(struct monitor_blocks *to, const struct monitor_blocks *from,
+			struct time_block_entry **entries, unsigned int *cap)
+{
+	int ret = time_blocks_copy(&to->store, &from->store, entries, cap);
+
+	if (ret)
+		return ret;
+	to->start_ns = from->start_ns;
+	to->from_ns = from->from_ns;
+	memcpy(to->last, from->last, sizeof(to->last));
+	return 0;
+}
+
 /* a reading's counts per coarse key */
 static void coarse_counts(const struct monitor_cpu_reading *r, uint64_t *keys)
 {

@@ -12,6 +12,8 @@
 
 #include <jansson.h>
 
+struct state_job;
+
 #include "latscope/cpuset.h"
 #include "latscope/irq.h"
 #include "latscope/file_lock.h"
@@ -71,7 +73,11 @@ struct monitor {
 	struct monitor_audit *audit;
 	pthread_t housekeeper;
 	bool housekeeping_started;
-	pthread_mutex_t state_lock; /* the window rings and the state file */
+	pthread_mutex_t state_lock; /* the window rings and the time blocks */
+	/* the checkpoint written behind (monitor_checkpoint_behind()) */
+	pthread_t checkpointer;
+	struct state_job *behind; /* its job while started and not joined */
+	bool behind_done; /* atomic: its thread has finished */
 	pthread_mutex_t lock; /* stop flag and its condition */
 	pthread_cond_t wake;
 	bool stop;
@@ -90,5 +96,8 @@ struct monitor {
  * Returns 0 or -ENOMEM.
  */
 int monitor_reset_lanes(struct monitor *m);
+
+/* The windows a CPU's ring keeps: its capacity, for a ring of the same. */
+size_t monitor_ring_capacity(const struct monitor *m);
 
 #endif

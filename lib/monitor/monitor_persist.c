@@ -23,6 +23,9 @@
 #include "monitor_audit.h"
 #include "monitor_engine.h"
 
+/* the checkpoint's thread formats one CPU at a time with heap buffers */
+#define CHECKPOINT_STACK (256 * 1024)
+
 struct load_context {
 	struct monitor *m;
 	uint64_t *scratch;
@@ -227,56 +230,210 @@ static json_t *state_header(struct monitor *m)
 	return doc;
 }
 
-/* The state document to @path, with @extra's members after the header's; not logged. */
-static int write_document(struct monitor *m, const char *path, json_t *extra,
-			  enum result_layout layout)
+/*
+ * One CPU as it was when its turn came, copied under state_lock (the
+ * ring's coded bytes, the blocks' entries, the counts: tens of
+ * microseconds) and formatted with no lock held. The buffers stay from
+ * one CPU to the next: a whole state is never copied, nor a CPU's worth
+ * allocated again.
+ */
+struct cpu_copy {
+	unsigned int cpu;
+	struct monitor_cpu_reading reading; /* counts: room for NATIVE_SLOTS */
+	struct window_ring *windows;
+	struct monitor_blocks blocks;
+	struct time_block_entry *entries; /* the blocks' */
+	unsigned int entries_cap;
+	struct monitor_explained explained;
+};
+
+/* A state document being written: by the caller, or by the checkpoint's thread. */
+struct state_job {
+	struct monitor *m;
+	json_t *header; /* made by the caller, under state_lock */
+	const char *path;
+	enum result_layout layout;
+	struct cpu_copy copy;
+	struct monitor_checkpoint_times times;
+	int error;
+};
+
+/* Lane @lane into @c, the state held meanwhile; 0 or -ENOMEM. */
+static int copy_lane(struct monitor *m, unsigned int lane, struct cpu_copy *c, uint64_t *held)
 {
-	struct monitor_cpu_reading reading;
-	struct state_writer *writer = NULL;
-	uint64_t now = clock_ns(CLOCK_REALTIME);
-	struct monitor_explained *kept;
-	json_t *header;
-	unsigned int lane;
+	struct lane *l = &m->lanes[lane];
+	uint64_t now, started = clock_ns(CLOCK_MONOTONIC);
 	int ret = 0;
 
+	pthread_mutex_lock(&m->state_lock);
+	now = clock_ns(CLOCK_REALTIME);
+	c->cpu = l->cpu;
+	monitor_cpu_read(l->state, &c->reading);
+	/* the blocks up to this very reading: they add up to what is written */
+	if (l->blocks->from_ns && monitor_blocks_fold(l->blocks, &c->reading, now))
+		log_warning("cpu %u: out of memory for its time blocks", l->cpu);
+	ret = window_ring_copy(c->windows, l->windows);
+	if (!ret && l->blocks->start_ns)
+		ret = monitor_blocks_copy(&c->blocks, l->blocks, &c->entries, &c->entries_cap);
+	else
+		c->blocks.start_ns = 0;
+	pthread_mutex_unlock(&m->state_lock);
+	*held = clock_ns(CLOCK_MONOTONIC) - started;
+	if (m->explain)
+		monitor_explain_read(m->explain, lane, &c->explained);
+	else if (m->params.explain)
+		c->explained = l->kept;
+	return ret;
+}
+
+/* @job's document, a CPU at a time; its result also in job->error, its times in job->times. */
+static int write_job(struct state_job *job)
+{
+	struct monitor *m = job->m;
+	struct cpu_copy *c = &job->copy;
+	struct state_writer *writer = NULL;
+	uint64_t started = clock_ns(CLOCK_MONOTONIC), cpu_time = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	uint64_t held;
+	unsigned int lane;
+	int ret;
+
+	memset(&job->times, 0, sizeof(job->times));
+	c->reading.counts = malloc(NATIVE_SLOTS * sizeof(uint64_t));
+	c->windows = window_ring_new(monitor_ring_capacity(m));
+	ret = c->reading.counts && c->windows ?
+		      state_writer_open(&writer, job->path, job->header, job->layout) :
+		      -ENOMEM;
+	for (lane = 0; lane < m->nr_lanes && !ret; lane++) {
+		struct state_cpu cpu = { .window_ns = m->params.window_ns,
+					 .reading = &c->reading,
+					 .windows = c->windows,
+					 .blocks = &c->blocks,
+					 .explained = &c->explained };
+
+		ret = copy_lane(m, lane, c, &held);
+		job->times.held_ns += held;
+		if (held > job->times.longest_hold_ns)
+			job->times.longest_hold_ns = held;
+		cpu.cpu = c->cpu;
+		if (!c->blocks.start_ns)
+			cpu.blocks = NULL;
+		if (!m->explain && !m->params.explain)
+			cpu.explained = NULL;
+		if (!ret)
+			ret = state_writer_cpu(writer, &cpu);
+	}
+	/* a CPU not copied (out of memory): no state without it */
+	if (writer && ret)
+		state_writer_abandon(writer);
+	else if (writer)
+		ret = state_writer_close(writer);
+	free(c->reading.counts);
+	window_ring_free(c->windows);
+	free(c->entries);
+	memset(c, 0, sizeof(*c));
+	job->times.written_ns = clock_ns(CLOCK_MONOTONIC) - started;
+	job->times.cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu_time;
+	job->error = ret;
+	return ret;
+}
+
+/* The header, with @extra's members after its own; NULL when out of memory. */
+static json_t *job_header(struct monitor *m, json_t *extra)
+{
+	json_t *header;
+
+	pthread_mutex_lock(&m->state_lock);
 	header = state_header(m);
+	pthread_mutex_unlock(&m->state_lock);
 	if (header && extra && json_object_update(header, extra)) {
 		json_decref(header);
 		header = NULL;
 	}
-	reading.counts = malloc(NATIVE_SLOTS * sizeof(uint64_t));
-	kept = malloc(sizeof(*kept));
-	ret = header && reading.counts && kept ? state_writer_open(&writer, path, header, layout) :
-						 -ENOMEM;
-	json_decref(header);
-	if (ret) {
-		free(reading.counts);
-		free(kept);
-		return ret;
-	}
-	for (lane = 0; lane < m->nr_lanes && !ret; lane++) {
-		struct lane *l = &m->lanes[lane];
-		struct state_cpu cpu = { .cpu = l->cpu,
-					 .reading = &reading,
-					 .window_ns = m->params.window_ns,
-					 .windows = l->windows,
-					 .blocks = l->blocks };
+	return header;
+}
 
-		monitor_cpu_read(l->state, &reading);
-		/* the blocks up to this very reading: they add up to what is written */
-		if (l->blocks->from_ns && monitor_blocks_fold(l->blocks, &reading, now))
-			log_warning("cpu %u: out of memory for its time blocks", l->cpu);
-		if (m->explain) {
-			monitor_explain_read(m->explain, lane, kept);
-			cpu.explained = kept;
-		} else if (m->params.explain) {
-			cpu.explained = &l->kept;
-		}
-		ret = state_writer_cpu(writer, &cpu);
+/* The state document to @path, with @extra's members after the header's; not logged. */
+static int write_document(struct monitor *m, const char *path, json_t *extra,
+			  enum result_layout layout)
+{
+	struct state_job job = { .m = m, .path = path, .layout = layout };
+	int ret;
+
+	job.header = job_header(m, extra);
+	ret = job.header ? write_job(&job) : -ENOMEM;
+	json_decref(job.header);
+	return ret;
+}
+
+static void *write_behind(void *arg)
+{
+	struct state_job *job = arg;
+
+	if (write_job(job))
+		log_error("cannot write the state %s: %s", job->path, strerror(-job->error));
+	__atomic_store_n(&job->m->behind_done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+int monitor_checkpoint_wait(struct monitor *m, struct monitor_checkpoint_times *times)
+{
+	int ret;
+
+	if (times)
+		memset(times, 0, sizeof(*times));
+	if (!m->behind)
+		return 0;
+	pthread_join(m->checkpointer, NULL);
+	ret = m->behind->error;
+	if (times)
+		*times = m->behind->times;
+	json_decref(m->behind->header);
+	free(m->behind);
+	m->behind = NULL;
+	return ret;
+}
+
+int monitor_checkpoint_behind(struct monitor *m)
+{
+	struct state_job *job;
+	pthread_attr_t attr;
+	int ret;
+
+	if (!m->state_path)
+		return 0;
+	/* one writer of the file at a time: the next tick tries again */
+	if (m->behind && !__atomic_load_n(&m->behind_done, __ATOMIC_ACQUIRE))
+		return -EBUSY;
+	monitor_checkpoint_wait(m, NULL);
+	job = calloc(1, sizeof(*job));
+	if (job) {
+		*job = (struct state_job){ .m = m,
+					   .path = m->state_path,
+					   .layout = RESULT_LAYOUT_COMPACT };
+		job->header = job_header(m, NULL);
 	}
-	ret = state_writer_close(writer) ?: ret;
-	free(reading.counts);
-	free(kept);
+	if (!job || !job->header) {
+		free(job);
+		log_error("cannot write the state %s: %s", m->state_path, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	m->behind = job;
+	m->behind_done = false;
+	ret = pthread_attr_init(&attr);
+	if (!ret) {
+		/* under mlockall every byte of a stack is made: it needs little */
+		pthread_attr_setstacksize(&attr, CHECKPOINT_STACK);
+		ret = pthread_create(&m->checkpointer, &attr, write_behind, job);
+		pthread_attr_destroy(&attr);
+	}
+	if (ret) {
+		/* no thread: written here, as a checkpoint was before */
+		m->behind = NULL;
+		write_behind(job);
+		ret = job->error;
+		json_decref(job->header);
+		free(job);
+	}
 	return ret;
 }
 
@@ -286,10 +443,8 @@ int monitor_checkpoint(struct monitor *m)
 
 	if (!m->state_path)
 		return 0;
-	/* one writer of the file at a time, and the rings hold still meanwhile */
-	pthread_mutex_lock(&m->state_lock);
+	monitor_checkpoint_wait(m, NULL);
 	ret = write_document(m, m->state_path, NULL, RESULT_LAYOUT_COMPACT);
-	pthread_mutex_unlock(&m->state_lock);
 	if (ret)
 		log_error("cannot write the state %s: %s", m->state_path, strerror(-ret));
 	return ret;
@@ -298,10 +453,5 @@ int monitor_checkpoint(struct monitor *m)
 int monitor_write_result(struct monitor *m, const char *path, json_t *extra,
 			 enum result_layout layout)
 {
-	int ret;
-
-	pthread_mutex_lock(&m->state_lock);
-	ret = write_document(m, path, extra, layout);
-	pthread_mutex_unlock(&m->state_lock);
-	return ret;
+	return write_document(m, path, extra, layout);
 }

@@ -608,6 +608,13 @@ int state_writer_cpu(struct state_writer *w, const struct state_cpu *cpu)
 	return 0;
 }
 
+static void writer_free(struct state_writer *w)
+{
+	free(w->column.text);
+	free(w->maxima.text);
+	free(w);
+}
+
 int state_writer_close(struct state_writer *w)
 {
 	int ret;
@@ -619,10 +626,14 @@ int state_writer_close(struct state_writer *w)
 		atomic_file_abandon(&w->file);
 	else
 		ret = atomic_file_commit(&w->file);
-	free(w->column.text);
-	free(w->maxima.text);
-	free(w);
+	writer_free(w);
 	return ret;
+}
+
+void state_writer_abandon(struct state_writer *w)
+{
+	atomic_file_abandon(&w->file);
+	writer_free(w);
 }
 
 /* ---- reading ---- */
@@ -631,6 +642,7 @@ struct scanner {
 	const char *text;
 	size_t size, at;
 	size_t released; /* bytes given back to the kernel so far */
+	struct jsondoc_reader *reader; /* one for every CPU's object */
 };
 
 static void skip_space(struct scanner *s)
@@ -681,7 +693,8 @@ static struct jsondoc *take_cpu(struct scanner *s, char *why, size_t size)
 	struct jsondoc *doc;
 	size_t used;
 
-	doc = jsondoc_parse_first(s->text + s->at, s->size - s->at, &used, why, size);
+	doc = jsondoc_reader_parse_first(s->reader, s->text + s->at, s->size - s->at, &used, why,
+					 size);
 	if (!doc) {
 		char reason[256];
 
@@ -816,7 +829,9 @@ int state_read(const char *path, state_header_fn on_header, state_cpu_fn on_cpu,
 	madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
 	s.text = map;
 	s.size = (size_t)st.st_size;
-	ret = read_document(&s, on_header, on_cpu, context, why, size);
+	s.reader = jsondoc_reader_new();
+	ret = s.reader ? read_document(&s, on_header, on_cpu, context, why, size) : -ENOMEM;
+	jsondoc_reader_free(s.reader);
 	munmap(map, (size_t)st.st_size);
 	return ret;
 }
@@ -932,8 +947,9 @@ static int check_window(const struct monitor_window *w, const struct monitor_win
 {
 	if ((before && w->index <= before->index) || w->index > now_index + 1)
 		return corrupt(why, size, "a window's index is out of order or in the future");
+	/* the p99's slot above the max's: the max at or below the slot before the p99's */
 	if (w->count > MONITOR_MAX_SAMPLES_PER_WINDOW || w->max_ns > r->max_ns ||
-	    w->p99_slot > native_slot_of(w->max_ns))
+	    (w->p99_slot && w->max_ns <= native_slot_high[w->p99_slot - 1]))
 		return corrupt(why, size, "a window's count, max or p99 is out of range");
 	return 0;
 }
@@ -998,11 +1014,15 @@ static int parse_windows(struct jsondoc *doc, json_t *object, struct window_ring
 	columns = view.values;
 	for (i = 0; i < n; i++) {
 		struct monitor_window w;
+		uint64_t p99 = (uint64_t)columns[STATE_WINDOW_P99][i];
 
 		w.index = (uint64_t)columns[STATE_WINDOW_INDEX][i];
 		w.count = (uint64_t)columns[STATE_WINDOW_COUNT][i];
 		w.max_ns = (uint64_t)columns[STATE_WINDOW_MAX][i];
-		w.p99_slot = native_slot_of((uint64_t)columns[STATE_WINDOW_P99][i]);
+		/* most windows have the p99 of the one before: its slot is not searched again */
+		w.p99_slot = i && p99 == (uint64_t)columns[STATE_WINDOW_P99][i - 1] ?
+				     before.p99_slot :
+				     native_slot_of(p99);
 		w.missed = (uint64_t)columns[STATE_WINDOW_MISSED][i];
 		w.partial = columns[STATE_WINDOW_PARTIAL][i] != 0;
 		ret = check_window(&w, i ? &before : NULL, now_index, r, why, size);

@@ -63,6 +63,32 @@ void window_ring_free(struct window_ring *ring)
 	free(ring);
 }
 
+int window_ring_copy(struct window_ring *to, const struct window_ring *from)
+{
+	size_t i;
+
+	if (to->max_blocks != from->max_blocks)
+		return -EINVAL;
+	/* from the copy's first slot, into the buffers an earlier copy left */
+	for (i = 0; i < from->nr_blocks; i++) {
+		const struct block *b = &from->blocks[(from->first + i) % from->max_blocks];
+		struct block *into = &to->blocks[i];
+		uint8_t *bytes = array_grow(into->bytes, &into->capacity, b->used, 1);
+
+		if (!bytes)
+			return -ENOMEM;
+		memcpy(bytes, b->bytes, b->used);
+		into->bytes = bytes;
+		into->used = b->used;
+		into->nr = b->nr;
+		into->last = b->last;
+	}
+	to->first = 0;
+	to->nr_blocks = from->nr_blocks;
+	to->count = from->count;
+	return 0;
+}
+
 static uint8_t *put_varint(uint8_t *p, uint64_t value)
 {
 	while (value >= 0x80) {

@@ -293,20 +293,14 @@ static struct monitor_window sample_window(uint64_t i)
 	return w;
 }
 
-START_TEST(window_ring_keeps_at_least_its_capacity_in_order)
+/* The windows a ring holds, from @first of sample_window() on, all of them. */
+static void assert_ring_holds(const struct window_ring *ring, uint64_t first, uint64_t nr)
 {
-	struct window_ring *ring = window_ring_new(10080);
 	struct window_ring_cursor cursor;
 	struct monitor_window w, want;
-	uint64_t i, first, n = 0;
+	uint64_t n = 0;
 
-	for (i = 0; i < 30000; i++) {
-		w = sample_window(i);
-		ck_assert_int_eq(window_ring_append(ring, &w), 0);
-		ck_assert_uint_ge(window_ring_count(ring), i + 1 < 10080 ? i + 1 : 10080);
-		ck_assert_uint_lt(window_ring_count(ring), 10080 + 2 * 256);
-	}
-	first = 30000 - window_ring_count(ring);
+	ck_assert_uint_eq(window_ring_count(ring), nr);
 	window_ring_begin(ring, &cursor);
 	while (window_ring_next(&cursor, &w)) {
 		want = sample_window(first + n++);
@@ -317,7 +311,69 @@ START_TEST(window_ring_keeps_at_least_its_capacity_in_order)
 		ck_assert_uint_eq(w.missed, want.missed);
 		ck_assert_int_eq(w.partial, want.partial);
 	}
-	ck_assert_uint_eq(n, window_ring_count(ring));
+	ck_assert_uint_eq(n, nr);
+}
+
+/*
+ * A copy holds the same windows in order, whether the ring has wrapped or
+ * not, copied into again after the ring moved on or after a shorter ring,
+ * and the ring appended to after the copy leaves the copy as it was.
+ */
+START_TEST(window_ring_copy_is_the_same_windows)
+{
+	struct window_ring *ring = window_ring_new(1000), *copy = window_ring_new(1000);
+	struct window_ring *short_ring = window_ring_new(1000), *other = window_ring_new(50);
+	struct monitor_window w;
+	uint64_t i;
+
+	for (i = 0; i < 700; i++) {
+		w = sample_window(i);
+		ck_assert_int_eq(window_ring_append(ring, &w), 0);
+	}
+	ck_assert_int_eq(window_ring_copy(copy, ring), 0);
+	w = sample_window(700);
+	ck_assert_int_eq(window_ring_append(ring, &w), 0);
+	assert_ring_holds(copy, 0, 700);
+	/* wrapped: its oldest blocks dropped, the first slot no longer the oldest */
+	for (i = 701; i < 3000; i++) {
+		w = sample_window(i);
+		ck_assert_int_eq(window_ring_append(ring, &w), 0);
+	}
+	ck_assert_int_eq(window_ring_copy(copy, ring), 0);
+	assert_ring_holds(copy, 3000 - window_ring_count(ring), window_ring_count(ring));
+	/* a shorter ring into the same copy: nothing of the longer one stays */
+	for (i = 0; i < 3; i++) {
+		w = sample_window(i);
+		ck_assert_int_eq(window_ring_append(short_ring, &w), 0);
+	}
+	ck_assert_int_eq(window_ring_copy(copy, short_ring), 0);
+	assert_ring_holds(copy, 0, 3);
+	/* the copy appended to goes on from its own last window */
+	w = sample_window(3);
+	ck_assert_int_eq(window_ring_append(copy, &w), 0);
+	assert_ring_holds(copy, 0, 4);
+	ck_assert_int_eq(window_ring_copy(other, ring), -EINVAL);
+	window_ring_free(ring);
+	window_ring_free(copy);
+	window_ring_free(short_ring);
+	window_ring_free(other);
+}
+END_TEST
+
+START_TEST(window_ring_keeps_at_least_its_capacity_in_order)
+{
+	struct window_ring *ring = window_ring_new(10080);
+	struct window_ring_cursor cursor;
+	struct monitor_window w;
+	uint64_t i;
+
+	for (i = 0; i < 30000; i++) {
+		w = sample_window(i);
+		ck_assert_int_eq(window_ring_append(ring, &w), 0);
+		ck_assert_uint_ge(window_ring_count(ring), i + 1 < 10080 ? i + 1 : 10080);
+		ck_assert_uint_lt(window_ring_count(ring), 10080 + 2 * 256);
+	}
+	assert_ring_holds(ring, 30000 - window_ring_count(ring), window_ring_count(ring));
 	/* the compact form: under 10 bytes a window even when each differs */
 	ck_assert_uint_lt(window_ring_bytes(ring) / window_ring_count(ring), 10);
 	window_ring_free(ring);
@@ -1244,6 +1300,7 @@ int main(void)
 	tcase_add_test(cpu, readings_are_consistent_while_the_thread_writes);
 	tcase_add_test(cpu, restored_counts_continue);
 	tcase_add_test(ring, window_ring_keeps_at_least_its_capacity_in_order);
+	tcase_add_test(ring, window_ring_copy_is_the_same_windows);
 	tcase_add_test(ring, window_ring_empty_and_small);
 	TCase *state = tcase_create("state");
 

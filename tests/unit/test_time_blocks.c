@@ -182,6 +182,57 @@ START_TEST(merging_doubles_the_length)
 }
 END_TEST
 
+/*
+ * A copy has every stored block's entries, in one buffer kept for the next
+ * copy; the store going on (a merge frees and remakes its blocks) leaves
+ * the copy as it was.
+ */
+START_TEST(copy_is_the_same_blocks)
+{
+	struct time_blocks tb, copy;
+	struct time_block_entry e[2], *entries = NULL;
+	unsigned int cap = 0, k, i;
+	uint64_t index;
+
+	time_blocks_init(&tb, 10);
+	for (index = 0; index < 200; index++) {
+		e[0] = (struct time_block_entry){ (uint32_t)(index % 5), 1 };
+		e[1] = (struct time_block_entry){ 100, index + 1 };
+		ck_assert_int_eq(time_blocks_add(&tb, index, e, 2), 0);
+	}
+	ck_assert_int_eq(time_blocks_copy(&copy, &tb, &entries, &cap), 0);
+	ck_assert_ptr_nonnull(entries);
+	ck_assert_uint_eq(copy.nr, tb.nr);
+	ck_assert_uint_eq(copy.shift, tb.shift);
+	ck_assert_uint_eq(time_blocks_length(&copy), time_blocks_length(&tb));
+	for (k = 0; k < tb.nr; k++) {
+		ck_assert_uint_eq(copy.blocks[k].nr, tb.blocks[k].nr);
+		ck_assert_uint_eq(copy.blocks[k].count, tb.blocks[k].count);
+		ck_assert_ptr_ne(copy.blocks[k].entries, tb.blocks[k].entries);
+		for (i = 0; i < tb.blocks[k].nr; i++) {
+			ck_assert_uint_eq(copy.blocks[k].entries[i].bucket,
+					  tb.blocks[k].entries[i].bucket);
+			ck_assert_uint_eq(copy.blocks[k].entries[i].count,
+					  tb.blocks[k].entries[i].count);
+		}
+	}
+	/* past TIME_BLOCKS_MAX the store merges: the copy keeps its own */
+	for (; index < 600; index++) {
+		e[0] = (struct time_block_entry){ 100, 1 };
+		ck_assert_int_eq(time_blocks_add(&tb, index, e, 1), 0);
+	}
+	ck_assert_uint_eq(copy.shift, 0);
+	ck_assert_uint_eq(copy.blocks[0].entries[copy.blocks[0].nr - 1].count, 1);
+	/* copied again into the same buffer, the merged store's */
+	ck_assert_int_eq(time_blocks_copy(&copy, &tb, &entries, &cap), 0);
+	ck_assert_uint_eq(copy.shift, tb.shift);
+	for (k = 0; k < tb.nr; k++)
+		ck_assert_uint_eq(copy.blocks[k].count, tb.blocks[k].count);
+	free(entries);
+	time_blocks_release(&tb);
+}
+END_TEST
+
 /* Counts added to a block twice (an index seen again) add up. */
 START_TEST(same_block_twice_adds)
 {
@@ -297,6 +348,7 @@ static Suite *time_blocks_suite(void)
 	tcase_add_test(tc, wide_block_in_chunks);
 	tcase_add_test(tc, full_ring_loses_whole_blocks);
 	tcase_add_test(tc, merging_doubles_the_length);
+	tcase_add_test(tc, copy_is_the_same_blocks);
 	tcase_add_test(tc, same_block_twice_adds);
 	tcase_add_test(tc, remove_takes_a_value_back);
 	tcase_add_test(tc, json_round_trip);
