@@ -256,6 +256,14 @@ START_TEST(windows_inside_a_loss_are_incomplete)
 }
 END_TEST
 
+static void assert_span(const struct explain_lost_span *span, uint64_t start, uint64_t end,
+			uint64_t events)
+{
+	ck_assert_uint_eq(span->start_ns, start);
+	ck_assert_uint_eq(span->end_ns, end);
+	ck_assert_uint_eq(span->events, events);
+}
+
 /*
  * A window is incomplete when a hole in the trace overlaps it, whether it
  * was added before the loss came or after: under load the measuring thread
@@ -302,12 +310,8 @@ START_TEST(a_window_after_a_loss_is_complete)
 	spans = explain_cpu_lost_spans(engine, &n, &not_kept);
 	ck_assert_uint_eq(n, 2);
 	ck_assert_uint_eq(not_kept, 0);
-	ck_assert_uint_eq(spans[0].start_ns, 10);
-	ck_assert_uint_eq(spans[0].end_ns, 30);
-	ck_assert_uint_eq(spans[0].events, 7);
-	ck_assert_uint_eq(spans[1].start_ns, 50);
-	ck_assert_uint_eq(spans[1].end_ns, 75);
-	ck_assert_uint_eq(spans[1].events, 4);
+	assert_span(&spans[0], 10, 30, 7);
+	assert_span(&spans[1], 50, 75, 4);
 }
 END_TEST
 
