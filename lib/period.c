@@ -1544,28 +1544,52 @@ static int residues_alloc(struct residues *x, size_t n, int64_t max_m, bool caus
 }
 
 /*
- * Split off the clearest nested source of @base, if any; *split says
- * whether, *removed which source before it went (followers merged into
- * the nested one), or PERIOD_UNASSIGNED.
+ * With the list full, the source a nested one of @occurrences takes the
+ * place of: the one seen least, if less often; none that @base or another
+ * source is nested in, nor @keep. Weak trains of irregular events (a disk's
+ * interrupts, host stalls on a loaded machine) must not crowd out what a
+ * strong source holds. Returns its index, or PERIOD_UNASSIGNED.
  */
+static uint8_t weakest_source(const struct detector *d, const struct period_source *sources,
+			      size_t nr_sources, uint8_t base, uint8_t keep, uint64_t occurrences)
+{
+	uint8_t weakest = PERIOD_UNASSIGNED;
+	size_t j, k;
+
+	for (j = 0; j < nr_sources; j++) {
+		if (j == base || j == keep || nested_within(d, base, (uint8_t)j) ||
+		    sources[j].seen >= occurrences ||
+		    (weakest != PERIOD_UNASSIGNED && sources[j].seen >= sources[weakest].seen))
+			continue;
+		for (k = 0; k < nr_sources && d->nested_in[k] != j; k++)
+			;
+		if (k == nr_sources)
+			weakest = (uint8_t)j;
+	}
+	return weakest;
+}
+
 /*
- * Split off the clearest nested source of @base, if any; *split says
- * whether, *removed which source before it went (followers merged into
- * the nested one), or PERIOD_UNASSIGNED.
+ * Split off the clearest nested source of @base, if any, making room in a
+ * full list (weakest_source()); *split says whether, *removed how many
+ * sources before @base went (followers merged into the nested one, the one
+ * it replaced).
  */
 static int split_one(struct detector *d, struct period_source *sources, struct train *trains,
-		     size_t *nr_sources, uint8_t base, bool *split, uint8_t *removed)
+		     size_t *nr_sources, size_t max_sources, uint8_t base, bool *split,
+		     size_t *removed)
 {
 	struct residues x = { 0 }, rest = { 0 };
 	const struct period_source *s = &sources[base];
 	struct nest nest = { 0 };
-	uint64_t n = 0, all_causes = 0;
+	uint64_t n = 0, all_causes = 0, nested = 0;
+	uint8_t weakest;
 	int64_t max_m = 0;
 	size_t i;
 	int ret;
 
 	*split = false;
-	*removed = PERIOD_UNASSIGNED;
+	*removed = 0;
 	for (i = 0; i < d->nr_events; i++) {
 		n += d->owner[i] == base;
 		all_causes |= d->owner[i] == base ? d->events[i].causes : 0;
@@ -1583,11 +1607,26 @@ static int split_one(struct detector *d, struct period_source *sources, struct t
 		goto out;
 	collect_occurrences(d, base, s, &x);
 	rank_durations(&x);
-	if (find_nested(d, sources, *nr_sources, base, &x, &rest, max_m, &nest)) {
-		*removed = nest.followers;
-		ret = split_off(d, sources, trains, nr_sources, base, &nest);
-		*split = !ret;
+	if (!find_nested(d, sources, *nr_sources, base, &x, &rest, max_m, &nest))
+		goto out;
+	if (*nr_sources == max_sources) {
+		for (i = 0; i < x.n; i++)
+			nested += residue_of(x.occurrences[i].slot, nest.m) == nest.r;
+		weakest = weakest_source(d, sources, *nr_sources, base, nest.followers, nested);
+		if (weakest == PERIOD_UNASSIGNED)
+			goto out;
+		/* its events are free again */
+		merge_source(d, sources, trains, nr_sources, PERIOD_UNASSIGNED, weakest);
+		if (weakest < base) {
+			base--;
+			(*removed)++;
+		}
+		if (nest.followers != PERIOD_UNASSIGNED && nest.followers > weakest)
+			nest.followers--;
 	}
+	*removed += nest.followers < base;
+	ret = split_off(d, sources, trains, nr_sources, base, &nest);
+	*split = !ret;
 out:
 	residues_free(&x);
 	residues_free(&rest);
@@ -1636,19 +1675,17 @@ static void link_nested(struct detector *d, const struct period_source *sources,
 static int split_nested(struct detector *d, struct period_source *sources, struct train *trains,
 			size_t *nr_sources, size_t max_sources)
 {
-	uint8_t removed;
+	size_t i, removed;
 	bool split;
-	size_t i;
 	int ret;
 
 	for (i = 0; i < *nr_sources; i++) {
-		for (split = true; split && *nr_sources < max_sources;) {
-			ret = split_one(d, sources, trains, nr_sources, (uint8_t)i, &split,
-					&removed);
+		for (split = true; split;) {
+			ret = split_one(d, sources, trains, nr_sources, max_sources, (uint8_t)i,
+					&split, &removed);
 			if (ret)
 				return ret;
-			if (removed < i)
-				i--;
+			i -= removed;
 		}
 	}
 	return 0;
