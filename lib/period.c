@@ -920,6 +920,84 @@ static uint64_t others_on_folded_line(const struct detector *d, const struct tra
 	return on;
 }
 
+static int64_t residue_of(int64_t slot, int64_t m)
+{
+	return ((slot % m) + m) % m;
+}
+
+#define FOLD_EMPTY 0.1
+#define FOLD_EMPTY_SLOTS (10 * MIN_SEEN) /* per residue, for an empty one to mean something */
+
+/* Count slots @first to @last of a line in @held, per residue modulo each m up to @max_m. */
+static void count_slots(int64_t first, int64_t last, int64_t max_m,
+			uint64_t held[MAX_FOLD + 1][MAX_FOLD])
+{
+	int64_t n = last - first + 1, m, r;
+
+	for (m = 2; n > 0 && m <= max_m; m++) {
+		for (r = 0; r < m; r++)
+			held[m][r] += (uint64_t)(n / m);
+		for (r = 0; r < n % m; r++)
+			held[m][residue_of(first + r, m)]++;
+	}
+}
+
+/*
+ * Whether one residue of @best's slots modulo some m stays empty: a train
+ * that never shows in a whole class of its slots, hundreds of them, is
+ * slower trains in step (a 1 ms host train and a 2 ms thread half a
+ * millisecond off it make a 0.5 ms grid with every fourth slot empty). A
+ * slot inside another event's gap is not empty: that one swallowed it (a
+ * 7 ms thread meeting a 5 ms one every 35 ms, a thread's longer spin every
+ * third time running over the host's slot).
+ */
+static bool is_union(const struct detector *d, const struct train *best)
+{
+	uint64_t held[MAX_FOLD + 1][MAX_FOLD];
+	int64_t m, r, max_m, first, last;
+	double t;
+	size_t i, p;
+
+	max_m = (int64_t)fmin((double)best->expected / FOLD_EMPTY_SLOTS, MAX_FOLD);
+	if (max_m < 2)
+		return false;
+	memset(held, 0, sizeof(held));
+	for (i = 0, p = 0; i < d->nr_events; i++) {
+		if (p < d->nr_unused && d->unused[p] == i && d->best_slot[p++] != -1) {
+			count_slots(d->best_slot[p - 1], d->best_slot[p - 1], max_m, held);
+			continue;
+		}
+		t = (double)(d->events[i].t_ns - d->events[0].t_ns);
+		first = (int64_t)ceil((t - best->tolerance - best->a) / best->b);
+		last = (int64_t)floor(
+			(t + (double)d->events[i].duration_ns + best->tolerance - best->a) /
+			best->b);
+		count_slots(first, last, max_m, held);
+	}
+	for (m = 2; m <= max_m; m++)
+		for (r = 0; r < m; r++)
+			if ((double)held[m][r] < FOLD_EMPTY * (double)best->expected / (double)m)
+				return true;
+	return false;
+}
+
+/* Refit @best's events of residue @r modulo @m as a train at m times its period. */
+static bool fold_residue(struct detector *d, const struct train *best, int64_t m, int64_t r,
+			 struct train *folded)
+{
+	struct line_fit line;
+	size_t p;
+
+	fit_reset(&line, (double)m * best->b);
+	for (p = 0; p < d->nr_unused; p++)
+		if (d->best_slot[p] != -1 && residue_of(d->best_slot[p], m) == r)
+			fit_add(&line, (double)((d->best_slot[p] - r) / m), event_t(d, p));
+	return settle_train(d, &line, (double)m * best->b,
+			    fmax(best->tolerance, initial_tolerance((double)m * best->b) / 4),
+			    folded) &&
+	       train_significant(folded);
+}
+
 /*
  * A grid at a fraction of the true period can gather more events than the
  * true train: every m-th slot holds the source, the others pick up events of
@@ -929,14 +1007,16 @@ static uint64_t others_on_folded_line(const struct detector *d, const struct tra
  * A source that merely loses every n-th occurrence (to another train landing
  * on it) also leaves one residue fuller than the others, but its other
  * residues lie on the folded train's own line, to its jitter: then it stays.
- * Counting residues cannot tell the two apart; the line can.
+ * Counting residues cannot tell the two apart; the line can. A grid that is
+ * slower trains in step (is_union()) is the one of them that explains the
+ * most; the others are found in the rounds after.
  */
 static void fold_subharmonic(struct detector *d, struct train *best)
 {
 	uint64_t residues[MAX_FOLD], top;
-	struct line_fit line;
-	struct train folded;
-	int64_t m, r, top_residue = 0;
+	struct train folded, chosen = { 0 };
+	int64_t m, r, top_residue = 0, chosen_m = 0, chosen_residue = 0;
+	bool a_union = is_union(d, best);
 	size_t p;
 
 	for (m = MAX_FOLD; m >= 2; m--) {
@@ -945,31 +1025,36 @@ static void fold_subharmonic(struct detector *d, struct train *best)
 		memset(residues, 0, sizeof(residues));
 		for (p = 0; p < d->nr_unused; p++)
 			if (d->best_slot[p] != -1)
-				residues[((d->best_slot[p] % m) + m) % m]++;
+				residues[residue_of(d->best_slot[p], m)]++;
 		for (r = 0, top = 0; r < m; r++) {
 			if (residues[r] > top) {
 				top = residues[r];
 				top_residue = r;
 			}
 		}
-		if ((double)top < FOLD_SHARE * (double)best->seen)
+		if (!a_union && (double)top < FOLD_SHARE * (double)best->seen)
 			continue;
-		/* the line through the dominant residue's occurrences */
-		fit_reset(&line, (double)m * best->b);
-		for (p = 0; p < d->nr_unused; p++)
-			if (d->best_slot[p] != -1 && ((d->best_slot[p] % m) + m) % m == top_residue)
-				fit_add(&line, (double)((d->best_slot[p] - top_residue) / m),
-					event_t(d, p));
-		if (!settle_train(d, &line, (double)m * best->b,
-				  fmax(best->tolerance, initial_tolerance((double)m * best->b) / 4),
-				  &folded) ||
-		    !train_significant(&folded) ||
-		    (double)others_on_folded_line(d, &folded, m) >
-			    FOLD_OTHERS * (double)folded.seen)
+		if (!fold_residue(d, best, m, top_residue, &folded))
+			continue;
+		if (a_union) {
+			if (!chosen_m || train_better(&folded, &chosen)) {
+				chosen = folded;
+				chosen_m = m;
+				chosen_residue = top_residue;
+			}
+			continue;
+		}
+		if ((double)others_on_folded_line(d, &folded, m) >
+		    FOLD_OTHERS * (double)folded.seen)
 			continue;
 		*best = folded;
 		memcpy(d->best_slot, d->slot, d->nr_unused * sizeof(*d->slot));
 		return;
+	}
+	/* the sweep of the one chosen again: d->slot holds the last one tried */
+	if (chosen_m && fold_residue(d, best, chosen_m, chosen_residue, &folded)) {
+		*best = folded;
+		memcpy(d->best_slot, d->slot, d->nr_unused * sizeof(*d->slot));
 	}
 }
 
@@ -1172,11 +1257,6 @@ static void rank_durations(struct residues *x)
 	for (i = 0; i < x->n; i++)
 		for (uint64_t c = x->occurrences[i].causes; c; c &= c - 1)
 			x->cause_total[__builtin_ctzll(c)]++;
-}
-
-static int64_t residue_of(int64_t slot, int64_t m)
-{
-	return ((slot % m) + m) % m;
 }
 
 static void count_residues(struct residues *x, int64_t m)
@@ -1464,28 +1544,52 @@ static int residues_alloc(struct residues *x, size_t n, int64_t max_m, bool caus
 }
 
 /*
- * Split off the clearest nested source of @base, if any; *split says
- * whether, *removed which source before it went (followers merged into
- * the nested one), or PERIOD_UNASSIGNED.
+ * With the list full, the source a nested one of @occurrences takes the
+ * place of: the one seen least, if less often; none that @base or another
+ * source is nested in, nor @keep. Weak trains of irregular events (a disk's
+ * interrupts, host stalls on a loaded machine) must not crowd out what a
+ * strong source holds. Returns its index, or PERIOD_UNASSIGNED.
  */
+static uint8_t weakest_source(const struct detector *d, const struct period_source *sources,
+			      size_t nr_sources, uint8_t base, uint8_t keep, uint64_t occurrences)
+{
+	uint8_t weakest = PERIOD_UNASSIGNED;
+	size_t j, k;
+
+	for (j = 0; j < nr_sources; j++) {
+		if (j == base || j == keep || nested_within(d, base, (uint8_t)j) ||
+		    sources[j].seen >= occurrences ||
+		    (weakest != PERIOD_UNASSIGNED && sources[j].seen >= sources[weakest].seen))
+			continue;
+		for (k = 0; k < nr_sources && d->nested_in[k] != j; k++)
+			;
+		if (k == nr_sources)
+			weakest = (uint8_t)j;
+	}
+	return weakest;
+}
+
 /*
- * Split off the clearest nested source of @base, if any; *split says
- * whether, *removed which source before it went (followers merged into
- * the nested one), or PERIOD_UNASSIGNED.
+ * Split off the clearest nested source of @base, if any, making room in a
+ * full list (weakest_source()); *split says whether, *removed how many
+ * sources before @base went (followers merged into the nested one, the one
+ * it replaced).
  */
 static int split_one(struct detector *d, struct period_source *sources, struct train *trains,
-		     size_t *nr_sources, uint8_t base, bool *split, uint8_t *removed)
+		     size_t *nr_sources, size_t max_sources, uint8_t base, bool *split,
+		     size_t *removed)
 {
 	struct residues x = { 0 }, rest = { 0 };
 	const struct period_source *s = &sources[base];
 	struct nest nest = { 0 };
-	uint64_t n = 0, all_causes = 0;
+	uint64_t n = 0, all_causes = 0, nested = 0;
+	uint8_t weakest;
 	int64_t max_m = 0;
 	size_t i;
 	int ret;
 
 	*split = false;
-	*removed = PERIOD_UNASSIGNED;
+	*removed = 0;
 	for (i = 0; i < d->nr_events; i++) {
 		n += d->owner[i] == base;
 		all_causes |= d->owner[i] == base ? d->events[i].causes : 0;
@@ -1503,11 +1607,26 @@ static int split_one(struct detector *d, struct period_source *sources, struct t
 		goto out;
 	collect_occurrences(d, base, s, &x);
 	rank_durations(&x);
-	if (find_nested(d, sources, *nr_sources, base, &x, &rest, max_m, &nest)) {
-		*removed = nest.followers;
-		ret = split_off(d, sources, trains, nr_sources, base, &nest);
-		*split = !ret;
+	if (!find_nested(d, sources, *nr_sources, base, &x, &rest, max_m, &nest))
+		goto out;
+	if (*nr_sources == max_sources) {
+		for (i = 0; i < x.n; i++)
+			nested += residue_of(x.occurrences[i].slot, nest.m) == nest.r;
+		weakest = weakest_source(d, sources, *nr_sources, base, nest.followers, nested);
+		if (weakest == PERIOD_UNASSIGNED)
+			goto out;
+		/* its events are free again */
+		merge_source(d, sources, trains, nr_sources, PERIOD_UNASSIGNED, weakest);
+		if (weakest < base) {
+			base--;
+			(*removed)++;
+		}
+		if (nest.followers != PERIOD_UNASSIGNED && nest.followers > weakest)
+			nest.followers--;
 	}
+	*removed += nest.followers < base;
+	ret = split_off(d, sources, trains, nr_sources, base, &nest);
+	*split = !ret;
 out:
 	residues_free(&x);
 	residues_free(&rest);
@@ -1556,19 +1675,17 @@ static void link_nested(struct detector *d, const struct period_source *sources,
 static int split_nested(struct detector *d, struct period_source *sources, struct train *trains,
 			size_t *nr_sources, size_t max_sources)
 {
-	uint8_t removed;
+	size_t i, removed;
 	bool split;
-	size_t i;
 	int ret;
 
 	for (i = 0; i < *nr_sources; i++) {
-		for (split = true; split && *nr_sources < max_sources;) {
-			ret = split_one(d, sources, trains, nr_sources, (uint8_t)i, &split,
-					&removed);
+		for (split = true; split;) {
+			ret = split_one(d, sources, trains, nr_sources, max_sources, (uint8_t)i,
+					&split, &removed);
 			if (ret)
 				return ret;
-			if (removed < i)
-				i--;
+			i -= removed;
 		}
 	}
 	return 0;

@@ -186,6 +186,30 @@ struct explain_totals {
 void explain_cpu_totals(const struct explain_cpu *engine, struct explain_totals *totals);
 
 /*
+ * A hole in the trace: the ring buffer dropped the events between the last
+ * one read before it (start_ns) and the first one after it (end_ns). A
+ * spike is incomplete exactly when its window overlaps one.
+ */
+struct explain_lost_span {
+	uint64_t start_ns, end_ns;
+	uint64_t events; /* as the trace counted them; 0: some, count unknown */
+};
+
+#define EXPLAIN_LOST_SPANS_KEPT 64
+
+/**
+ * explain_cpu_lost_spans - where the trace of the engine's CPU has holes
+ * @engine: the engine, which owns the returned array
+ * @nr_spans: receives how many are kept: the first EXPLAIN_LOST_SPANS_KEPT,
+ *	      in time order, adjacent ones joined
+ * @not_kept: receives how many later ones were only counted
+ *
+ * Returns the spans, valid as long as the engine.
+ */
+const struct explain_lost_span *explain_cpu_lost_spans(const struct explain_cpu *engine,
+						       unsigned int *nr_spans, uint64_t *not_kept);
+
+/*
  * For a consumer that runs for weeks (latscope monitor): a hook called as
  * each window closes, with its contributions (largest first, causes by
  * index into explain_cpu_causes()) and timeline, valid during the call.

@@ -66,6 +66,10 @@ struct explain_cpu {
 	unsigned int nr_worst, worst_kept;
 	struct explain_totals totals;
 	uint64_t kernel_lost; /* the kernel's exact count, when one was read */
+	/* where the trace has holes, the first ones; later ones only counted */
+	struct explain_lost_span lost_spans[EXPLAIN_LOST_SPANS_KEPT];
+	unsigned int nr_lost_spans;
+	uint64_t lost_spans_not_kept;
 	int32_t tool_pid; /* the measuring tool's main thread */
 	explain_window_hook window_hook;
 	void *window_hook_context;
@@ -487,15 +491,44 @@ static void pop(struct explain_cpu *e, uint8_t kind, int64_t id, uint64_t ts)
 	e->depth--;
 }
 
-static void lose_events(struct explain_cpu *e, const struct trace_record *r)
+/*
+ * The hole [from, to) in the trace, kept so that a reader can tell which
+ * spikes a loss touched; one right after the last is the same hole.
+ */
+static void remember_lost_span(struct explain_cpu *e, uint64_t from, uint64_t to, uint64_t count)
+{
+	struct explain_lost_span *last =
+		e->nr_lost_spans ? &e->lost_spans[e->nr_lost_spans - 1] : NULL;
+
+	if (last && !e->lost_spans_not_kept && last->end_ns == from) {
+		last->end_ns = to;
+		last->events += count;
+		return;
+	}
+	if (e->nr_lost_spans == EXPLAIN_LOST_SPANS_KEPT) {
+		e->lost_spans_not_kept++;
+		return;
+	}
+	e->lost_spans[e->nr_lost_spans++] = (struct explain_lost_span){ from, to, count };
+}
+
+static void lose_events(struct explain_cpu *e, const struct trace_record *r, uint64_t ts)
 {
 	e->totals.lost_events += r->lost.count ? r->lost.count : 1;
+	remember_lost_span(e, e->last_ts, ts, r->lost.count);
 	/* what ran meanwhile is unknown: charge it as such, restart the stack */
 	e->depth = 0;
 	push(e, CAUSE_LOST, 0, 0);
-	charge(e, e->last_ts, r->ts);
+	charge(e, e->last_ts, ts);
 	e->depth = 0;
-	if (e->is_open)
+	/*
+	 * charge() marked the windows the hole overlaps. A hole of no length
+	 * (the events around it share a time) breaks the window around it.
+	 * A window starting after the hole is whole: the events from its end
+	 * on were read, and whether it was added before this record came or
+	 * after must not change that.
+	 */
+	if (e->is_open && e->open.window.start_ns < ts)
 		e->open.incomplete = true;
 }
 
@@ -614,7 +647,7 @@ void explain_cpu_feed(struct explain_cpu *e, const struct trace_record *r)
 		break;
 	}
 	case TRACE_LOST:
-		lose_events(e, r);
+		lose_events(e, r, ts);
 		break;
 	default:
 		charge(e, e->last_ts, ts);
@@ -814,6 +847,14 @@ const struct explain_spike *explain_cpu_worst(const struct explain_cpu *e, unsig
 {
 	*nr_spikes = e->nr_worst;
 	return e->worst;
+}
+
+const struct explain_lost_span *explain_cpu_lost_spans(const struct explain_cpu *e,
+						       unsigned int *nr_spans, uint64_t *not_kept)
+{
+	*nr_spans = e->nr_lost_spans;
+	*not_kept = e->lost_spans_not_kept;
+	return e->lost_spans;
 }
 
 void explain_cpu_totals(const struct explain_cpu *e, struct explain_totals *totals)

@@ -141,6 +141,24 @@ static json_t *spike_json(const struct explain_cpu *engine, const struct explain
 	return s;
 }
 
+/* Where the trace has holes: a spike is incomplete when its window overlaps one. */
+static json_t *lost_spans_json(const struct explain_cpu *engine)
+{
+	const struct explain_lost_span *spans;
+	json_t *list = json_array();
+	unsigned int nr, i;
+	uint64_t not_kept;
+
+	spans = explain_cpu_lost_spans(engine, &nr, &not_kept);
+	for (i = 0; i < nr; i++)
+		json_array_append_new(list,
+				      json_pack("{s:I, s:I, s:I}", "start_ns",
+						(json_int_t)spans[i].start_ns, "duration_ns",
+						(json_int_t)(spans[i].end_ns - spans[i].start_ns),
+						"events", (json_int_t)spans[i].events));
+	return json_pack("{s:o, s:I}", "kept", list, "not_kept", (json_int_t)not_kept);
+}
+
 json_t *explain_result_spike(const struct explain_cpu *engine, const struct explain_spike *spike)
 {
 	unsigned int nr_causes;
@@ -173,6 +191,7 @@ json_t *explain_result_cpu(const struct explain_cpu *engine, const struct names 
 				      (json_int_t)totals.incomplete, "events",
 				      (json_int_t)totals.events));
 	json_object_set_new(out, "lost_events", json_integer((json_int_t)totals.lost_events));
+	json_object_set_new(out, "lost_spans", lost_spans_json(engine));
 	return out;
 }
 

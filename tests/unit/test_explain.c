@@ -256,6 +256,83 @@ START_TEST(windows_inside_a_loss_are_incomplete)
 }
 END_TEST
 
+static void assert_span(const struct explain_lost_span *span, uint64_t start, uint64_t end,
+			uint64_t events)
+{
+	ck_assert_uint_eq(span->start_ns, start);
+	ck_assert_uint_eq(span->end_ns, end);
+	ck_assert_uint_eq(span->events, events);
+}
+
+/*
+ * A window is incomplete when a hole in the trace overlaps it, whether it
+ * was added before the loss came or after: under load the measuring thread
+ * may publish its window before the reader drains the hole, or after it.
+ * The holes are kept, in time order, adjacent ones joined.
+ */
+START_TEST(a_window_after_a_loss_is_complete)
+{
+	struct trace_record lost = { .kind = TRACE_LOST };
+	const struct explain_lost_span *spans;
+	const struct explain_spike *worst;
+	struct explain_totals totals;
+	unsigned int n;
+	uint64_t not_kept;
+
+	sw(0, OWN, "latscope", 120);
+	window(40, 48); /* added before the hole [10, 30) is read: after it all the same */
+	sw(10, OWN, "latscope", 120);
+	lost.ts = 30;
+	lost.lost.count = 7;
+	feed(lost);
+	sw(50, OWN, "latscope", 120);
+	window(60, 80); /* inside the hole [50, 70), then [70, 75) right after it */
+	lost.ts = 70;
+	lost.lost.count = 0;
+	feed(lost);
+	lost.ts = 75;
+	lost.lost.count = 4;
+	feed(lost);
+	sw(85, OWN, "latscope", 120);
+	window(90, 95); /* added after the holes */
+	sw(97, OWN, "latscope", 120);
+	ck_assert_int_eq(explain_cpu_finish(engine, 100, 100), 0);
+	explain_cpu_totals(engine, &totals);
+	ck_assert_uint_eq(totals.windows, 3);
+	ck_assert_uint_eq(totals.incomplete, 1);
+	worst = explain_cpu_worst(engine, &n);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_uint_eq(worst[0].window.start_ns, 60);
+	ck_assert(worst[0].incomplete);
+	ck_assert_uint_eq(worst[1].window.start_ns, 40);
+	ck_assert(!worst[1].incomplete);
+	ck_assert(!worst[2].incomplete);
+	spans = explain_cpu_lost_spans(engine, &n, &not_kept);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(not_kept, 0);
+	assert_span(&spans[0], 10, 30, 7);
+	assert_span(&spans[1], 50, 75, 4);
+}
+END_TEST
+
+/* Past the spans kept, holes are counted. */
+START_TEST(lost_spans_beyond_those_kept_are_counted)
+{
+	struct trace_record lost = { .kind = TRACE_LOST };
+	uint64_t not_kept, t;
+	unsigned int n;
+
+	for (t = 0; t < EXPLAIN_LOST_SPANS_KEPT + 3; t++) {
+		sw(10 * t, OWN, "latscope", 120);
+		lost.ts = 10 * t + 5;
+		feed(lost);
+	}
+	explain_cpu_lost_spans(engine, &n, &not_kept);
+	ck_assert_uint_eq(n, EXPLAIN_LOST_SPANS_KEPT);
+	ck_assert_uint_eq(not_kept, 3);
+}
+END_TEST
+
 START_TEST(two_cpus_interleaved)
 {
 	struct explain_cpu *other = explain_cpu_new(0, EXPLAIN_NOISE, names, 5);
@@ -599,6 +676,8 @@ int main(void)
 	tcase_add_test(noise, window_starts_inside_a_handler);
 	tcase_add_test(noise, lost_events_are_counted_and_flagged);
 	tcase_add_test(noise, windows_inside_a_loss_are_incomplete);
+	tcase_add_test(noise, a_window_after_a_loss_is_complete);
+	tcase_add_test(noise, lost_spans_beyond_those_kept_are_counted);
 	tcase_add_test(noise, two_cpus_interleaved);
 	tcase_add_test(noise, nmi_is_carved_out_of_what_it_interrupted);
 	tcase_add_test(noise, periodic_cause);
