@@ -146,7 +146,9 @@ int time_blocks_copy(struct time_blocks *to, const struct time_blocks *from,
 		to->blocks[i] = from->blocks[i];
 		to->blocks[i].entries = at;
 		to->blocks[i].cap = from->blocks[i].nr;
-		memcpy(at, from->blocks[i].entries, from->blocks[i].nr * sizeof(*at));
+		/* a block with no entry may have no array at all */
+		if (from->blocks[i].nr)
+			memcpy(at, from->blocks[i].entries, from->blocks[i].nr * sizeof(*at));
 		at += from->blocks[i].nr;
 	}
 	return 0;

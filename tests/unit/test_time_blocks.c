@@ -233,6 +233,24 @@ START_TEST(copy_is_the_same_blocks)
 }
 END_TEST
 
+/* A block that holds no count (none measured in it) has no entry array: copied as such. */
+START_TEST(copy_of_a_block_without_entries)
+{
+	struct time_blocks tb, copy;
+	struct time_block_entry e = { 7, 1 }, *entries = NULL;
+	unsigned int cap = 0;
+
+	time_blocks_init(&tb, 10);
+	ck_assert_int_eq(time_blocks_add(&tb, 0, &e, 0), 0);
+	ck_assert_int_eq(time_blocks_add(&tb, 1, &e, 1), 0);
+	ck_assert_int_eq(time_blocks_copy(&copy, &tb, &entries, &cap), 0);
+	ck_assert_uint_eq(copy.nr, tb.nr);
+	ck_assert_uint_eq(time_blocks_length(&copy), time_blocks_length(&tb));
+	free(entries);
+	time_blocks_release(&tb);
+}
+END_TEST
+
 /* Counts added to a block twice (an index seen again) add up. */
 START_TEST(same_block_twice_adds)
 {
@@ -349,6 +367,7 @@ static Suite *time_blocks_suite(void)
 	tcase_add_test(tc, full_ring_loses_whole_blocks);
 	tcase_add_test(tc, merging_doubles_the_length);
 	tcase_add_test(tc, copy_is_the_same_blocks);
+	tcase_add_test(tc, copy_of_a_block_without_entries);
 	tcase_add_test(tc, same_block_twice_adds);
 	tcase_add_test(tc, remove_takes_a_value_back);
 	tcase_add_test(tc, json_round_trip);
