@@ -206,6 +206,40 @@ static void print_table(FILE *out, const struct noise_run *run)
 }
 
 /*
+ * Where a nested train's gaps are: ", in the 1.000 ms source's gaps", and
+ * that source's phase when trains of its period run at several phases; ""
+ * for a free train.
+ */
+static const char *in_outer_gaps(const struct noise_cpu *c, const struct period_source *p,
+				 char *buf, size_t size)
+{
+	size_t group[PERIOD_MAX_SOURCES], k, siblings = 0;
+	char period[32], phase[32];
+	const struct period_source *outer;
+
+	*buf = '\0';
+	if (p->nested_in >= c->nr_periodic)
+		return buf;
+	outer = &c->periodic[p->nested_in];
+	period_phase_groups(c->periodic, (size_t)c->nr_periodic, group);
+	for (k = 0; k < (size_t)c->nr_periodic; k++)
+		siblings += group[k] == group[p->nested_in];
+	format_duration(outer->period_ns, period, sizeof(period));
+	if (siblings > 1)
+		snprintf(buf, size, ", in the %s source's gaps at +%s", period,
+			 format_duration(outer->phase_ns, phase, sizeof(phase)));
+	else
+		snprintf(buf, size, ", in the %s source's gaps", period);
+	return buf;
+}
+
+/* " more" when a train's duration is what it adds to another's gaps. */
+static const char *more(const struct period_source *p)
+{
+	return p->nested_in != PERIOD_UNASSIGNED ? " more" : "";
+}
+
+/*
  * "42.9 us every 4.000 ms (2496 of 2500), jitter 1.5 us, max 4.621 ms"; a
  * source nested in a faster one: "28.1 us more every 4.000 ms, in the
  * 1.000 ms source's gaps (748 of 750), ..." (its gaps hold that one's).
@@ -213,32 +247,29 @@ static void print_table(FILE *out, const struct noise_run *run)
 static void print_source(FILE *out, const struct noise_cpu *c, const struct period_source *p,
 			 const char *causes)
 {
-	char duration[32], period[32], jitter[32], max[32], faster[32], in_faster[64] = "";
+	char duration[32], period[32], jitter[32], max[32], outer[96];
 
-	if (p->nested_in < c->nr_periodic)
-		snprintf(in_faster, sizeof(in_faster), " more every %s, in the %s source's gaps",
-			 format_duration(p->period_ns, period, sizeof(period)),
-			 format_duration(c->periodic[p->nested_in].period_ns, faster,
-					 sizeof(faster)));
-	else
-		snprintf(in_faster, sizeof(in_faster), " every %s",
-			 format_duration(p->period_ns, period, sizeof(period)));
-	fprintf(out, "  %s%s (%llu of %llu), jitter %s, max %s%s%s\n",
-		format_duration(p->duration_ns, duration, sizeof(duration)), in_faster,
-		(unsigned long long)p->seen, (unsigned long long)p->expected,
+	fprintf(out, "  %s%s every %s%s (%llu of %llu), jitter %s, max %s%s%s\n",
+		format_duration(p->duration_ns, duration, sizeof(duration)), more(p),
+		format_duration(p->period_ns, period, sizeof(period)),
+		in_outer_gaps(c, p, outer, sizeof(outer)), (unsigned long long)p->seen,
+		(unsigned long long)p->expected,
 		format_duration(p->jitter_ns, jitter, sizeof(jitter)),
 		format_duration(p->max_duration_ns, max, sizeof(max)), *causes ? ": " : "", causes);
 }
 
 /*
- * Trains of one period at distinct phases: one line when the same causes
- * make them ("~41.3 us every 60.000 ms, 2 phases (124 + 119 of 167)"), else
- * one line each under a heading saying they are distinct trains and why.
+ * Trains of one period and one nesting at distinct phases: one line when
+ * the same causes make them ("~41.3 us every 60.000 ms, 2 phases (124 + 119
+ * of 167)"), else one line each under a heading saying they are distinct
+ * trains and why.
  */
 static void print_phases(FILE *out, const struct noise_cpu *c, unsigned int lane,
 			 const struct noise_explain *x, const size_t *group, size_t first)
 {
 	char duration[32], period[32], jitter[32], max[32], phase[32], counts[128], causes[512];
+	char outer[96];
+	const struct period_source *head = &c->periodic[first];
 	uint64_t seen = 0, expected = 0, jitter_ns = 0, max_ns = 0;
 	double weighted = 0;
 	unsigned int phases = 0;
@@ -261,28 +292,29 @@ static void print_phases(FILE *out, const struct noise_cpu *c, unsigned int lane
 		max_ns = p->max_duration_ns > max_ns ? p->max_duration_ns : max_ns;
 		phases++;
 	}
-	format_duration(c->periodic[first].period_ns, period, sizeof(period));
+	format_duration(head->period_ns, period, sizeof(period));
+	in_outer_gaps(c, head, outer, sizeof(outer));
 	if (same) {
 		noise_explain_source_causes(x, lane, (unsigned int)first, causes, sizeof(causes));
-		fprintf(out, "  ~%s every %s, %u phases (%s of %llu), jitter %s, max %s%s%s\n",
+		fprintf(out, "  ~%s%s every %s, %u phases%s (%s of %llu), jitter %s, max %s%s%s\n",
 			format_duration(seen ? (uint64_t)(weighted / (double)seen) : 0, duration,
 					sizeof(duration)),
-			period, phases, counts, (unsigned long long)expected,
+			more(head), period, phases, outer, counts, (unsigned long long)expected,
 			format_duration(jitter_ns, jitter, sizeof(jitter)),
 			format_duration(max_ns, max, sizeof(max)), *causes ? ": " : "", causes);
 		return;
 	}
 	fprintf(out,
-		"  %u distinct trains every %s, at different phases and with different causes:\n",
-		phases, period);
+		"  %u distinct trains every %s%s, at different phases and with different causes:\n",
+		phases, period, outer);
 	for (k = first; k < (size_t)c->nr_periodic; k++) {
 		const struct period_source *p = &c->periodic[k];
 
 		if (group[k] != first)
 			continue;
 		noise_explain_source_causes(x, lane, (unsigned int)k, causes, sizeof(causes));
-		fprintf(out, "    %s at +%s (%llu of %llu), jitter %s, max %s: %s\n",
-			format_duration(p->duration_ns, duration, sizeof(duration)),
+		fprintf(out, "    %s%s at +%s (%llu of %llu), jitter %s, max %s: %s\n",
+			format_duration(p->duration_ns, duration, sizeof(duration)), more(p),
 			format_duration(p->phase_ns, phase, sizeof(phase)),
 			(unsigned long long)p->seen, (unsigned long long)p->expected,
 			format_duration(p->jitter_ns, jitter, sizeof(jitter)),

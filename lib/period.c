@@ -1882,7 +1882,8 @@ size_t period_phase_groups(const struct period_source *sources, size_t n, size_t
 	for (i = 0; i < n; i++) {
 		group[i] = i;
 		for (j = 0; j < i; j++) {
-			if (group[j] == j && period_same_period(&sources[j], &sources[i])) {
+			if (group[j] == j && period_same_period(&sources[j], &sources[i]) &&
+			    sources[j].nested_in == sources[i].nested_in) {
 				group[i] = j;
 				break;
 			}

@@ -83,9 +83,11 @@ bool period_same_period(const struct period_source *a, const struct period_sourc
  * period_phase_groups - group the trains that share one period
  * @sources: @n trains
  * @n: how many
- * @group: receives, per train, the index of the first train of its period;
- *	   trains of one group differ only in phase (the search merges trains
- *	   of one period and one phase)
+ * @group: receives, per train, the index of the first train of its period
+ *	   and nesting; trains of one group differ only in phase (the search
+ *	   merges trains of one period and one phase). A train nested in
+ *	   another (its duration what it adds to that one's gaps) is never
+ *	   grouped with a free one, nor with one nested elsewhere.
  *
  * Returns the number of groups.
  */

@@ -564,6 +564,38 @@ START_TEST(recorded_every_third_wake_up_longer)
 END_TEST
 
 /*
+ * Recorded while the machine compiled (load 9): the thread's 2 ms slots and
+ * the host's train came out as two 2 ms trains, one holding the spins, and
+ * beside the 6 ms source nested in it two free 6 ms trains of host
+ * interruptions. A nested train's duration is what it adds to another's
+ * gaps, a free one's a whole gap: they are never one period's phases (the
+ * period list once printed the three as "3 distinct trains" and lost the
+ * nesting).
+ */
+START_TEST(nested_train_is_not_a_phase_of_free_ones)
+{
+	struct event_list list = { 0 };
+	struct period_source sources[PERIOD_MAX_SOURCES];
+	size_t group[PERIOD_MAX_SOURCES];
+	uint64_t run =
+		load_recording(FIXTURE("gaps/kvm-2ms-thread-every-third-longer-loaded.txt"), &list);
+	bool nested = false;
+	int n, i, j;
+
+	n = detect(&list, run, sources);
+	period_phase_groups(sources, (size_t)n, group);
+	for (i = 0; i < n; i++) {
+		nested |= sources[i].nested_in != PERIOD_UNASSIGNED;
+		for (j = 0; j < n; j++)
+			if (group[i] == group[j])
+				ck_assert_uint_eq(sources[i].nested_in, sources[j].nested_in);
+	}
+	ck_assert_msg(nested, "no nested source: the recording no longer shows the case");
+	free(list.events);
+}
+END_TEST
+
+/*
  * A guest's 4 ms tick inside the host's 1 ms train: the tick comes 14 us
  * before every fourth host interruption and its gap swallows it. Two
  * sources, the tick's gap its own, the host's 1 ms train at every slot.
@@ -865,6 +897,7 @@ int main(void)
 	tcase_add_test(tc, thread_half_a_period_off_the_host_train);
 	tcase_add_test(tc, nested_source_displaces_a_weaker_one);
 	tcase_add_test(tc, recorded_every_third_wake_up_longer);
+	tcase_add_test(tc, nested_train_is_not_a_phase_of_free_ones);
 	tcase_add_test(tc, tick_inside_a_faster_train);
 	tcase_add_test(tc, causes_tell_a_nested_source_apart);
 	tcase_add_test(tc, lone_source_has_no_nested_harmonics);
