@@ -240,6 +240,21 @@ static const char *more(const struct period_source *p)
 }
 
 /*
+ * "2320 of 2500", and the slots a faster source's gap hid: "1494 of 2500,
+ * 826 hidden in faster gaps".
+ */
+static const char *seen_of(const struct period_source *p, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "%llu of %llu", (unsigned long long)p->seen,
+			 (unsigned long long)p->expected);
+
+	if (p->hidden && n > 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, ", %llu hidden in faster gaps",
+			 (unsigned long long)p->hidden);
+	return buf;
+}
+
+/*
  * "42.9 us every 4.000 ms (2496 of 2500), jitter 1.5 us, max 4.621 ms"; a
  * source nested in a faster one: "28.1 us more every 4.000 ms, in the
  * 1.000 ms source's gaps (748 of 750), ..." (its gaps hold that one's).
@@ -247,13 +262,12 @@ static const char *more(const struct period_source *p)
 static void print_source(FILE *out, const struct noise_cpu *c, const struct period_source *p,
 			 const char *causes)
 {
-	char duration[32], period[32], jitter[32], max[32], outer[96];
+	char duration[32], period[32], jitter[32], max[32], outer[96], seen[96];
 
-	fprintf(out, "  %s%s every %s%s (%llu of %llu), jitter %s, max %s%s%s\n",
+	fprintf(out, "  %s%s every %s%s (%s), jitter %s, max %s%s%s\n",
 		format_duration(p->duration_ns, duration, sizeof(duration)), more(p),
 		format_duration(p->period_ns, period, sizeof(period)),
-		in_outer_gaps(c, p, outer, sizeof(outer)), (unsigned long long)p->seen,
-		(unsigned long long)p->expected,
+		in_outer_gaps(c, p, outer, sizeof(outer)), seen_of(p, seen, sizeof(seen)),
 		format_duration(p->jitter_ns, jitter, sizeof(jitter)),
 		format_duration(p->max_duration_ns, max, sizeof(max)), *causes ? ": " : "", causes);
 }
@@ -268,7 +282,7 @@ static void print_phases(FILE *out, const struct noise_cpu *c, unsigned int lane
 			 const struct noise_explain *x, const size_t *group, size_t first)
 {
 	char duration[32], period[32], jitter[32], max[32], phase[32], counts[128], causes[512];
-	char outer[96];
+	char outer[96], seen_text[96];
 	const struct period_source *head = &c->periodic[first];
 	uint64_t seen = 0, expected = 0, jitter_ns = 0, max_ns = 0;
 	double weighted = 0;
@@ -313,10 +327,10 @@ static void print_phases(FILE *out, const struct noise_cpu *c, unsigned int lane
 		if (group[k] != first)
 			continue;
 		noise_explain_source_causes(x, lane, (unsigned int)k, causes, sizeof(causes));
-		fprintf(out, "    %s%s at +%s (%llu of %llu), jitter %s, max %s: %s\n",
+		fprintf(out, "    %s%s at +%s (%s), jitter %s, max %s: %s\n",
 			format_duration(p->duration_ns, duration, sizeof(duration)), more(p),
 			format_duration(p->phase_ns, phase, sizeof(phase)),
-			(unsigned long long)p->seen, (unsigned long long)p->expected,
+			seen_of(p, seen_text, sizeof(seen_text)),
 			format_duration(p->jitter_ns, jitter, sizeof(jitter)),
 			format_duration(p->max_duration_ns, max, sizeof(max)), causes);
 	}

@@ -272,15 +272,17 @@ json_t *result_period_sources(const struct period_source *sources, int nr_source
 		const struct period_source *s = &sources[i];
 
 		/* nested_in: the faster source whose gaps it is inside, its
-		 * durations what it adds to them */
+		 * durations what it adds to them; hidden: its slots inside a
+		 * faster source's gap, not among the seen */
 		json_array_append_new(
 			list,
-			json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}", "period_ns",
+			json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}", "period_ns",
 				  (json_int_t)s->period_ns, "phase_ns", (json_int_t)s->phase_ns,
 				  "duration_ns", (json_int_t)s->duration_ns, "max_duration_ns",
 				  (json_int_t)s->max_duration_ns, "jitter_ns",
 				  (json_int_t)s->jitter_ns, "seen", (json_int_t)s->seen, "expected",
-				  (json_int_t)s->expected, "nested_in",
+				  (json_int_t)s->expected, "hidden", (json_int_t)s->hidden,
+				  "nested_in",
 				  s->nested_in < nr_sources ? json_integer(s->nested_in) :
 							      json_null()));
 	}

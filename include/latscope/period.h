@@ -42,6 +42,11 @@ struct period_source {
 	uint64_t seen; /* occurrences found */
 	uint64_t expected; /* slots of the train within the run */
 	/*
+	 * slots with no occurrence of its own that lie inside a faster
+	 * source's gap: the two came together and the gap hid this one
+	 */
+	uint64_t hidden;
+	/*
 	 * the faster source it is nested in, an index into the list it came
 	 * in, or PERIOD_UNASSIGNED
 	 */
