@@ -804,34 +804,55 @@ START_TEST(a_sustained_hot_pair_is_split)
 END_TEST
 
 /*
- * A burst: one queue hotter than a mean CPU, on a CPU with two cold
- * ones. Shedding them cannot bring that CPU under the dead band; they are
- * not moved while the burst lasts a minute, only once the overload has
- * outlasted the dwell time.
+ * A burst, then a flow: one queue hotter than a mean CPU, on a CPU with
+ * two cold ones and a small one. Shedding them cannot bring that CPU
+ * under the dead band; they are not moved while it lasts a burst's time
+ * (a minute), and once it has lasted longer, every one of them leaves it,
+ * the small one too, in that interval; the hot one stays, and nothing
+ * comes back.
  */
-START_TEST(one_hot_irq_sheds_only_after_the_dwell)
+START_TEST(one_hot_irq_keeps_its_cpu_to_itself_after_a_burst)
 {
 	struct irq_history *history = irq_history_new();
 	uint64_t now = 10 * SECOND_NS;
+	const struct irqplan_move *mv;
+	unsigned int i;
 	struct machine m;
 	struct irqplan p;
 
-	/* 8 CPUs: 20k/s and two of 2k/s on CPU 0, 2k/s on each of the others */
+	/* 8 CPUs: 20k/s, two of 2k/s and one of 50/s on CPU 0, 2k/s on each of the others */
 	machine_init(&m, 8, 1, 1, "", "");
 	add_irq(&m, 50, "hot", 0, true, "0", "0", 20000);
 	add_irq(&m, 51, "cold", 0, true, "0", "0", 2000);
 	add_irq(&m, 52, "cold", 0, true, "0", "0", 2000);
+	add_irq(&m, 53, "small", 0, true, "0", "0", 50);
 	one_per_cpu(&m, 1, 8, 60, "cold", 2000);
 	irqplan_policy_for_balance(&m.policy);
-	/* overloaded all along, and nothing moves before the dwell time */
+	ck_assert_uint_lt(m.policy.max_burst_ns, m.policy.min_dwell_ns);
+	/* overloaded all along, and nothing moves while it could be a burst */
 	quiet_intervals(&m, history, &now,
-			(unsigned int)(m.policy.min_dwell_ns / (10 * SECOND_NS)));
-	/* then the cold ones leave it, the hot one stays */
+			(unsigned int)(m.policy.max_burst_ns / (10 * SECOND_NS)));
+	/* then the others leave it, the hot one stays */
 	interval(&m, history, now, &p);
-	ck_assert_ptr_nonnull(move_of(&p, 51));
+	ck_assert_uint_eq(p.nr_moves, 3);
 	ck_assert_ptr_null(move_of(&p, 50));
-	ck_assert_ptr_nonnull(strstr(move_of(&p, 51)->reason, "for 31 intervals"));
+	for (i = 51; i <= 53; i++) {
+		mv = move_of(&p, i);
+		ck_assert_ptr_nonnull(mv);
+		ck_assert_int_eq(mv->kind, IRQPLAN_BALANCE);
+		ck_assert_uint_ne(mv->to, 0);
+		ck_assert_ptr_nonnull(strstr(mv->reason, "for 7 intervals"));
+		ck_assert_msg(strstr(mv->reason, "irq 50 alone (20.0k/s) holds it up, for 60 s"),
+			      "%s", mv->reason);
+	}
 	irqplan_release(&p);
+	/* ten minutes on: the hot one has its CPU to itself, nothing moves */
+	for (i = 0; i < 60; i++) {
+		now += 10 * SECOND_NS;
+		interval(&m, history, now, &p);
+		ck_assert_msg(p.nr_moves == 0, "%s", p.nr_moves ? p.moves[0].reason : "");
+		irqplan_release(&p);
+	}
 	irq_history_free(history);
 	machine_release(&m);
 }
@@ -1006,7 +1027,7 @@ int main(void)
 	tcase_add_test(tc, cooldown_and_budget_over_a_day);
 	tcase_add_test(tc, an_irq_moved_dwells);
 	tcase_add_test(tc, a_sustained_hot_pair_is_split);
-	tcase_add_test(tc, one_hot_irq_sheds_only_after_the_dwell);
+	tcase_add_test(tc, one_hot_irq_keeps_its_cpu_to_itself_after_a_burst);
 	tcase_add_test(tc, a_mild_hot_pair_is_split_after_the_overload_intervals);
 	tcase_add_test(tc, half_the_budget_is_kept_for_pile_ups);
 	tcase_add_test(tc, budget_does_not_hold_back_safety_or_new_irqs);
