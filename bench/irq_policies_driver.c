@@ -404,7 +404,9 @@ static json_t *quantiles(double *values, unsigned int n)
 	if (!n)
 		return json_null();
 	qsort(values, n, sizeof(*values), compare_double);
-	return json_pack("{s:f, s:f, s:f}", "median", values[(n - 1) / 2], "p99",
+	/* p90: a window of the day holding its worst hours is judged there */
+	return json_pack("{s:f, s:f, s:f, s:f}", "median", values[(n - 1) / 2], "p90",
+			 values[(unsigned int)ceil(0.90 * n) - 1], "p99",
 			 values[(unsigned int)ceil(0.99 * n) - 1], "max", values[n - 1]);
 }
 

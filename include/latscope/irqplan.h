@@ -50,8 +50,8 @@
  *    not moved for rules 3 (unless new) and 5, and rules 3 (old IRQs) and 5
  *    stop when max_moves_per_hour moves happened in the last hour (the
  *    first interval, the initial placement, does not count); balance
- *    moves that are not pile-ups stop at half of it, the rest is kept
- *    for pile-ups.
+ *    moves that are neither pile-ups nor off a CPU one IRQ holds up stop
+ *    at half of it, the rest is kept for those two.
  * 7. default_smp_affinity becomes the allowed set.
  * An IRQ already well placed is not moved: a good placement plans nothing
  * and lists no IRQ as unreadable (an affinity file that does not parse is
@@ -76,7 +76,7 @@ struct irqplan_policy {
  * irqplan_policy_default - the defaults of a one-shot plan
  * @policy: receives dead band 25%, min excess 100/s, move share 1/8, one
  *	    interval, a pile-up at twice the mean, dwell 5 min, a burst up
- *	    to 1 min, 96 moves per hour, 160 IRQs per CPU
+ *	    to 2 min, 96 moves per hour, 160 IRQs per CPU
  */
 void irqplan_policy_default(struct irqplan_policy *policy);
 

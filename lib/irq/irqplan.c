@@ -21,8 +21,12 @@ void irqplan_policy_default(struct irqplan_policy *policy)
 	policy->overload_intervals = 1;
 	policy->pile_up_excess = 1.0;
 	policy->min_dwell_ns = 5 * 60 * 1000000000ULL;
-	/* a burst is over within a minute; a flow that stays is not (bench/irq-policies) */
-	policy->max_burst_ns = 60 * 1000000000ULL;
+	/*
+	 * a burst is over within a minute; twice that is a flow that stays
+	 * (bench/irq-policies: at one minute, the minute-long bursts spent
+	 * the budget the flows needed)
+	 */
+	policy->max_burst_ns = 2 * 60 * 1000000000ULL;
 	/* with a 2 s interval: pile-ups split within seconds (bench/irq-policies) */
 	policy->max_moves_per_hour = 96;
 	/* x86 has ~200 vectors per CPU, some taken by the system */
@@ -746,9 +750,11 @@ static enum shedding sheds_now(const struct planner *p, const double *means, uns
 }
 
 /*
- * Half the hour's budget is kept for pile-ups: the moves that mend a
- * lasting, milder overload come every hour, and would otherwise spend it
- * all before the next burst piles two hot queues on one CPU.
+ * Half the hour's budget is kept for pile-ups and for the CPUs one flow
+ * holds up: the moves that mend a lasting, milder overload come every
+ * hour as the day's load shifts, and would otherwise spend it all before
+ * the next burst piles two hot queues on one CPU, or the next flow finds
+ * a CPU still shared.
  */
 static bool spare_budget(const struct planner *p)
 {
@@ -788,8 +794,9 @@ struct balance_choice {
 
 /*
  * The best move of @row off @cpu so far into @best. Off a CPU held up by
- * one IRQ (@dominant), any other IRQ is worth moving, however small: it
- * waits behind the hot one, and the hot one itself stays.
+ * one IRQ (@dominant), any other IRQ is worth moving, however small and
+ * however recently moved: it waits behind the hot one, and the hot one
+ * itself stays.
  */
 static void consider(struct planner *p, const double *means, unsigned int row, unsigned int cpu,
 		     bool dominant, struct balance_choice *best)
@@ -822,7 +829,13 @@ static void consider(struct planner *p, const double *means, unsigned int row, u
 	gain = p->load[cpu] - (left > after_target ? left : after_target);
 	if (!dominant && gain < p->policy->min_excess)
 		return;
-	if (dwelling(p, row))
+	/*
+	 * The dwell keeps an IRQ from going back and forth; off a CPU a flow
+	 * holds up it does not come back while the flow is there (the
+	 * busiest CPU is no target), and waiting would leave it behind the
+	 * flow for the rest of its dwell.
+	 */
+	if (!dominant && dwelling(p, row))
 		return;
 	if (best->row < 0 || gain > best->gain || (gain == best->gain && (int)row < best->row))
 		*best = (struct balance_choice){ (int)row, cpu, (unsigned int)to, gain, dominant };
@@ -930,8 +943,7 @@ static int balance(struct planner *p)
 			if (p->nr_irqs[cpu] <= 1 || !above(p, means, cpu, p->policy->dead_band / 2))
 				continue;
 			shed = sheds_now(p, means, cpu, hottest[cpu]);
-			if ((shed == SHED_SUSTAINED || shed == SHED_DOMINATED) &&
-			    !spare_budget(p)) {
+			if (shed == SHED_SUSTAINED && !spare_budget(p)) {
 				reserved = true;
 				continue;
 			}
