@@ -890,6 +890,20 @@ START_TEST(a_mild_hot_pair_is_split_after_the_overload_intervals)
 END_TEST
 
 /*
+ * 8 CPUs for the budget's halves: four IRQs of @warm on each of CPUs 0
+ * and 1 (a milder overload), one of 1k/s on each of CPUs 2 to @cold_end - 1.
+ */
+static void two_warm_cpus(struct machine *m, double warm, unsigned int cold_end)
+{
+	unsigned int i;
+
+	machine_init(m, 8, 1, 1, "", "");
+	for (i = 0; i < 8; i++)
+		add_irq(m, 30 + i, "warm", 0, true, i < 4 ? "0" : "1", i < 4 ? "0" : "1", warm);
+	one_per_cpu(m, 2, cold_end, 40, "cold", 1000);
+}
+
+/*
  * Milder overloads spend at most half the hour's budget: two CPUs with
  * four IRQs each want six moves of a budget of four; two are made, and a
  * pile-up that comes next is still split.
@@ -898,15 +912,11 @@ START_TEST(half_the_budget_is_kept_for_pile_ups)
 {
 	struct irq_history *history = irq_history_new();
 	uint64_t now = 10 * SECOND_NS;
-	unsigned int i;
 	struct machine m;
 	struct irqplan p;
 
-	/* 8 CPUs: four 1.4k/s IRQs on each of CPUs 0 and 1, 1k/s on the others */
-	machine_init(&m, 8, 1, 1, "", "");
-	for (i = 0; i < 8; i++)
-		add_irq(&m, 30 + i, "warm", 0, true, i < 4 ? "0" : "1", i < 4 ? "0" : "1", 1400);
-	one_per_cpu(&m, 2, 8, 40, "cold", 1000);
+	/* four 1.4k/s IRQs on each of CPUs 0 and 1, 1k/s on the others */
+	two_warm_cpus(&m, 1400, 8);
 	/* and two idle ones on CPU 7, the pile-up to come */
 	add_irq(&m, 50, "hot", 0, true, "7", "7", 0);
 	add_irq(&m, 51, "hot", 0, true, "7", "7", 0);
@@ -943,13 +953,10 @@ START_TEST(half_the_budget_is_kept_for_a_cpu_one_flow_holds_up)
 	struct irqplan p;
 
 	/*
-	 * 8 CPUs: four 2k/s IRQs on each of CPUs 0 and 1, 1k/s on CPUs 2-6,
-	 * a 20k/s flow and two of 500/s on CPU 7; mean 5.25k/s
+	 * four 2k/s IRQs on each of CPUs 0 and 1, 1k/s on CPUs 2-6, a 20k/s
+	 * flow and two of 500/s on CPU 7; mean 5.25k/s
 	 */
-	machine_init(&m, 8, 1, 1, "", "");
-	for (i = 0; i < 8; i++)
-		add_irq(&m, 30 + i, "warm", 0, true, i < 4 ? "0" : "1", i < 4 ? "0" : "1", 2000);
-	one_per_cpu(&m, 2, 7, 40, "cold", 1000);
+	two_warm_cpus(&m, 2000, 7);
 	add_irq(&m, 50, "flow", 0, true, "7", "7", 20000);
 	add_irq(&m, 51, "cold", 0, true, "7", "7", 500);
 	add_irq(&m, 52, "cold", 0, true, "7", "7", 500);
