@@ -61,6 +61,7 @@ struct driver {
 	double max_lag; /* simulated seconds a second began late, after the warm-up */
 	unsigned int late_seconds; /* those begun a whole simulated second late */
 	unsigned int hot_pair_seconds, hot_pair_run, longest_hot_pair;
+	unsigned int hot_pair_cpu; /* of the run going on */
 	unsigned long long interrupts, node_local, on_rt;
 	char *text; /* scratch for the files */
 	size_t text_size;
@@ -330,6 +331,8 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+#define HOT_PAIR_LOGGED 10 /* seconds */
+
 static void account(struct driver *d, const struct irq_sim_second *s)
 {
 	if (d->second < d->warmup)
@@ -344,7 +347,12 @@ static void account(struct driver *d, const struct irq_sim_second *s)
 		d->hot_pair_seconds++;
 		if (++d->hot_pair_run > d->longest_hot_pair)
 			d->longest_hot_pair = d->hot_pair_run;
+		d->hot_pair_cpu = s->hot_pair_cpu;
 	} else {
+		/* where the long ones were, to read beside the balancer's log */
+		if (d->hot_pair_run >= HOT_PAIR_LOGGED)
+			fprintf(stderr, "second %u: a hot pair on cpu %u for %u s\n",
+				d->second - d->hot_pair_run, d->hot_pair_cpu, d->hot_pair_run);
 		d->hot_pair_run = 0;
 	}
 }
@@ -404,7 +412,9 @@ static json_t *quantiles(double *values, unsigned int n)
 	if (!n)
 		return json_null();
 	qsort(values, n, sizeof(*values), compare_double);
-	return json_pack("{s:f, s:f, s:f}", "median", values[(n - 1) / 2], "p99",
+	/* p90: a window of the day holding its worst hours is judged there */
+	return json_pack("{s:f, s:f, s:f, s:f}", "median", values[(n - 1) / 2], "p90",
+			 values[(unsigned int)ceil(0.90 * n) - 1], "p99",
 			 values[(unsigned int)ceil(0.99 * n) - 1], "max", values[n - 1]);
 }
 

@@ -172,7 +172,10 @@ void irq_sim_second(struct irq_sim *sim, struct irq_sim_second *out)
 	for (i = 0; i < sim->nr_irqs; i++) {
 		const struct irq_sim_irq *irq = &sim->irqs[i];
 
-		if (irq->cpu >= 0 && irq->rate * irq->cost_ns >= mean && ++sim->hot[irq->cpu] == 2)
+		if (irq->cpu >= 0 && irq->rate * irq->cost_ns >= mean &&
+		    ++sim->hot[irq->cpu] == 2 && !out->hot_pair) {
 			out->hot_pair = true;
+			out->hot_pair_cpu = (unsigned int)irq->cpu;
+		}
 	}
 }

@@ -36,6 +36,7 @@ struct irq_sim_second {
 	double imbalance; /* the busiest allowed CPU's interrupt time over the mean */
 	double bound; /* the best possible: the hottest IRQ over the mean, at least 1 */
 	bool hot_pair; /* two hot IRQs (each at least the mean) on one CPU */
+	unsigned int hot_pair_cpu; /* the first CPU with such a pair */
 	uint64_t interrupts; /* handled in this second */
 	uint64_t node_local; /* ... on a CPU of the device's node */
 	uint64_t on_rt; /* ... on an RT CPU */

@@ -456,10 +456,11 @@ json_t *irq_json_document(const struct irq_context *ctx, const struct irq_option
 			   (json_int_t)options->sample_ns);
 	if (options->subcommand == IRQ_BALANCE)
 		json_object_update_new(
-			params, json_pack("{s:I, s:i, s:I, s:f}", "interval_ns",
+			params, json_pack("{s:I, s:i, s:I, s:I, s:f}", "interval_ns",
 					  (json_int_t)options->interval_ns, "max_moves_per_hour",
 					  (json_int_t)options->policy.max_moves_per_hour,
 					  "min_dwell_ns", (json_int_t)options->policy.min_dwell_ns,
+					  "max_burst_ns", (json_int_t)options->policy.max_burst_ns,
 					  "dead_band", options->policy.dead_band));
 	json_object_set_new(doc, "params", params);
 	if (options->subcommand != IRQ_RESTORE) {

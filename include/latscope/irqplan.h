@@ -36,10 +36,11 @@
  *    what shedding can do: a pile-up (the CPU is still pile_up_excess
  *    above the mean without its hottest IRQ: two hot queues together)
  *    sheds at its first overloaded interval; a CPU held up by one IRQ (it
- *    alone is above half the dead band, the others are not) sheds the
- *    others only once the
- *    overload has lasted min_dwell (a burst passes by itself, and those
- *    moves could not end the overload); a target never ends above half the dead band, so that noise
+ *    alone is above half the dead band, the others are not) sheds only
+ *    once the overload has lasted max_burst (a burst passes by itself,
+ *    and those moves could not end the overload), and then every other
+ *    active IRQ leaves it, whatever its share, while the hot one stays
+ *    (it would take the overload along); a target never ends above half the dead band, so that noise
  *    cannot push it over, unless the IRQ alone is hotter than that: then
  *    the target must end below the source's load by half the dead band
  *    (two hot queues on one CPU are split, and cannot come back). A move carries at least min_move_share of the
@@ -49,8 +50,8 @@
  *    not moved for rules 3 (unless new) and 5, and rules 3 (old IRQs) and 5
  *    stop when max_moves_per_hour moves happened in the last hour (the
  *    first interval, the initial placement, does not count); balance
- *    moves that are not pile-ups stop at half of it, the rest is kept
- *    for pile-ups.
+ *    moves that are neither pile-ups nor off a CPU one IRQ holds up stop
+ *    at half of it, the rest is kept for those two.
  * 7. default_smp_affinity becomes the allowed set.
  * An IRQ already well placed is not moved: a good placement plans nothing
  * and lists no IRQ as unreadable (an affinity file that does not parse is
@@ -65,6 +66,8 @@ struct irqplan_policy {
 	/* a pile-up: this far above the mean without its hottest IRQ (1.0: twice the mean) */
 	double pile_up_excess;
 	uint64_t min_dwell_ns; /* an IRQ moved stays at least this long */
+	/* one IRQ holding a CPU up longer than this is no burst: the others leave */
+	uint64_t max_burst_ns;
 	unsigned int max_moves_per_hour;
 	unsigned int max_irqs_per_cpu; /* vector room: a fuller CPU is a last resort */
 };
@@ -72,8 +75,8 @@ struct irqplan_policy {
 /**
  * irqplan_policy_default - the defaults of a one-shot plan
  * @policy: receives dead band 25%, min excess 100/s, move share 1/8, one
- *	    interval, a pile-up at twice the mean, dwell 5 min, 12 moves per
- *	    hour, 160 IRQs per CPU
+ *	    interval, a pile-up at twice the mean, dwell 5 min, a burst up
+ *	    to 2 min, 96 moves per hour, 160 IRQs per CPU
  */
 void irqplan_policy_default(struct irqplan_policy *policy);
 

@@ -21,6 +21,12 @@ void irqplan_policy_default(struct irqplan_policy *policy)
 	policy->overload_intervals = 1;
 	policy->pile_up_excess = 1.0;
 	policy->min_dwell_ns = 5 * 60 * 1000000000ULL;
+	/*
+	 * a burst is over within a minute; twice that is a flow that stays
+	 * (bench/irq-policies: at one minute, the minute-long bursts spent
+	 * the budget the flows needed)
+	 */
+	policy->max_burst_ns = 2 * 60 * 1000000000ULL;
 	/* with a 2 s interval: pile-ups split within seconds (bench/irq-policies) */
 	policy->max_moves_per_hour = 96;
 	/* x86 has ~200 vectors per CPU, some taken by the system */
@@ -707,14 +713,17 @@ static void hottest_irqs(const struct planner *p, double *hottest)
  *   over in seconds, and one move halves it;
  * - a CPU held up by one IRQ (that IRQ alone keeps it above half the dead
  *   band, the others together would not) cannot be brought under by
- *   shedding the others: they leave only once the overload has outlasted
- *   the dwell time, which a burst does not;
+ *   shedding the others, and a burst passes by itself; once its overload
+ *   has outlasted max_burst, the IRQ is a flow that stays, and every
+ *   other IRQ there waits behind it: they all leave, small ones too, and
+ *   the hot one stays (moving it would only move the problem);
  * - any other, after overload_intervals intervals.
  * Without a history (a one-shot plan) every overloaded CPU sheds.
  */
 enum shedding {
 	SHED_NOT_YET,
 	SHED_PILE_UP,
+	SHED_DOMINATED, /* held up by one IRQ past max_burst: the others leave */
 	SHED_SUSTAINED, /* any other overload, lasting long enough */
 };
 
@@ -724,7 +733,6 @@ static enum shedding sheds_now(const struct planner *p, const double *means, uns
 	const struct irq_history *history = p->in->history;
 	double mean = means[node_of(p, cpu)], rest = p->load[cpu] - hottest;
 	uint64_t since;
-	bool lasted;
 
 	if (!history)
 		return SHED_SUSTAINED;
@@ -733,18 +741,20 @@ static enum shedding sheds_now(const struct planner *p, const double *means, uns
 	if (hottest > mean * (1 + p->policy->dead_band / 2) &&
 	    rest <= mean * (1 + p->policy->dead_band / 2)) {
 		since = irq_history_overloaded_since(history, cpu);
-		lasted = since && since + p->policy->min_dwell_ns <= p->in->now_ns;
-	} else {
-		lasted = irq_history_overload_streak(history, cpu) + 1 >=
-			 p->policy->overload_intervals;
+		return since && since + p->policy->max_burst_ns <= p->in->now_ns ? SHED_DOMINATED :
+										   SHED_NOT_YET;
 	}
-	return lasted ? SHED_SUSTAINED : SHED_NOT_YET;
+	return irq_history_overload_streak(history, cpu) + 1 >= p->policy->overload_intervals ?
+		       SHED_SUSTAINED :
+		       SHED_NOT_YET;
 }
 
 /*
- * Half the hour's budget is kept for pile-ups: the moves that mend a
- * lasting, milder overload come every hour, and would otherwise spend it
- * all before the next burst piles two hot queues on one CPU.
+ * Half the hour's budget is kept for pile-ups and for the CPUs one flow
+ * holds up: the moves that mend a lasting, milder overload come every
+ * hour as the day's load shifts, and would otherwise spend it all before
+ * the next burst piles two hot queues on one CPU, or the next flow finds
+ * a CPU still shared.
  */
 static bool spare_budget(const struct planner *p)
 {
@@ -779,10 +789,17 @@ struct balance_choice {
 	int row;
 	unsigned int from, to;
 	double gain;
+	bool dominant; /* off a CPU held up by another IRQ */
 };
 
+/*
+ * The best move of @row off @cpu so far into @best. Off a CPU held up by
+ * one IRQ (@dominant), any other IRQ is worth moving, however small and
+ * however recently moved: it waits behind the hot one, and the hot one
+ * itself stays.
+ */
 static void consider(struct planner *p, const double *means, unsigned int row, unsigned int cpu,
-		     struct balance_choice *best)
+		     bool dominant, struct balance_choice *best)
 {
 	const struct irq_info *irq = irq_of(p, row);
 	double w = p->in->rates[row], release = 1 + p->policy->dead_band / 2;
@@ -791,7 +808,7 @@ static void consider(struct planner *p, const double *means, unsigned int row, u
 	bool remote;
 	int to;
 
-	if (w < p->policy->min_move_share * means[node_of(p, cpu)])
+	if (!dominant && w < p->policy->min_move_share * means[node_of(p, cpu)])
 		return;
 	domain = domain_of(p, irq, &remote);
 	to = pick_target(p, domain, (int)cpu);
@@ -810,37 +827,71 @@ static void consider(struct planner *p, const double *means, unsigned int row, u
 		return;
 	left = p->load[cpu] - w;
 	gain = p->load[cpu] - (left > after_target ? left : after_target);
-	if (gain < p->policy->min_excess)
+	if (!dominant && gain < p->policy->min_excess)
 		return;
-	if (dwelling(p, row))
+	/*
+	 * The dwell keeps an IRQ from going back and forth; off a CPU a flow
+	 * holds up it does not come back while the flow is there (the
+	 * busiest CPU is no target), and waiting would leave it behind the
+	 * flow for the rest of its dwell.
+	 */
+	if (!dominant && dwelling(p, row))
 		return;
 	if (best->row < 0 || gain > best->gain || (gain == best->gain && (int)row < best->row))
-		*best = (struct balance_choice){ (int)row, cpu, (unsigned int)to, gain };
+		*best = (struct balance_choice){ (int)row, cpu, (unsigned int)to, gain, dominant };
+}
+
+/* The row of the hottest IRQ delivered to @cpu, other than @except. */
+static unsigned int hottest_row(const struct planner *p, unsigned int cpu, unsigned int except)
+{
+	unsigned int row, best = except;
+
+	for (row = 0; row < p->table->nr_irqs; row++)
+		if (row != except && p->delivery_cpu[row] == (int)cpu &&
+		    (best == except || p->in->rates[row] > p->in->rates[best]))
+			best = row;
+	return best;
 }
 
 static int balance_move(struct planner *p, const double *means, const struct balance_choice *c)
 {
-	char from_load[32], mean[32], moved[32], to_before[32], to_after[32], left[32];
-	unsigned int row = (unsigned int)c->row, intervals = 1;
+	char from_load[32], mean[32], moved[32], to_before[32], to_after[32], left[32], hot[32];
+	unsigned int row = (unsigned int)c->row, intervals = 1, hot_row;
 	double w = p->in->rates[row], before = p->load[c->from];
-	int node = node_of(p, c->from);
+	int node = node_of(p, c->from), len;
 	struct irqplan_move *move;
+	uint64_t since;
 
 	if (p->in->history)
 		intervals += irq_history_overload_streak(p->in->history, c->from);
+	hot_row = hottest_row(p, c->from, row);
 	move = add_move(p, row, IRQPLAN_BALANCE, c->to, false);
 	if (!move)
 		return -ENOMEM;
-	snprintf(
+	len = snprintf(
 		move->reason, sizeof(move->reason),
-		"cpu %u load %s is %.0f%% above the node %d mean %s (dead band %.0f%%) for %u interval%s; its %s go to cpu %u (%s -> %s), cpu %u keeps %s",
+		"cpu %u load %s is %.0f%% above the node %d mean %s (dead band %.0f%%) for %u interval%s; ",
 		c->from, rate(p, before, from_load, sizeof(from_load)),
 		means[node] > 0 ? (before / means[node] - 1) * 100 : 100.0, node,
 		rate(p, means[node], mean, sizeof(mean)), p->policy->dead_band * 100, intervals,
-		intervals == 1 ? "" : "s", rate(p, w, moved, sizeof(moved)), c->to,
-		rate(p, p->load[c->to], to_before, sizeof(to_before)),
-		rate(p, p->load[c->to] + w, to_after, sizeof(to_after)), c->from,
-		rate(p, before - w, left, sizeof(left)));
+		intervals == 1 ? "" : "s");
+	if (c->dominant && len > 0 && (size_t)len < sizeof(move->reason)) {
+		since = irq_history_overloaded_since(p->in->history, c->from);
+		len += snprintf(
+			move->reason + len, sizeof(move->reason) - (size_t)len,
+			"irq %u alone (%s) holds it up, for %llu s, longer than a burst (%llu s): it stays, the others leave; ",
+			irq_of(p, hot_row)->number,
+			rate(p, p->in->rates[hot_row], hot, sizeof(hot)),
+			(unsigned long long)((p->in->now_ns - since) / 1000000000ULL),
+			(unsigned long long)(p->policy->max_burst_ns / 1000000000ULL));
+	}
+	if (len > 0 && (size_t)len < sizeof(move->reason))
+		snprintf(move->reason + len, sizeof(move->reason) - (size_t)len,
+			 "its %s go to cpu %u (%s -> %s), cpu %u keeps %s",
+			 rate(p, w, moved, sizeof(moved)), c->to,
+			 rate(p, p->load[c->to], to_before, sizeof(to_before)),
+			 rate(p, p->load[c->to] + w, to_after, sizeof(to_after)), c->from,
+			 rate(p, before - w, left, sizeof(left)));
 	account_one(p, row, c->from, -1);
 	account_one(p, row, c->to, 1);
 	spend_budget(p);
@@ -896,8 +947,11 @@ static int balance(struct planner *p)
 				reserved = true;
 				continue;
 			}
+			/* the IRQ that holds its CPU up stays: the others leave it */
+			if (shed == SHED_DOMINATED && p->in->rates[row] >= hottest[cpu])
+				continue;
 			if (shed != SHED_NOT_YET)
-				consider(p, means, row, cpu, &best);
+				consider(p, means, row, cpu, shed == SHED_DOMINATED, &best);
 		}
 		if (best.row < 0) {
 			p->plan->held_by_budget += reserved;

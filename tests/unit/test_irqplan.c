@@ -804,34 +804,57 @@ START_TEST(a_sustained_hot_pair_is_split)
 END_TEST
 
 /*
- * A burst: one queue hotter than a mean CPU, on a CPU with two cold
- * ones. Shedding them cannot bring that CPU under the dead band; they are
- * not moved while the burst lasts a minute, only once the overload has
- * outlasted the dwell time.
+ * A burst, then a flow: one queue hotter than a mean CPU, on a CPU with
+ * two cold ones and a small one. Shedding them cannot bring that CPU
+ * under the dead band; they are not moved while it lasts a burst's time
+ * (a minute), and once it has lasted longer, every one of them leaves it,
+ * the small one too, in that interval; the hot one stays, and nothing
+ * comes back.
  */
-START_TEST(one_hot_irq_sheds_only_after_the_dwell)
+START_TEST(one_hot_irq_keeps_its_cpu_to_itself_after_a_burst)
 {
 	struct irq_history *history = irq_history_new();
 	uint64_t now = 10 * SECOND_NS;
+	const struct irqplan_move *mv;
+	char intervals[32], why[96];
+	unsigned int i, burst;
 	struct machine m;
 	struct irqplan p;
 
-	/* 8 CPUs: 20k/s and two of 2k/s on CPU 0, 2k/s on each of the others */
+	/* 8 CPUs: 20k/s, two of 2k/s and one of 50/s on CPU 0, 2k/s on each of the others */
 	machine_init(&m, 8, 1, 1, "", "");
 	add_irq(&m, 50, "hot", 0, true, "0", "0", 20000);
 	add_irq(&m, 51, "cold", 0, true, "0", "0", 2000);
 	add_irq(&m, 52, "cold", 0, true, "0", "0", 2000);
+	add_irq(&m, 53, "small", 0, true, "0", "0", 50);
 	one_per_cpu(&m, 1, 8, 60, "cold", 2000);
 	irqplan_policy_for_balance(&m.policy);
-	/* overloaded all along, and nothing moves before the dwell time */
-	quiet_intervals(&m, history, &now,
-			(unsigned int)(m.policy.min_dwell_ns / (10 * SECOND_NS)));
-	/* then the cold ones leave it, the hot one stays */
+	ck_assert_uint_lt(m.policy.max_burst_ns, m.policy.min_dwell_ns);
+	burst = (unsigned int)(m.policy.max_burst_ns / SECOND_NS);
+	snprintf(intervals, sizeof(intervals), "for %u intervals", burst / 10 + 1);
+	snprintf(why, sizeof(why), "irq 50 alone (20.0k/s) holds it up, for %u s", burst);
+	/* overloaded all along, and nothing moves while it could be a burst */
+	quiet_intervals(&m, history, &now, burst / 10);
+	/* then the others leave it, the hot one stays */
 	interval(&m, history, now, &p);
-	ck_assert_ptr_nonnull(move_of(&p, 51));
+	ck_assert_uint_eq(p.nr_moves, 3);
 	ck_assert_ptr_null(move_of(&p, 50));
-	ck_assert_ptr_nonnull(strstr(move_of(&p, 51)->reason, "for 31 intervals"));
+	for (i = 51; i <= 53; i++) {
+		mv = move_of(&p, i);
+		ck_assert_ptr_nonnull(mv);
+		ck_assert_int_eq(mv->kind, IRQPLAN_BALANCE);
+		ck_assert_uint_ne(mv->to, 0);
+		ck_assert_ptr_nonnull(strstr(mv->reason, intervals));
+		ck_assert_msg(strstr(mv->reason, why), "%s", mv->reason);
+	}
 	irqplan_release(&p);
+	/* ten minutes on: the hot one has its CPU to itself, nothing moves */
+	for (i = 0; i < 60; i++) {
+		now += 10 * SECOND_NS;
+		interval(&m, history, now, &p);
+		ck_assert_msg(p.nr_moves == 0, "%s", p.nr_moves ? p.moves[0].reason : "");
+		irqplan_release(&p);
+	}
 	irq_history_free(history);
 	machine_release(&m);
 }
@@ -867,6 +890,20 @@ START_TEST(a_mild_hot_pair_is_split_after_the_overload_intervals)
 END_TEST
 
 /*
+ * 8 CPUs for the budget's halves: four IRQs of @warm on each of CPUs 0
+ * and 1 (a milder overload), one of 1k/s on each of CPUs 2 to @cold_end - 1.
+ */
+static void two_warm_cpus(struct machine *m, double warm, unsigned int cold_end)
+{
+	unsigned int i;
+
+	machine_init(m, 8, 1, 1, "", "");
+	for (i = 0; i < 8; i++)
+		add_irq(m, 30 + i, "warm", 0, true, i < 4 ? "0" : "1", i < 4 ? "0" : "1", warm);
+	one_per_cpu(m, 2, cold_end, 40, "cold", 1000);
+}
+
+/*
  * Milder overloads spend at most half the hour's budget: two CPUs with
  * four IRQs each want six moves of a budget of four; two are made, and a
  * pile-up that comes next is still split.
@@ -875,15 +912,11 @@ START_TEST(half_the_budget_is_kept_for_pile_ups)
 {
 	struct irq_history *history = irq_history_new();
 	uint64_t now = 10 * SECOND_NS;
-	unsigned int i;
 	struct machine m;
 	struct irqplan p;
 
-	/* 8 CPUs: four 1.4k/s IRQs on each of CPUs 0 and 1, 1k/s on the others */
-	machine_init(&m, 8, 1, 1, "", "");
-	for (i = 0; i < 8; i++)
-		add_irq(&m, 30 + i, "warm", 0, true, i < 4 ? "0" : "1", i < 4 ? "0" : "1", 1400);
-	one_per_cpu(&m, 2, 8, 40, "cold", 1000);
+	/* four 1.4k/s IRQs on each of CPUs 0 and 1, 1k/s on the others */
+	two_warm_cpus(&m, 1400, 8);
 	/* and two idle ones on CPU 7, the pile-up to come */
 	add_irq(&m, 50, "hot", 0, true, "7", "7", 0);
 	add_irq(&m, 51, "hot", 0, true, "7", "7", 0);
@@ -900,6 +933,51 @@ START_TEST(half_the_budget_is_kept_for_pile_ups)
 	interval(&m, history, now, &p);
 	ck_assert_msg(move_of(&p, 50) || move_of(&p, 51), "%u moves, %u held by budget", p.nr_moves,
 		      p.held_by_budget);
+	irqplan_release(&p);
+	irq_history_free(history);
+	machine_release(&m);
+}
+END_TEST
+
+/*
+ * The half kept is also for a CPU one flow holds up: milder overloads
+ * spend their half, and once the flow has outlasted a burst its CPU's
+ * other IRQs still leave it.
+ */
+START_TEST(half_the_budget_is_kept_for_a_cpu_one_flow_holds_up)
+{
+	struct irq_history *history = irq_history_new();
+	uint64_t now = 10 * SECOND_NS;
+	unsigned int i, moves = 0, burst;
+	struct machine m;
+	struct irqplan p;
+
+	/*
+	 * four 2k/s IRQs on each of CPUs 0 and 1, 1k/s on CPUs 2-6, a 20k/s
+	 * flow and two of 500/s on CPU 7; mean 5.25k/s
+	 */
+	two_warm_cpus(&m, 2000, 7);
+	add_irq(&m, 50, "flow", 0, true, "7", "7", 20000);
+	add_irq(&m, 51, "cold", 0, true, "7", "7", 500);
+	add_irq(&m, 52, "cold", 0, true, "7", "7", 500);
+	irqplan_policy_for_balance(&m.policy);
+	m.policy.max_moves_per_hour = 4;
+	burst = (unsigned int)(m.policy.max_burst_ns / (10 * SECOND_NS));
+	/* the milder overloads spend their half, then are held */
+	for (i = 0; i < burst; i++, now += 10 * SECOND_NS) {
+		interval(&m, history, now, &p);
+		ck_assert_ptr_null(move_of(&p, 50));
+		ck_assert_ptr_null(move_of(&p, 51));
+		ck_assert_ptr_null(move_of(&p, 52));
+		moves += p.nr_moves;
+		irqplan_release(&p);
+	}
+	ck_assert_uint_eq(moves, 2);
+	/* the flow has outlasted a burst: its CPU's others leave, from the half kept */
+	interval(&m, history, now, &p);
+	ck_assert_msg(move_of(&p, 51) && move_of(&p, 52), "%u moves, %u held by budget", p.nr_moves,
+		      p.held_by_budget);
+	ck_assert_ptr_null(move_of(&p, 50));
 	irqplan_release(&p);
 	irq_history_free(history);
 	machine_release(&m);
@@ -1006,9 +1084,10 @@ int main(void)
 	tcase_add_test(tc, cooldown_and_budget_over_a_day);
 	tcase_add_test(tc, an_irq_moved_dwells);
 	tcase_add_test(tc, a_sustained_hot_pair_is_split);
-	tcase_add_test(tc, one_hot_irq_sheds_only_after_the_dwell);
+	tcase_add_test(tc, one_hot_irq_keeps_its_cpu_to_itself_after_a_burst);
 	tcase_add_test(tc, a_mild_hot_pair_is_split_after_the_overload_intervals);
 	tcase_add_test(tc, half_the_budget_is_kept_for_pile_ups);
+	tcase_add_test(tc, half_the_budget_is_kept_for_a_cpu_one_flow_holds_up);
 	tcase_add_test(tc, budget_does_not_hold_back_safety_or_new_irqs);
 	tcase_add_test(tc, rate_formatting);
 	suite_add_tcase(s, tc);
