@@ -37,11 +37,14 @@ struct state_cpu {
 	const struct monitor_cpu_reading *reading;
 	uint64_t window_ns;
 	const struct window_ring *windows;
+	/* the text of @windows at the last checkpoint, updated; NULL: made for this one */
+	struct window_text *text;
 	const struct monitor_explained *explained; /* NULL without --explain */
 	const struct monitor_blocks *blocks; /* folded up to @reading; NULL: none */
 };
 
 struct state_writer;
+struct window_text;
 
 /**
  * state_writer_open - begin writing a state, or a document with the same

@@ -541,6 +541,7 @@ void monitor_free(struct monitor *m)
 	for (lane = 0; m->lanes && lane < m->nr_lanes; lane++) {
 		free_state(m->lanes[lane].state, m->lanes[lane].state_size);
 		window_ring_free(m->lanes[lane].windows);
+		window_text_free(m->lanes[lane].text);
 		if (m->lanes[lane].blocks)
 			monitor_blocks_release(m->lanes[lane].blocks);
 		free(m->lanes[lane].blocks);

@@ -25,6 +25,7 @@ struct state_job;
 #include "latscope/timer.h"
 #include "latscope/topology.h"
 #include "latscope/window_ring.h"
+#include "latscope/window_text.h"
 
 /*
  * The monitor engine's insides, shared by the files of lib/monitor/ that
@@ -39,6 +40,8 @@ struct lane {
 	struct monitor_cpu *state; /* on the CPU's NUMA node */
 	size_t state_size;
 	struct window_ring *windows;
+	/* the text of its windows' full blocks: the state's writer's, one at a time */
+	struct window_text *text;
 	struct monitor_blocks *blocks; /* under state_lock */
 	struct monitor_explained kept; /* from the state, until explain starts */
 	bool restored;

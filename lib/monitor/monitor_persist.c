@@ -315,6 +315,10 @@ static int write_job(struct state_job *job)
 		if (held > job->times.longest_hold_ns)
 			job->times.longest_hold_ns = held;
 		cpu.cpu = c->cpu;
+		/* out of memory for it: the writer makes this CPU's text without it */
+		if (!m->lanes[lane].text)
+			m->lanes[lane].text = window_text_new();
+		cpu.text = m->lanes[lane].text;
 		if (!c->blocks.start_ns)
 			cpu.blocks = NULL;
 		if (!m->explain && !m->params.explain)
@@ -359,6 +363,8 @@ static int write_document(struct monitor *m, const char *path, json_t *extra,
 	struct state_job job = { .m = m, .path = path, .layout = layout };
 	int ret;
 
+	/* the CPUs' window texts have one writer at a time */
+	monitor_checkpoint_wait(m, NULL);
 	job.header = job_header(m, extra);
 	ret = job.header ? write_job(&job) : -ENOMEM;
 	json_decref(job.header);
