@@ -20,11 +20,9 @@
 #include "latscope/log.h"
 #include "latscope/monitor_state.h"
 #include "latscope/result.h"
+#include "latscope/rt.h"
 #include "monitor_audit.h"
 #include "monitor_engine.h"
-
-/* the checkpoint's thread formats one CPU at a time with heap buffers */
-#define CHECKPOINT_STACK (256 * 1024)
 
 struct load_context {
 	struct monitor *m;
@@ -142,6 +140,8 @@ static int own_state(struct monitor *m)
 	return 0;
 }
 
+static void warm_behind(struct monitor *m);
+
 int monitor_load_state(struct monitor *m, enum state_outcome *outcome)
 {
 	struct load_context load = { .m = m };
@@ -152,6 +152,8 @@ int monitor_load_state(struct monitor *m, enum state_outcome *outcome)
 	*outcome = STATE_ABSENT;
 	if (!m->state_path)
 		return 0;
+	/* the lanes are read into: no thread of an earlier load reads them */
+	monitor_checkpoint_wait(m, NULL);
 	ret = own_state(m);
 	if (ret)
 		return ret;
@@ -174,6 +176,8 @@ int monitor_load_state(struct monitor *m, enum state_outcome *outcome)
 		return ret;
 	}
 	*outcome = (enum state_outcome)ret;
+	if (ret == STATE_CONTINUED)
+		warm_behind(m);
 	if (ret == STATE_ABSENT || ret == STATE_CONTINUED)
 		return 0;
 	/* whatever was read of it goes: a new state begins */
@@ -253,6 +257,7 @@ struct state_job {
 	json_t *header; /* made by the caller, under state_lock */
 	const char *path;
 	enum result_layout layout;
+	bool warm_only; /* no document: the CPUs' window texts made ahead (warm_job()) */
 	struct cpu_copy copy;
 	struct monitor_checkpoint_times times;
 	int error;
@@ -371,14 +376,80 @@ static int write_document(struct monitor *m, const char *path, json_t *extra,
 	return ret;
 }
 
+/*
+ * Each CPU's window text made ahead of the first checkpoint of a state
+ * continued: 35 days are 10,000 windows a CPU to format, which every later
+ * checkpoint keeps (window_text.h) but the first would make on its time.
+ * A copy of one ring at a time, as a checkpoint takes it.
+ */
+static void warm_job(struct state_job *job)
+{
+	struct monitor *m = job->m;
+	struct window_ring *copy = window_ring_new(monitor_ring_capacity(m));
+	uint64_t started = clock_ns(CLOCK_MONOTONIC), cpu_time = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	uint64_t held;
+	unsigned int lane;
+	int ret = copy ? 0 : -ENOMEM;
+
+	memset(&job->times, 0, sizeof(job->times));
+	job->times.text_only = true;
+	for (lane = 0; lane < m->nr_lanes && !ret; lane++) {
+		struct lane *l = &m->lanes[lane];
+
+		if (!l->text && !(l->text = window_text_new())) {
+			ret = -ENOMEM;
+			break;
+		}
+		held = clock_ns(CLOCK_MONOTONIC);
+		pthread_mutex_lock(&m->state_lock);
+		ret = window_ring_copy(copy, l->windows);
+		pthread_mutex_unlock(&m->state_lock);
+		held = clock_ns(CLOCK_MONOTONIC) - held;
+		job->times.held_ns += held;
+		if (held > job->times.longest_hold_ns)
+			job->times.longest_hold_ns = held;
+		if (!ret)
+			ret = window_text_update(l->text, copy);
+	}
+	window_ring_free(copy);
+	job->times.written_ns = clock_ns(CLOCK_MONOTONIC) - started;
+	job->times.cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu_time;
+	/* not an error of the state: its checkpoints make what is missing */
+	if (ret)
+		log_warning("cannot prepare the state's text ahead: %s", strerror(-ret));
+	job->error = 0;
+}
+
 static void *write_behind(void *arg)
 {
 	struct state_job *job = arg;
 
-	if (write_job(job))
+	if (job->warm_only)
+		warm_job(job);
+	else if (write_job(job))
 		log_error("cannot write the state %s: %s", job->path, strerror(-job->error));
 	__atomic_store_n(&job->m->behind_done, true, __ATOMIC_RELEASE);
 	return NULL;
+}
+
+/* @job (allocated, its header made) done by a thread of its own, or here; 0 or its error. */
+static int start_behind(struct monitor *m, struct state_job *job)
+{
+	int ret;
+
+	m->behind = job;
+	m->behind_done = false;
+	/* on the housekeeping CPUs: a checkpoint is kept off the measured ones */
+	ret = rt_start_housekeeping_thread(&m->checkpointer, &m->housekeeping, write_behind, job);
+	if (ret) {
+		/* no thread: done here, as a checkpoint was before */
+		m->behind = NULL;
+		write_behind(job);
+		ret = job->error;
+		json_decref(job->header);
+		free(job);
+	}
+	return ret;
 }
 
 int monitor_checkpoint_wait(struct monitor *m, struct monitor_checkpoint_times *times)
@@ -399,11 +470,24 @@ int monitor_checkpoint_wait(struct monitor *m, struct monitor_checkpoint_times *
 	return ret;
 }
 
+/*
+ * After a state is continued: its windows' text made behind (warm_job()),
+ * so that its first checkpoint is as quick as the ones after it. Without
+ * memory or a thread, that checkpoint makes it.
+ */
+static void warm_behind(struct monitor *m)
+{
+	struct state_job *job = calloc(1, sizeof(*job));
+
+	if (!job)
+		return;
+	*job = (struct state_job){ .m = m, .warm_only = true };
+	start_behind(m, job);
+}
+
 int monitor_checkpoint_behind(struct monitor *m)
 {
 	struct state_job *job;
-	pthread_attr_t attr;
-	int ret;
 
 	if (!m->state_path)
 		return 0;
@@ -423,24 +507,7 @@ int monitor_checkpoint_behind(struct monitor *m)
 		log_error("cannot write the state %s: %s", m->state_path, strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	m->behind = job;
-	m->behind_done = false;
-	ret = pthread_attr_init(&attr);
-	if (!ret) {
-		/* under mlockall every byte of a stack is made: it needs little */
-		pthread_attr_setstacksize(&attr, CHECKPOINT_STACK);
-		ret = pthread_create(&m->checkpointer, &attr, write_behind, job);
-		pthread_attr_destroy(&attr);
-	}
-	if (ret) {
-		/* no thread: written here, as a checkpoint was before */
-		m->behind = NULL;
-		write_behind(job);
-		ret = job->error;
-		json_decref(job->header);
-		free(job);
-	}
-	return ret;
+	return start_behind(m, job);
 }
 
 int monitor_checkpoint(struct monitor *m)
