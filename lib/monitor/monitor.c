@@ -542,6 +542,7 @@ void monitor_free(struct monitor *m)
 		free_state(m->lanes[lane].state, m->lanes[lane].state_size);
 		window_ring_free(m->lanes[lane].windows);
 		window_text_free(m->lanes[lane].text);
+		blocks_text_free(m->lanes[lane].blocks_text);
 		if (m->lanes[lane].blocks)
 			monitor_blocks_release(m->lanes[lane].blocks);
 		free(m->lanes[lane].blocks);

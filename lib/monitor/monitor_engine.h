@@ -14,6 +14,7 @@
 
 struct state_job;
 
+#include "latscope/blocks_text.h"
 #include "latscope/cpuset.h"
 #include "latscope/irq.h"
 #include "latscope/file_lock.h"
@@ -40,8 +41,9 @@ struct lane {
 	struct monitor_cpu *state; /* on the CPU's NUMA node */
 	size_t state_size;
 	struct window_ring *windows;
-	/* the text of its windows' full blocks: the state's writer's, one at a time */
+	/* the text of its windows' full blocks and of its time blocks: the state's writer's */
 	struct window_text *text;
+	struct blocks_text *blocks_text;
 	struct monitor_blocks *blocks; /* under state_lock */
 	struct monitor_explained kept; /* from the state, until explain starts */
 	bool restored;

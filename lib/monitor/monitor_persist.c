@@ -257,7 +257,7 @@ struct state_job {
 	json_t *header; /* made by the caller, under state_lock */
 	const char *path;
 	enum result_layout layout;
-	bool warm_only; /* no document: the CPUs' window texts made ahead (warm_job()) */
+	bool warm_only; /* no document: the CPUs' texts made ahead (write_job()) */
 	struct cpu_copy copy;
 	struct monitor_checkpoint_times times;
 	int error;
@@ -291,7 +291,11 @@ static int copy_lane(struct monitor *m, unsigned int lane, struct cpu_copy *c, u
 	return ret;
 }
 
-/* @job's document, a CPU at a time; its result also in job->error, its times in job->times. */
+/*
+ * @job's document, a CPU at a time; its result also in job->error, its
+ * times in job->times. A job warm_only writes nothing: it makes each CPU's
+ * texts as a checkpoint would, ahead of the first one.
+ */
 static int write_job(struct state_job *job)
 {
 	struct monitor *m = job->m;
@@ -303,11 +307,12 @@ static int write_job(struct state_job *job)
 	int ret;
 
 	memset(&job->times, 0, sizeof(job->times));
+	job->times.text_only = job->warm_only;
 	c->reading.counts = malloc(NATIVE_SLOTS * sizeof(uint64_t));
 	c->windows = window_ring_new(monitor_ring_capacity(m));
-	ret = c->reading.counts && c->windows ?
-		      state_writer_open(&writer, job->path, job->header, job->layout) :
-		      -ENOMEM;
+	ret = !c->reading.counts || !c->windows ? -ENOMEM :
+	      job->warm_only			? 0 :
+			       state_writer_open(&writer, job->path, job->header, job->layout);
 	for (lane = 0; lane < m->nr_lanes && !ret; lane++) {
 		struct state_cpu cpu = { .window_ns = m->params.window_ns,
 					 .reading = &c->reading,
@@ -320,16 +325,20 @@ static int write_job(struct state_job *job)
 		if (held > job->times.longest_hold_ns)
 			job->times.longest_hold_ns = held;
 		cpu.cpu = c->cpu;
-		/* out of memory for it: the writer makes this CPU's text without it */
+		/* out of memory for them: the writer makes this CPU's text without them */
 		if (!m->lanes[lane].text)
 			m->lanes[lane].text = window_text_new();
+		if (!m->lanes[lane].blocks_text)
+			m->lanes[lane].blocks_text = blocks_text_new();
 		cpu.text = m->lanes[lane].text;
+		cpu.blocks_text = m->lanes[lane].blocks_text;
 		if (!c->blocks.start_ns)
 			cpu.blocks = NULL;
 		if (!m->explain && !m->params.explain)
 			cpu.explained = NULL;
 		if (!ret)
-			ret = state_writer_cpu(writer, &cpu);
+			ret = job->warm_only ? state_cpu_text(&cpu) :
+					       state_writer_cpu(writer, &cpu);
 	}
 	/* a CPU not copied (out of memory): no state without it */
 	if (writer && ret)
@@ -376,58 +385,17 @@ static int write_document(struct monitor *m, const char *path, json_t *extra,
 	return ret;
 }
 
-/*
- * Each CPU's window text made ahead of the first checkpoint of a state
- * continued: 35 days are 10,000 windows a CPU to format, which every later
- * checkpoint keeps (window_text.h) but the first would make on its time.
- * A copy of one ring at a time, as a checkpoint takes it.
- */
-static void warm_job(struct state_job *job)
-{
-	struct monitor *m = job->m;
-	struct window_ring *copy = window_ring_new(monitor_ring_capacity(m));
-	uint64_t started = clock_ns(CLOCK_MONOTONIC), cpu_time = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-	uint64_t held;
-	unsigned int lane;
-	int ret = copy ? 0 : -ENOMEM;
-
-	memset(&job->times, 0, sizeof(job->times));
-	job->times.text_only = true;
-	for (lane = 0; lane < m->nr_lanes && !ret; lane++) {
-		struct lane *l = &m->lanes[lane];
-
-		if (!l->text && !(l->text = window_text_new())) {
-			ret = -ENOMEM;
-			break;
-		}
-		held = clock_ns(CLOCK_MONOTONIC);
-		pthread_mutex_lock(&m->state_lock);
-		ret = window_ring_copy(copy, l->windows);
-		pthread_mutex_unlock(&m->state_lock);
-		held = clock_ns(CLOCK_MONOTONIC) - held;
-		job->times.held_ns += held;
-		if (held > job->times.longest_hold_ns)
-			job->times.longest_hold_ns = held;
-		if (!ret)
-			ret = window_text_update(l->text, copy);
-	}
-	window_ring_free(copy);
-	job->times.written_ns = clock_ns(CLOCK_MONOTONIC) - started;
-	job->times.cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu_time;
-	/* not an error of the state: its checkpoints make what is missing */
-	if (ret)
-		log_warning("cannot prepare the state's text ahead: %s", strerror(-ret));
-	job->error = 0;
-}
-
 static void *write_behind(void *arg)
 {
 	struct state_job *job = arg;
 
-	if (job->warm_only)
-		warm_job(job);
-	else if (write_job(job))
+	if (write_job(job) && job->warm_only)
+		/* not an error of the state: its checkpoints make what is missing */
+		log_warning("cannot make the state's text ahead: %s", strerror(-job->error));
+	else if (job->error)
 		log_error("cannot write the state %s: %s", job->path, strerror(-job->error));
+	if (job->warm_only)
+		job->error = 0;
 	__atomic_store_n(&job->m->behind_done, true, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -471,9 +439,9 @@ int monitor_checkpoint_wait(struct monitor *m, struct monitor_checkpoint_times *
 }
 
 /*
- * After a state is continued: its windows' text made behind (warm_job()),
- * so that its first checkpoint is as quick as the ones after it. Without
- * memory or a thread, that checkpoint makes it.
+ * After a state is continued: its texts made behind (write_job()), so that
+ * its first checkpoint is as quick as the ones after it. Without memory or
+ * a thread, that checkpoint makes them.
  */
 static void warm_behind(struct monitor *m)
 {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "latscope/atomic_file.h"
+#include "latscope/blocks_text.h"
 #include "latscope/clock.h"
 #include "latscope/decimal.h"
 #include "latscope/input_file.h"
@@ -34,7 +35,9 @@ struct state_writer {
 	bool pretty; /* indented by two, as result_write_as() lays out a document */
 	/* kept from one column and CPU to the next: no allocation per column */
 	struct column_text column;
-	struct window_text *text; /* for CPUs that come without one */
+	/* for CPUs that come without texts of their own */
+	struct window_text *text;
+	struct blocks_text *blocks_text;
 };
 
 static void put(struct state_writer *w, const char *text)
@@ -149,78 +152,10 @@ int state_writer_open(struct state_writer **writer, const char *path, json_t *he
 	return 0;
 }
 
-static void put_percentiles(struct state_writer *w, const struct monitor_cpu_reading *r)
-{
-	static const struct {
-		const char *key;
-		double percent;
-	} points[] = { { "p50", 50 },	  { "p90", 90 },       { "p99", 99 },
-		       { "p99.9", 99.9 }, { "p99.99", 99.99 }, { "p99.999", 99.999 } };
-	size_t i;
-
-	put(w, "{");
-	for (i = 0; i < sizeof(points) / sizeof(points[0]); i++) {
-		put_key(w, points[i].key, !i);
-		put_u64(w, monitor_cpu_reading_percentile(r, points[i].percent));
-	}
-	put(w, "}");
-}
-
-static void put_counts(struct state_writer *w, const struct monitor_cpu_reading *r)
-{
-	unsigned int i;
-	bool first;
-
-	put_key(w, "classic", false);
-	put(w, "{\"bounds_ns\":[");
-	for (i = 0; i < METRICS_CLASSIC_BOUNDS; i++) {
-		put(w, i ? "," : "");
-		put_u64(w, metrics_classic_bound_ns[i]);
-	}
-	put(w, "],\"counts\":[");
-	for (i = 0; i <= METRICS_CLASSIC_BOUNDS; i++) {
-		put(w, i ? "," : "");
-		put_u64(w, r->classic[i]);
-	}
-	put(w, "]}");
-	put_key(w, "native", false);
-	fprintf(w->f,
-		"{\"schema\":%d,\"zero_threshold_ns\":%" PRIu64 ",\"zero_count\":%" PRIu64
-		",\"first_index\":%d,\"counts\":[",
-		NATIVE_SCHEMA, native_slot_high[0], r->zero_count,
-		r->nr ? native_slot_index(r->first) : 0);
-	for (i = 0; i < r->nr; i++) {
-		put(w, i ? "," : "");
-		put_u64(w, r->counts[i]);
-	}
-	put(w, "]}");
-	/* the same counts in the form every latscope result has */
-	put_key(w, "histogram", false);
-	put(w, "{\"unit\":\"ns\",\"buckets\":[");
-	if (r->zero_count)
-		fprintf(w->f, "[0,%" PRIu64 ",%" PRIu64 "]", native_slot_high[0], r->zero_count);
-	first = !r->zero_count;
-	for (i = 0; i < r->nr; i++) {
-		if (!r->counts[i])
-			continue;
-		put(w, first ? "[" : ",[");
-		put_u64(w, native_slot_low(r->first + i));
-		put(w, ",");
-		put_u64(w, native_slot_high[r->first + i]);
-		put(w, ",");
-		put_u64(w, r->counts[i]);
-		put(w, "]");
-		first = false;
-	}
-	fprintf(w->f, "],\"overflow\":0,\"overflow_above_ns\":%" PRIu64 "}",
-		native_slot_high[NATIVE_SLOTS - 1]);
-}
-
 /*
- * At 256 CPUs and 35 days a checkpoint is 18 million numbers: a column of
- * the time blocks is made in one buffer, sized once for its numbers, and
- * written in one call, where a call into stdio for each cost more than the
- * digits.
+ * A CPU's native counts are thousands of numbers: a column is made in one
+ * buffer, sized once for its numbers, and written in one call, where a
+ * call into stdio for each cost more than the digits.
  */
 static char *column_begin(struct state_writer *w, struct column_text *c, size_t values)
 {
@@ -254,6 +189,80 @@ static size_t column_end(struct column_text *c, char *end)
 static void column_put(struct state_writer *w, struct column_text *c, size_t length)
 {
 	fwrite_unlocked(c->text, 1, length, w->f);
+}
+
+static void put_percentiles(struct state_writer *w, const struct monitor_cpu_reading *r)
+{
+	static const struct {
+		const char *key;
+		double percent;
+	} points[] = { { "p50", 50 },	  { "p90", 90 },       { "p99", 99 },
+		       { "p99.9", 99.9 }, { "p99.99", 99.99 }, { "p99.999", 99.999 } };
+	size_t i;
+
+	put(w, "{");
+	for (i = 0; i < sizeof(points) / sizeof(points[0]); i++) {
+		put_key(w, points[i].key, !i);
+		put_u64(w, monitor_cpu_reading_percentile(r, points[i].percent));
+	}
+	put(w, "}");
+}
+
+static void put_counts(struct state_writer *w, const struct monitor_cpu_reading *r)
+{
+	struct decimal_repeat low = { 0 }, high = { 0 }, count = { 0 };
+	unsigned int i;
+	char *p;
+
+	put_key(w, "classic", false);
+	put(w, "{\"bounds_ns\":[");
+	for (i = 0; i < METRICS_CLASSIC_BOUNDS; i++) {
+		put(w, i ? "," : "");
+		put_u64(w, metrics_classic_bound_ns[i]);
+	}
+	put(w, "],\"counts\":[");
+	for (i = 0; i <= METRICS_CLASSIC_BOUNDS; i++) {
+		put(w, i ? "," : "");
+		put_u64(w, r->classic[i]);
+	}
+	put(w, "]}");
+	put_key(w, "native", false);
+	fprintf(w->f,
+		"{\"schema\":%d,\"zero_threshold_ns\":%" PRIu64 ",\"zero_count\":%" PRIu64
+		",\"first_index\":%d,\"counts\":",
+		NATIVE_SCHEMA, native_slot_high[0], r->zero_count,
+		r->nr ? native_slot_index(r->first) : 0);
+	/* thousands of numbers a CPU: a column each, as the windows' */
+	p = column_begin(w, &w->column, r->nr);
+	if (!p)
+		return;
+	for (i = 0; i < r->nr; i++)
+		p = decimal_put(p, &count, r->counts[i]);
+	column_put(w, &w->column, column_end(&w->column, p));
+	put(w, "}");
+	/* the same counts in the form every latscope result has: [low, high, count] */
+	put_key(w, "histogram", false);
+	put(w, "{\"unit\":\"ns\",\"buckets\":");
+	/* three numbers and a bracket a bucket */
+	p = column_begin(w, &w->column, 4 * ((size_t)r->nr + 1));
+	if (!p)
+		return;
+	for (i = 0; i <= r->nr; i++) {
+		/* the zero bucket first, then the counted slots */
+		uint64_t n = i ? r->counts[i - 1] : r->zero_count;
+
+		if (!n)
+			continue;
+		*p++ = '[';
+		p = decimal_put(p, &low, i ? native_slot_low(r->first + i - 1) : 0);
+		p = decimal_put(p, &high, native_slot_high[i ? r->first + i - 1 : 0]);
+		p = decimal_put(p, &count, n);
+		p[-1] = ']';
+		*p++ = ',';
+	}
+	column_put(w, &w->column, column_end(&w->column, p));
+	fprintf(w->f, ",\"overflow\":0,\"overflow_above_ns\":%" PRIu64 "}",
+		native_slot_high[NATIVE_SLOTS - 1]);
 }
 
 /*
@@ -372,32 +381,31 @@ static void put_explained(struct state_writer *w, const struct monitor_explained
 }
 
 /* The time blocks, as time_blocks_json() lays them out, with their start. */
-static void put_blocks(struct state_writer *w, const struct monitor_blocks *b)
+static void put_blocks(struct state_writer *w, const struct state_cpu *cpu)
 {
-	const struct time_blocks *tb = &b->store;
-	struct decimal_repeat bucket, count;
-	unsigned int i, e;
-	char *p;
+	const struct time_blocks *tb = &cpu->blocks->store;
+	struct blocks_text *text = cpu->blocks_text;
+	int ret;
 
+	if (!text) {
+		/* a caller with no text of its own: the writer's */
+		if (!w->blocks_text)
+			w->blocks_text = blocks_text_new();
+		text = w->blocks_text;
+	}
+	ret = text ? blocks_text_update(text, tb) : -ENOMEM;
+	if (ret) {
+		w->error = w->error ? w->error : ret;
+		return;
+	}
 	put_key(w, "time_blocks", false);
 	fprintf(w->f,
 		"{\"block_ns\":%" PRIu64 ",\"buckets\":\"%s\",\"start_ns\":%" PRIu64
-		",\"lost\":%" PRIu64 ",\"histograms\":[",
-		time_blocks_length(tb), time_block_layout_name(tb->layout), b->start_ns, tb->lost);
-	for (i = 0; i < tb->nr; i++) {
-		p = column_begin(w, &w->column, 2 * (size_t)tb->blocks[i].nr);
-		if (!p)
-			return;
-		/* the buckets follow each other: the index's way */
-		bucket.nr_digits = count.nr_digits = 0;
-		for (e = 0; e < tb->blocks[i].nr; e++) {
-			p = decimal_put(p, &bucket, tb->blocks[i].entries[e].bucket);
-			p = decimal_put(p, &count, tb->blocks[i].entries[e].count);
-		}
-		put(w, i ? "," : "");
-		column_put(w, &w->column, column_end(&w->column, p));
-	}
-	put(w, "]}");
+		",\"lost\":%" PRIu64 ",\"histograms\":",
+		time_blocks_length(tb), time_block_layout_name(tb->layout), cpu->blocks->start_ns,
+		tb->lost);
+	blocks_text_put(text, w->f);
+	put(w, "}");
 }
 
 /* One CPU's object, compact, as the state keeps it. */
@@ -414,7 +422,7 @@ static void put_cpu(struct state_writer *w, const struct state_cpu *cpu)
 	put_counts(w, r);
 	put_windows(w, cpu);
 	if (cpu->blocks && cpu->blocks->start_ns)
-		put_blocks(w, cpu->blocks);
+		put_blocks(w, cpu);
 	if (cpu->explained)
 		put_explained(w, cpu->explained);
 	put(w, "}");
@@ -452,6 +460,17 @@ static void put_cpu_pretty(struct state_writer *w, const struct state_cpu *cpu)
 	json_decref(object);
 }
 
+int state_cpu_text(const struct state_cpu *cpu)
+{
+	int ret = 0;
+
+	if (cpu->text)
+		ret = window_text_update(cpu->text, cpu->windows);
+	if (!ret && cpu->blocks_text && cpu->blocks && cpu->blocks->start_ns)
+		ret = blocks_text_update(cpu->blocks_text, &cpu->blocks->store);
+	return ret;
+}
+
 int state_writer_cpu(struct state_writer *w, const struct state_cpu *cpu)
 {
 	if (w->error)
@@ -473,6 +492,7 @@ static void writer_free(struct state_writer *w)
 {
 	free(w->column.text);
 	window_text_free(w->text);
+	blocks_text_free(w->blocks_text);
 	free(w);
 }
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "latscope/array.h"
+#include "latscope/serial.h"
 #include "latscope/window_ring.h"
 
 #define BLOCK_WINDOWS 256
@@ -27,9 +28,6 @@ struct block {
 	uint64_t serial; /* unique in the process: a full block is known by it */
 	struct monitor_window last; /* the last appended, for the next delta */
 };
-
-/* the serial of the next block begun, in any ring */
-static uint64_t next_serial = 1;
 
 struct window_ring {
 	size_t capacity;
@@ -161,7 +159,7 @@ static struct block *start_block(struct window_ring *ring)
 	}
 	b = &ring->blocks[(ring->first + ring->nr_blocks) % ring->max_blocks];
 	memset(b, 0, sizeof(*b));
-	b->serial = __atomic_fetch_add(&next_serial, 1, __ATOMIC_RELAXED);
+	b->serial = serial_next();
 	ring->nr_blocks++;
 	return b;
 }
