@@ -458,6 +458,7 @@ int monitor_stop(struct monitor *m)
 	}
 	stop_housekeeping(m);
 	/* a checkpoint still writing finishes before anything is taken down */
+	monitor_texts_give_up(m);
 	monitor_checkpoint_wait(m, NULL);
 	if (m->run)
 		ret = timer_stop(m->run);
@@ -535,6 +536,7 @@ void monitor_free(struct monitor *m)
 	if (m->run || m->explain || m->audit || m->housekeeping_started)
 		monitor_stop(m);
 	/* the state's lock is held until its last writer is done */
+	monitor_texts_give_up(m);
 	monitor_checkpoint_wait(m, NULL);
 	timer_free(m->run);
 	monitor_explain_free(m->explain);

@@ -102,6 +102,14 @@ struct monitor {
  */
 int monitor_reset_lanes(struct monitor *m);
 
+/*
+ * monitor_texts_give_up - the texts made ahead after a load stop at the next
+ * CPU (what is made is kept), so that a stop right after the start is not
+ * held up by them; a checkpoint written behind goes on. Then wait with
+ * monitor_checkpoint_wait().
+ */
+void monitor_texts_give_up(struct monitor *m);
+
 /* The windows a CPU's ring keeps: its capacity, for a ring of the same. */
 size_t monitor_ring_capacity(const struct monitor *m);
 

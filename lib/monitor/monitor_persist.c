@@ -258,6 +258,7 @@ struct state_job {
 	const char *path;
 	enum result_layout layout;
 	bool warm_only; /* no document: the CPUs' texts made ahead (write_job()) */
+	bool give_up; /* atomic: a warm_only job stops at the next CPU (a wait for it) */
 	struct cpu_copy copy;
 	struct monitor_checkpoint_times times;
 	int error;
@@ -320,6 +321,9 @@ static int write_job(struct state_job *job)
 					 .blocks = &c->blocks,
 					 .explained = &c->explained };
 
+		/* the texts made so far are kept: the next checkpoint makes the rest */
+		if (job->warm_only && __atomic_load_n(&job->give_up, __ATOMIC_RELAXED))
+			break;
 		ret = copy_lane(m, lane, c, &held);
 		job->times.held_ns += held;
 		if (held > job->times.longest_hold_ns)
@@ -377,7 +381,7 @@ static int write_document(struct monitor *m, const char *path, json_t *extra,
 	struct state_job job = { .m = m, .path = path, .layout = layout };
 	int ret;
 
-	/* the CPUs' window texts have one writer at a time */
+	/* the CPUs' texts have one writer at a time */
 	monitor_checkpoint_wait(m, NULL);
 	job.header = job_header(m, extra);
 	ret = job.header ? write_job(&job) : -ENOMEM;
@@ -418,6 +422,12 @@ static int start_behind(struct monitor *m, struct state_job *job)
 		free(job);
 	}
 	return ret;
+}
+
+void monitor_texts_give_up(struct monitor *m)
+{
+	if (m->behind)
+		__atomic_store_n(&m->behind->give_up, true, __ATOMIC_RELAXED);
 }
 
 int monitor_checkpoint_wait(struct monitor *m, struct monitor_checkpoint_times *times)
