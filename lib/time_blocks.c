@@ -8,6 +8,7 @@
 #include "latscope/array.h"
 #include "latscope/jsondoc.h"
 #include "latscope/log.h"
+#include "latscope/serial.h"
 #include "latscope/time_blocks.h"
 
 #define KEYS (HIST_BUCKETS + 1) /* the buckets and the overflow */
@@ -188,6 +189,7 @@ static int block_merge(struct time_block *into, const struct time_block_entry *f
 	free(into->entries);
 	into->entries = merged;
 	into->nr = into->cap = n;
+	into->serial = serial_next();
 	return 0;
 }
 
@@ -262,6 +264,7 @@ int time_blocks_remove(struct time_blocks *tb, uint64_t index, uint64_t ns)
 		if (block->entries[i].bucket != bucket)
 			continue;
 		block->count--;
+		block->serial = serial_next();
 		if (!--block->entries[i].count) {
 			memmove(&block->entries[i], &block->entries[i + 1],
 				(block->nr - i - 1) * sizeof(block->entries[0]));
@@ -410,6 +413,7 @@ static int block_from_values(const int64_t *v, size_t n, unsigned int keys,
 		block->count += (uint64_t)v[i + 1];
 		last = v[i];
 	}
+	block->serial = serial_next();
 	return 0;
 }
 

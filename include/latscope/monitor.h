@@ -162,11 +162,14 @@ struct monitor_checkpoint_times {
 	uint64_t longest_hold_ns; /* the longest of those holds */
 	uint64_t written_ns; /* until the file was on disk */
 	uint64_t cpu_ns; /* the CPU time its thread took for all of it */
+	/* no file: the windows' text made ahead after a state was continued */
+	bool text_only;
 };
 
 /**
  * monitor_checkpoint_wait - wait until the checkpoint written behind is on
- * disk (renamed over the state, its directory synced)
+ * disk (renamed over the state, its directory synced), or the windows'
+ * text that monitor_load_state() has made behind is made
  * @m: the monitor
  * @times: receives what it cost (zeros when there was none), or NULL
  * Returns its result: 0 (also when there is none) or a negative errno code,

@@ -37,11 +37,17 @@ struct state_cpu {
 	const struct monitor_cpu_reading *reading;
 	uint64_t window_ns;
 	const struct window_ring *windows;
+	/* the text of @windows at the last checkpoint, updated; NULL: made for this one */
+	struct window_text *text;
 	const struct monitor_explained *explained; /* NULL without --explain */
 	const struct monitor_blocks *blocks; /* folded up to @reading; NULL: none */
+	/* the text of @blocks at the last checkpoint, updated; NULL: made for this one */
+	struct blocks_text *blocks_text;
 };
 
 struct state_writer;
+struct window_text;
+struct blocks_text;
 
 /**
  * state_writer_open - begin writing a state, or a document with the same
@@ -60,6 +66,13 @@ int state_writer_open(struct state_writer **writer, const char *path, json_t *he
 
 /* Append one CPU. Returns 0 or a negative errno code (the writer keeps it). */
 int state_writer_cpu(struct state_writer *writer, const struct state_cpu *cpu);
+
+/**
+ * state_cpu_text - make @cpu's texts (its text and blocks_text, those it
+ * has) as state_writer_cpu() would, writing nothing: ahead of a checkpoint
+ * Returns 0 or -ENOMEM.
+ */
+int state_cpu_text(const struct state_cpu *cpu);
 
 /**
  * state_writer_close - finish, fsync and rename over the file; on any

@@ -165,6 +165,12 @@ struct time_block {
 	struct time_block_entry *entries; /* owned */
 	unsigned int nr, cap;
 	uint64_t count; /* the sum of the counts */
+	/*
+	 * serial_next() at its last change (0: never had an entry), kept by a
+	 * move and a copy: what a reader made of the block holds while it is
+	 * the same (the checkpoint's text of it)
+	 */
+	uint64_t serial;
 };
 
 /* a chunk of a block that is on its way (taken from the ring, not all of it yet) */

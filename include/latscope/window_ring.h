@@ -58,4 +58,27 @@ void window_ring_begin(const struct window_ring *ring, struct window_ring_cursor
 /* Returns true and fills @window with the next window, false at the end. */
 bool window_ring_next(struct window_ring_cursor *cursor, struct monitor_window *window);
 
+/*
+ * The ring is a list of blocks of up to 256 windows, oldest first; only
+ * the newest is appended to, and a full block never changes until it is
+ * dropped whole. A reader that keeps something made of a full block (the
+ * checkpoint's text of its windows) knows it again by its serial, which
+ * no other block of any ring in the process has, and which a copy keeps.
+ */
+struct window_ring_block {
+	uint64_t serial;
+	unsigned int nr; /* windows in it */
+	bool full; /* no window is appended to it any more */
+};
+
+/* The ring's blocks, oldest first. */
+size_t window_ring_blocks(const struct window_ring *ring);
+
+/* Block @block (< window_ring_blocks()) of @ring. */
+struct window_ring_block window_ring_block(const struct window_ring *ring, size_t block);
+
+/* A cursor at the first window of block @block: its windows, then the next blocks'. */
+void window_ring_begin_block(const struct window_ring *ring, size_t block,
+			     struct window_ring_cursor *cursor);
+
 #endif

@@ -458,6 +458,7 @@ int monitor_stop(struct monitor *m)
 	}
 	stop_housekeeping(m);
 	/* a checkpoint still writing finishes before anything is taken down */
+	monitor_texts_give_up(m);
 	monitor_checkpoint_wait(m, NULL);
 	if (m->run)
 		ret = timer_stop(m->run);
@@ -535,12 +536,15 @@ void monitor_free(struct monitor *m)
 	if (m->run || m->explain || m->audit || m->housekeeping_started)
 		monitor_stop(m);
 	/* the state's lock is held until its last writer is done */
+	monitor_texts_give_up(m);
 	monitor_checkpoint_wait(m, NULL);
 	timer_free(m->run);
 	monitor_explain_free(m->explain);
 	for (lane = 0; m->lanes && lane < m->nr_lanes; lane++) {
 		free_state(m->lanes[lane].state, m->lanes[lane].state_size);
 		window_ring_free(m->lanes[lane].windows);
+		window_text_free(m->lanes[lane].text);
+		blocks_text_free(m->lanes[lane].blocks_text);
 		if (m->lanes[lane].blocks)
 			monitor_blocks_release(m->lanes[lane].blocks);
 		free(m->lanes[lane].blocks);

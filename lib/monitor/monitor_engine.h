@@ -14,6 +14,7 @@
 
 struct state_job;
 
+#include "latscope/blocks_text.h"
 #include "latscope/cpuset.h"
 #include "latscope/irq.h"
 #include "latscope/file_lock.h"
@@ -25,6 +26,7 @@ struct state_job;
 #include "latscope/timer.h"
 #include "latscope/topology.h"
 #include "latscope/window_ring.h"
+#include "latscope/window_text.h"
 
 /*
  * The monitor engine's insides, shared by the files of lib/monitor/ that
@@ -39,6 +41,9 @@ struct lane {
 	struct monitor_cpu *state; /* on the CPU's NUMA node */
 	size_t state_size;
 	struct window_ring *windows;
+	/* the text of its windows' full blocks and of its time blocks: the state's writer's */
+	struct window_text *text;
+	struct blocks_text *blocks_text;
 	struct monitor_blocks *blocks; /* under state_lock */
 	struct monitor_explained kept; /* from the state, until explain starts */
 	bool restored;
@@ -96,6 +101,14 @@ struct monitor {
  * Returns 0 or -ENOMEM.
  */
 int monitor_reset_lanes(struct monitor *m);
+
+/*
+ * monitor_texts_give_up - the texts made ahead after a load stop at the next
+ * CPU (what is made is kept), so that a stop right after the start is not
+ * held up by them; a checkpoint written behind goes on. Then wait with
+ * monitor_checkpoint_wait().
+ */
+void monitor_texts_give_up(struct monitor *m);
 
 /* The windows a CPU's ring keeps: its capacity, for a ring of the same. */
 size_t monitor_ring_capacity(const struct monitor *m);

@@ -20,11 +20,9 @@
 #include "latscope/log.h"
 #include "latscope/monitor_state.h"
 #include "latscope/result.h"
+#include "latscope/rt.h"
 #include "monitor_audit.h"
 #include "monitor_engine.h"
-
-/* the checkpoint's thread formats one CPU at a time with heap buffers */
-#define CHECKPOINT_STACK (256 * 1024)
 
 struct load_context {
 	struct monitor *m;
@@ -142,6 +140,8 @@ static int own_state(struct monitor *m)
 	return 0;
 }
 
+static void warm_behind(struct monitor *m);
+
 int monitor_load_state(struct monitor *m, enum state_outcome *outcome)
 {
 	struct load_context load = { .m = m };
@@ -152,6 +152,8 @@ int monitor_load_state(struct monitor *m, enum state_outcome *outcome)
 	*outcome = STATE_ABSENT;
 	if (!m->state_path)
 		return 0;
+	/* the lanes are read into: no thread of an earlier load reads them */
+	monitor_checkpoint_wait(m, NULL);
 	ret = own_state(m);
 	if (ret)
 		return ret;
@@ -174,6 +176,8 @@ int monitor_load_state(struct monitor *m, enum state_outcome *outcome)
 		return ret;
 	}
 	*outcome = (enum state_outcome)ret;
+	if (ret == STATE_CONTINUED)
+		warm_behind(m);
 	if (ret == STATE_ABSENT || ret == STATE_CONTINUED)
 		return 0;
 	/* whatever was read of it goes: a new state begins */
@@ -253,6 +257,8 @@ struct state_job {
 	json_t *header; /* made by the caller, under state_lock */
 	const char *path;
 	enum result_layout layout;
+	bool warm_only; /* no document: the CPUs' texts made ahead (write_job()) */
+	bool give_up; /* atomic: a warm_only job stops at the next CPU (a wait for it) */
 	struct cpu_copy copy;
 	struct monitor_checkpoint_times times;
 	int error;
@@ -286,7 +292,11 @@ static int copy_lane(struct monitor *m, unsigned int lane, struct cpu_copy *c, u
 	return ret;
 }
 
-/* @job's document, a CPU at a time; its result also in job->error, its times in job->times. */
+/*
+ * @job's document, a CPU at a time; its result also in job->error, its
+ * times in job->times. A job warm_only writes nothing: it makes each CPU's
+ * texts as a checkpoint would, ahead of the first one.
+ */
 static int write_job(struct state_job *job)
 {
 	struct monitor *m = job->m;
@@ -298,11 +308,12 @@ static int write_job(struct state_job *job)
 	int ret;
 
 	memset(&job->times, 0, sizeof(job->times));
+	job->times.text_only = job->warm_only;
 	c->reading.counts = malloc(NATIVE_SLOTS * sizeof(uint64_t));
 	c->windows = window_ring_new(monitor_ring_capacity(m));
-	ret = c->reading.counts && c->windows ?
-		      state_writer_open(&writer, job->path, job->header, job->layout) :
-		      -ENOMEM;
+	ret = !c->reading.counts || !c->windows ? -ENOMEM :
+	      job->warm_only			? 0 :
+			       state_writer_open(&writer, job->path, job->header, job->layout);
 	for (lane = 0; lane < m->nr_lanes && !ret; lane++) {
 		struct state_cpu cpu = { .window_ns = m->params.window_ns,
 					 .reading = &c->reading,
@@ -310,17 +321,28 @@ static int write_job(struct state_job *job)
 					 .blocks = &c->blocks,
 					 .explained = &c->explained };
 
+		/* the texts made so far are kept: the next checkpoint makes the rest */
+		if (job->warm_only && __atomic_load_n(&job->give_up, __ATOMIC_RELAXED))
+			break;
 		ret = copy_lane(m, lane, c, &held);
 		job->times.held_ns += held;
 		if (held > job->times.longest_hold_ns)
 			job->times.longest_hold_ns = held;
 		cpu.cpu = c->cpu;
+		/* out of memory for them: the writer makes this CPU's text without them */
+		if (!m->lanes[lane].text)
+			m->lanes[lane].text = window_text_new();
+		if (!m->lanes[lane].blocks_text)
+			m->lanes[lane].blocks_text = blocks_text_new();
+		cpu.text = m->lanes[lane].text;
+		cpu.blocks_text = m->lanes[lane].blocks_text;
 		if (!c->blocks.start_ns)
 			cpu.blocks = NULL;
 		if (!m->explain && !m->params.explain)
 			cpu.explained = NULL;
 		if (!ret)
-			ret = state_writer_cpu(writer, &cpu);
+			ret = job->warm_only ? state_cpu_text(&cpu) :
+					       state_writer_cpu(writer, &cpu);
 	}
 	/* a CPU not copied (out of memory): no state without it */
 	if (writer && ret)
@@ -359,6 +381,8 @@ static int write_document(struct monitor *m, const char *path, json_t *extra,
 	struct state_job job = { .m = m, .path = path, .layout = layout };
 	int ret;
 
+	/* the CPUs' texts have one writer at a time */
+	monitor_checkpoint_wait(m, NULL);
 	job.header = job_header(m, extra);
 	ret = job.header ? write_job(&job) : -ENOMEM;
 	json_decref(job.header);
@@ -369,10 +393,41 @@ static void *write_behind(void *arg)
 {
 	struct state_job *job = arg;
 
-	if (write_job(job))
+	if (write_job(job) && job->warm_only)
+		/* not an error of the state: its checkpoints make what is missing */
+		log_warning("cannot make the state's text ahead: %s", strerror(-job->error));
+	else if (job->error)
 		log_error("cannot write the state %s: %s", job->path, strerror(-job->error));
+	if (job->warm_only)
+		job->error = 0;
 	__atomic_store_n(&job->m->behind_done, true, __ATOMIC_RELEASE);
 	return NULL;
+}
+
+/* @job (allocated, its header made) done by a thread of its own, or here; 0 or its error. */
+static int start_behind(struct monitor *m, struct state_job *job)
+{
+	int ret;
+
+	m->behind = job;
+	m->behind_done = false;
+	/* on the housekeeping CPUs: a checkpoint is kept off the measured ones */
+	ret = rt_start_housekeeping_thread(&m->checkpointer, &m->housekeeping, write_behind, job);
+	if (ret) {
+		/* no thread: done here, as a checkpoint was before */
+		m->behind = NULL;
+		write_behind(job);
+		ret = job->error;
+		json_decref(job->header);
+		free(job);
+	}
+	return ret;
+}
+
+void monitor_texts_give_up(struct monitor *m)
+{
+	if (m->behind)
+		__atomic_store_n(&m->behind->give_up, true, __ATOMIC_RELAXED);
 }
 
 int monitor_checkpoint_wait(struct monitor *m, struct monitor_checkpoint_times *times)
@@ -393,11 +448,24 @@ int monitor_checkpoint_wait(struct monitor *m, struct monitor_checkpoint_times *
 	return ret;
 }
 
+/*
+ * After a state is continued: its texts made behind (write_job()), so that
+ * its first checkpoint is as quick as the ones after it. Without memory or
+ * a thread, that checkpoint makes them.
+ */
+static void warm_behind(struct monitor *m)
+{
+	struct state_job *job = calloc(1, sizeof(*job));
+
+	if (!job)
+		return;
+	*job = (struct state_job){ .m = m, .warm_only = true };
+	start_behind(m, job);
+}
+
 int monitor_checkpoint_behind(struct monitor *m)
 {
 	struct state_job *job;
-	pthread_attr_t attr;
-	int ret;
 
 	if (!m->state_path)
 		return 0;
@@ -417,24 +485,7 @@ int monitor_checkpoint_behind(struct monitor *m)
 		log_error("cannot write the state %s: %s", m->state_path, strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	m->behind = job;
-	m->behind_done = false;
-	ret = pthread_attr_init(&attr);
-	if (!ret) {
-		/* under mlockall every byte of a stack is made: it needs little */
-		pthread_attr_setstacksize(&attr, CHECKPOINT_STACK);
-		ret = pthread_create(&m->checkpointer, &attr, write_behind, job);
-		pthread_attr_destroy(&attr);
-	}
-	if (ret) {
-		/* no thread: written here, as a checkpoint was before */
-		m->behind = NULL;
-		write_behind(job);
-		ret = job->error;
-		json_decref(job->header);
-		free(job);
-	}
-	return ret;
+	return start_behind(m, job);
 }
 
 int monitor_checkpoint(struct monitor *m)

@@ -13,10 +13,13 @@
 #include <unistd.h>
 
 #include "latscope/atomic_file.h"
+#include "latscope/blocks_text.h"
 #include "latscope/clock.h"
+#include "latscope/decimal.h"
 #include "latscope/input_file.h"
 #include "latscope/log.h"
 #include "latscope/monitor_state.h"
+#include "latscope/window_text.h"
 
 /* A column of numbers as text, formatted whole and written in one call. */
 struct column_text {
@@ -32,7 +35,9 @@ struct state_writer {
 	bool pretty; /* indented by two, as result_write_as() lays out a document */
 	/* kept from one column and CPU to the next: no allocation per column */
 	struct column_text column;
-	struct column_text maxima; /* the windows' max_ns, again as block maxima */
+	/* for CPUs that come without texts of their own */
+	struct window_text *text;
+	struct blocks_text *blocks_text;
 };
 
 static void put(struct state_writer *w, const char *text)
@@ -40,66 +45,12 @@ static void put(struct state_writer *w, const char *text)
 	fputs_unlocked(text, w->f);
 }
 
-/*
- * @value's decimal digits at @text (room for 20), their number returned.
- * Millions of numbers at 256 CPUs: two digits per division, written in
- * place, where a digit per division and a copy took most of a checkpoint.
- */
-static size_t format_u64(char *text, uint64_t value)
-{
-	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
-				    "25262728293031323334353637383940414243444546474849"
-				    "50515253545556575859606162636465666768697071727374"
-				    "75767778798081828384858687888990919293949596979899";
-	static const uint64_t powers[20] = { 1ULL,
-					     10ULL,
-					     100ULL,
-					     1000ULL,
-					     10000ULL,
-					     100000ULL,
-					     1000000ULL,
-					     10000000ULL,
-					     100000000ULL,
-					     1000000000ULL,
-					     10000000000ULL,
-					     100000000000ULL,
-					     1000000000000ULL,
-					     10000000000000ULL,
-					     100000000000000ULL,
-					     1000000000000000ULL,
-					     10000000000000000ULL,
-					     100000000000000000ULL,
-					     1000000000000000000ULL,
-					     10000000000000000000ULL };
-	/* the digits from the bits: log10(2) is about 1233 / 4096, one short at most */
-	unsigned int bits = 64 - (unsigned int)__builtin_clzll(value | 1);
-	size_t n = (bits * 1233) >> 12;
-	char *p;
-
-	n += value >= powers[n] || !n;
-	p = text + n;
-	while (value >= 100) {
-		unsigned int two = (unsigned int)(value % 100) * 2;
-
-		value /= 100;
-		*--p = pairs[two + 1];
-		*--p = pairs[two];
-	}
-	if (value >= 10) {
-		*--p = pairs[value * 2 + 1];
-		*--p = pairs[value * 2];
-	} else {
-		*--p = (char)('0' + value);
-	}
-	return n;
-}
-
 /* the stream unlocked: one writer */
 static void put_u64(struct state_writer *w, uint64_t value)
 {
 	char text[24];
 
-	fwrite_unlocked(text, 1, format_u64(text, value), w->f);
+	fwrite_unlocked(text, 1, decimal_u64(text, value), w->f);
 }
 
 static void put_key(struct state_writer *w, const char *key, bool first)
@@ -201,116 +152,14 @@ int state_writer_open(struct state_writer **writer, const char *path, json_t *he
 	return 0;
 }
 
-static void put_percentiles(struct state_writer *w, const struct monitor_cpu_reading *r)
-{
-	static const struct {
-		const char *key;
-		double percent;
-	} points[] = { { "p50", 50 },	  { "p90", 90 },       { "p99", 99 },
-		       { "p99.9", 99.9 }, { "p99.99", 99.99 }, { "p99.999", 99.999 } };
-	size_t i;
-
-	put(w, "{");
-	for (i = 0; i < sizeof(points) / sizeof(points[0]); i++) {
-		put_key(w, points[i].key, !i);
-		put_u64(w, monitor_cpu_reading_percentile(r, points[i].percent));
-	}
-	put(w, "}");
-}
-
-static void put_counts(struct state_writer *w, const struct monitor_cpu_reading *r)
-{
-	unsigned int i;
-	bool first;
-
-	put_key(w, "classic", false);
-	put(w, "{\"bounds_ns\":[");
-	for (i = 0; i < METRICS_CLASSIC_BOUNDS; i++) {
-		put(w, i ? "," : "");
-		put_u64(w, metrics_classic_bound_ns[i]);
-	}
-	put(w, "],\"counts\":[");
-	for (i = 0; i <= METRICS_CLASSIC_BOUNDS; i++) {
-		put(w, i ? "," : "");
-		put_u64(w, r->classic[i]);
-	}
-	put(w, "]}");
-	put_key(w, "native", false);
-	fprintf(w->f,
-		"{\"schema\":%d,\"zero_threshold_ns\":%" PRIu64 ",\"zero_count\":%" PRIu64
-		",\"first_index\":%d,\"counts\":[",
-		NATIVE_SCHEMA, native_slot_high[0], r->zero_count,
-		r->nr ? native_slot_index(r->first) : 0);
-	for (i = 0; i < r->nr; i++) {
-		put(w, i ? "," : "");
-		put_u64(w, r->counts[i]);
-	}
-	put(w, "]}");
-	/* the same counts in the form every latscope result has */
-	put_key(w, "histogram", false);
-	put(w, "{\"unit\":\"ns\",\"buckets\":[");
-	if (r->zero_count)
-		fprintf(w->f, "[0,%" PRIu64 ",%" PRIu64 "]", native_slot_high[0], r->zero_count);
-	first = !r->zero_count;
-	for (i = 0; i < r->nr; i++) {
-		if (!r->counts[i])
-			continue;
-		put(w, first ? "[" : ",[");
-		put_u64(w, native_slot_low(r->first + i));
-		put(w, ",");
-		put_u64(w, native_slot_high[r->first + i]);
-		put(w, ",");
-		put_u64(w, r->counts[i]);
-		put(w, "]");
-		first = false;
-	}
-	fprintf(w->f, "],\"overflow\":0,\"overflow_above_ns\":%" PRIu64 "}",
-		native_slot_high[NATIVE_SLOTS - 1]);
-}
-
 /*
- * The columns written are the reader's (enum state_window_column, named by
- * state_window_column_name()), and one more: the maxima of the complete
- * windows, for "block_maxima".
- */
-#define WINDOW_BLOCK_MAX STATE_WINDOW_COLUMNS
-
-/*
- * The last number of a column and its digits: most of a column repeats the
- * number before it (a window's count, p99, missed) or adds one to it (the
- * index), and copying digits is cheaper than making them.
- */
-struct repeat {
-	uint64_t value;
-	size_t nr_digits; /* 0: none yet */
-	char digits[24];
-};
-
-/* @value and a comma at @p, which has room for 24 bytes; the end returned */
-static char *put_number(char *p, struct repeat *r, uint64_t value)
-{
-	if (!r->nr_digits || value != r->value) {
-		if (r->nr_digits && value == r->value + 1 && r->digits[r->nr_digits - 1] != '9')
-			r->digits[r->nr_digits - 1]++;
-		else
-			r->nr_digits = format_u64(r->digits, value);
-		r->value = value;
-	}
-	/* a fixed length: a copy of two words, the bytes past the digits overwritten later */
-	memcpy(p, r->digits, sizeof(r->digits));
-	p += r->nr_digits;
-	*p++ = ',';
-	return p;
-}
-
-/*
- * At 256 CPUs and 35 days a checkpoint is 18 million numbers: each column
- * is made in one buffer, sized once for its numbers, and written in one
- * call, where a call into stdio for each cost more than the digits.
+ * A CPU's native counts are thousands of numbers: a column is made in one
+ * buffer, sized once for its numbers, and written in one call, where a
+ * call into stdio for each cost more than the digits.
  */
 static char *column_begin(struct state_writer *w, struct column_text *c, size_t values)
 {
-	/* 20 digits and a comma each, the brackets, and put_number()'s slack */
+	/* 20 digits and a comma each, the brackets, and decimal_put()'s slack */
 	size_t need = values * 21 + 32;
 	char *text;
 
@@ -342,92 +191,113 @@ static void column_put(struct state_writer *w, struct column_text *c, size_t len
 	fwrite_unlocked(c->text, 1, length, w->f);
 }
 
-static uint64_t window_value(const struct monitor_window *win, unsigned int column)
+static void put_percentiles(struct state_writer *w, const struct monitor_cpu_reading *r)
 {
-	switch (column) {
-	case STATE_WINDOW_INDEX:
-		return win->index;
-	case STATE_WINDOW_COUNT:
-		return win->count;
-	case STATE_WINDOW_MAX:
-	case WINDOW_BLOCK_MAX:
-		return win->max_ns;
-	case STATE_WINDOW_P99:
-		return monitor_window_p99_ns(win);
-	case STATE_WINDOW_MISSED:
-		return win->missed;
-	default:
-		return win->partial;
-	}
-}
-
-/* A column of the windows, into @c; its length returned, 0 when out of memory. */
-static size_t window_column(struct state_writer *w, struct column_text *c,
-			    const struct monitor_window *windows, size_t nr, unsigned int column)
-{
-	struct repeat last = { 0 };
-	char *p = column_begin(w, c, nr);
+	static const struct {
+		const char *key;
+		double percent;
+	} points[] = { { "p50", 50 },	  { "p90", 90 },       { "p99", 99 },
+		       { "p99.9", 99.9 }, { "p99.99", 99.99 }, { "p99.999", 99.999 } };
 	size_t i;
 
-	if (!p)
-		return 0;
-	for (i = 0; i < nr; i++) {
-		if (column == WINDOW_BLOCK_MAX && (windows[i].partial || !windows[i].count))
-			continue;
-		p = put_number(p, &last, window_value(&windows[i], column));
+	put(w, "{");
+	for (i = 0; i < sizeof(points) / sizeof(points[0]); i++) {
+		put_key(w, points[i].key, !i);
+		put_u64(w, monitor_cpu_reading_percentile(r, points[i].percent));
 	}
-	return column_end(c, p);
+	put(w, "}");
 }
 
-/* The ring is coded (varints, deltas): decoded once for the seven columns. */
-static struct monitor_window *decode_windows(const struct window_ring *ring, size_t *nr)
+static void put_counts(struct state_writer *w, const struct monitor_cpu_reading *r)
 {
-	struct monitor_window *windows = malloc((window_ring_count(ring) + 1) * sizeof(*windows));
-	struct window_ring_cursor cursor;
+	struct decimal_repeat low = { 0 }, high = { 0 }, count = { 0 };
+	unsigned int i;
+	char *p;
 
-	*nr = 0;
-	if (!windows)
-		return NULL;
-	window_ring_begin(ring, &cursor);
-	while (*nr < window_ring_count(ring) && window_ring_next(&cursor, &windows[*nr]))
-		(*nr)++;
-	return windows;
+	put_key(w, "classic", false);
+	put(w, "{\"bounds_ns\":[");
+	for (i = 0; i < METRICS_CLASSIC_BOUNDS; i++) {
+		put(w, i ? "," : "");
+		put_u64(w, metrics_classic_bound_ns[i]);
+	}
+	put(w, "],\"counts\":[");
+	for (i = 0; i <= METRICS_CLASSIC_BOUNDS; i++) {
+		put(w, i ? "," : "");
+		put_u64(w, r->classic[i]);
+	}
+	put(w, "]}");
+	put_key(w, "native", false);
+	fprintf(w->f,
+		"{\"schema\":%d,\"zero_threshold_ns\":%" PRIu64 ",\"zero_count\":%" PRIu64
+		",\"first_index\":%d,\"counts\":",
+		NATIVE_SCHEMA, native_slot_high[0], r->zero_count,
+		r->nr ? native_slot_index(r->first) : 0);
+	/* thousands of numbers a CPU: a column each, as the windows' */
+	p = column_begin(w, &w->column, r->nr);
+	if (!p)
+		return;
+	for (i = 0; i < r->nr; i++)
+		p = decimal_put(p, &count, r->counts[i]);
+	column_put(w, &w->column, column_end(&w->column, p));
+	put(w, "}");
+	/* the same counts in the form every latscope result has: [low, high, count] */
+	put_key(w, "histogram", false);
+	put(w, "{\"unit\":\"ns\",\"buckets\":");
+	/* three numbers and a bracket a bucket */
+	p = column_begin(w, &w->column, 4 * ((size_t)r->nr + 1));
+	if (!p)
+		return;
+	for (i = 0; i <= r->nr; i++) {
+		/* the zero bucket first, then the counted slots */
+		uint64_t n = i ? r->counts[i - 1] : r->zero_count;
+
+		if (!n)
+			continue;
+		*p++ = '[';
+		p = decimal_put(p, &low, i ? native_slot_low(r->first + i - 1) : 0);
+		p = decimal_put(p, &high, native_slot_high[i ? r->first + i - 1 : 0]);
+		p = decimal_put(p, &count, n);
+		p[-1] = ']';
+		*p++ = ',';
+	}
+	column_put(w, &w->column, column_end(&w->column, p));
+	fprintf(w->f, ",\"overflow\":0,\"overflow_above_ns\":%" PRIu64 "}",
+		native_slot_high[NATIVE_SLOTS - 1]);
 }
 
+/*
+ * The windows' columns, from the CPU's window text: what the last
+ * checkpoint made of the ring's full blocks is written again as it was.
+ */
 static void put_windows(struct state_writer *w, const struct state_cpu *cpu)
 {
-	struct monitor_window *windows;
-	size_t nr, i, length, maxima = 0;
-	bool all_complete = true;
+	struct window_text *text = cpu->text;
 	unsigned int column;
+	int ret;
 
-	windows = decode_windows(cpu->windows, &nr);
-	if (!windows) {
-		w->error = w->error ? w->error : -ENOMEM;
+	if (!text) {
+		/* a caller with no text of its own: the writer's, which knows no ring */
+		if (!w->text)
+			w->text = window_text_new();
+		text = w->text;
+	}
+	ret = text ? window_text_update(text, cpu->windows) : -ENOMEM;
+	if (ret) {
+		w->error = w->error ? w->error : ret;
 		return;
 	}
 	put_key(w, "windows", false);
 	fprintf(w->f, "{\"window_ns\":%" PRIu64, cpu->window_ns);
-	for (column = 0; column < STATE_WINDOW_COLUMNS && !w->error; column++) {
-		struct column_text *c = column == STATE_WINDOW_MAX ? &w->maxima : &w->column;
-
-		length = window_column(w, c, windows, nr, column);
-		if (column == STATE_WINDOW_MAX)
-			maxima = length;
+	for (column = 0; column < STATE_WINDOW_COLUMNS; column++) {
 		put_key(w, state_window_column_name(column), false);
-		column_put(w, c, length);
+		window_text_put(text, column, w->f);
 	}
 	put(w, "}");
-	/* compare's GEV fit: the maximum of each complete window, most often all of them */
-	for (i = 0; i < nr && all_complete; i++)
-		all_complete = !windows[i].partial && windows[i].count;
-	if (!all_complete)
-		maxima = window_column(w, &w->maxima, windows, nr, WINDOW_BLOCK_MAX);
+	/* compare's GEV fit: the maximum of each complete window */
 	put_key(w, "block_maxima", false);
 	fprintf(w->f, "{\"block_ns\":%" PRIu64 ",\"max_ns\":", cpu->window_ns);
-	column_put(w, &w->maxima, maxima);
+	window_text_put(text, WINDOW_TEXT_BLOCK_MAX, w->f);
 	put(w, "}");
-	free(windows);
 }
 
 json_t *state_time(uint64_t realtime_ns)
@@ -511,32 +381,31 @@ static void put_explained(struct state_writer *w, const struct monitor_explained
 }
 
 /* The time blocks, as time_blocks_json() lays them out, with their start. */
-static void put_blocks(struct state_writer *w, const struct monitor_blocks *b)
+static void put_blocks(struct state_writer *w, const struct state_cpu *cpu)
 {
-	const struct time_blocks *tb = &b->store;
-	struct repeat bucket, count;
-	unsigned int i, e;
-	char *p;
+	const struct time_blocks *tb = &cpu->blocks->store;
+	struct blocks_text *text = cpu->blocks_text;
+	int ret;
 
+	if (!text) {
+		/* a caller with no text of its own: the writer's */
+		if (!w->blocks_text)
+			w->blocks_text = blocks_text_new();
+		text = w->blocks_text;
+	}
+	ret = text ? blocks_text_update(text, tb) : -ENOMEM;
+	if (ret) {
+		w->error = w->error ? w->error : ret;
+		return;
+	}
 	put_key(w, "time_blocks", false);
 	fprintf(w->f,
 		"{\"block_ns\":%" PRIu64 ",\"buckets\":\"%s\",\"start_ns\":%" PRIu64
-		",\"lost\":%" PRIu64 ",\"histograms\":[",
-		time_blocks_length(tb), time_block_layout_name(tb->layout), b->start_ns, tb->lost);
-	for (i = 0; i < tb->nr; i++) {
-		p = column_begin(w, &w->column, 2 * (size_t)tb->blocks[i].nr);
-		if (!p)
-			return;
-		/* the buckets follow each other: the index's way */
-		bucket.nr_digits = count.nr_digits = 0;
-		for (e = 0; e < tb->blocks[i].nr; e++) {
-			p = put_number(p, &bucket, tb->blocks[i].entries[e].bucket);
-			p = put_number(p, &count, tb->blocks[i].entries[e].count);
-		}
-		put(w, i ? "," : "");
-		column_put(w, &w->column, column_end(&w->column, p));
-	}
-	put(w, "]}");
+		",\"lost\":%" PRIu64 ",\"histograms\":",
+		time_blocks_length(tb), time_block_layout_name(tb->layout), cpu->blocks->start_ns,
+		tb->lost);
+	blocks_text_put(text, w->f);
+	put(w, "}");
 }
 
 /* One CPU's object, compact, as the state keeps it. */
@@ -553,7 +422,7 @@ static void put_cpu(struct state_writer *w, const struct state_cpu *cpu)
 	put_counts(w, r);
 	put_windows(w, cpu);
 	if (cpu->blocks && cpu->blocks->start_ns)
-		put_blocks(w, cpu->blocks);
+		put_blocks(w, cpu);
 	if (cpu->explained)
 		put_explained(w, cpu->explained);
 	put(w, "}");
@@ -591,6 +460,17 @@ static void put_cpu_pretty(struct state_writer *w, const struct state_cpu *cpu)
 	json_decref(object);
 }
 
+int state_cpu_text(const struct state_cpu *cpu)
+{
+	int ret = 0;
+
+	if (cpu->text)
+		ret = window_text_update(cpu->text, cpu->windows);
+	if (!ret && cpu->blocks_text && cpu->blocks && cpu->blocks->start_ns)
+		ret = blocks_text_update(cpu->blocks_text, &cpu->blocks->store);
+	return ret;
+}
+
 int state_writer_cpu(struct state_writer *w, const struct state_cpu *cpu)
 {
 	if (w->error)
@@ -611,7 +491,8 @@ int state_writer_cpu(struct state_writer *w, const struct state_cpu *cpu)
 static void writer_free(struct state_writer *w)
 {
 	free(w->column.text);
-	free(w->maxima.text);
+	window_text_free(w->text);
+	blocks_text_free(w->blocks_text);
 	free(w);
 }
 

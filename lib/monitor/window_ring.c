@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "latscope/array.h"
+#include "latscope/serial.h"
 #include "latscope/window_ring.h"
 
 #define BLOCK_WINDOWS 256
@@ -24,6 +25,7 @@ struct block {
 	uint8_t *bytes;
 	unsigned int used, capacity;
 	unsigned int nr; /* windows in it */
+	uint64_t serial; /* unique in the process: a full block is known by it */
 	struct monitor_window last; /* the last appended, for the next delta */
 };
 
@@ -81,6 +83,7 @@ int window_ring_copy(struct window_ring *to, const struct window_ring *from)
 		into->bytes = bytes;
 		into->used = b->used;
 		into->nr = b->nr;
+		into->serial = b->serial;
 		into->last = b->last;
 	}
 	to->first = 0;
@@ -156,6 +159,7 @@ static struct block *start_block(struct window_ring *ring)
 	}
 	b = &ring->blocks[(ring->first + ring->nr_blocks) % ring->max_blocks];
 	memset(b, 0, sizeof(*b));
+	b->serial = serial_next();
 	ring->nr_blocks++;
 	return b;
 }
@@ -222,6 +226,27 @@ void window_ring_begin(const struct window_ring *ring, struct window_ring_cursor
 {
 	memset(cursor, 0, sizeof(*cursor));
 	cursor->ring = ring;
+}
+
+size_t window_ring_blocks(const struct window_ring *ring)
+{
+	return ring->nr_blocks;
+}
+
+struct window_ring_block window_ring_block(const struct window_ring *ring, size_t block)
+{
+	const struct block *b = &ring->blocks[(ring->first + block) % ring->max_blocks];
+
+	return (struct window_ring_block){ .serial = b->serial,
+					   .nr = b->nr,
+					   .full = b->nr == BLOCK_WINDOWS };
+}
+
+void window_ring_begin_block(const struct window_ring *ring, size_t block,
+			     struct window_ring_cursor *cursor)
+{
+	window_ring_begin(ring, cursor);
+	cursor->block = block;
 }
 
 bool window_ring_next(struct window_ring_cursor *cur, struct monitor_window *w)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #define LATSCOPE_INSIDE_MONITOR /* white-box: reaches into lib/monitor/ */
 
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include "latscope/monitor_state.h"
 #include "latscope/result.h"
 #include "latscope/window_ring.h"
+#include "latscope/window_text.h"
 #include "unit.h"
 
 #define US 1000ULL
@@ -409,6 +411,142 @@ START_TEST(window_ring_empty_and_small)
 	ck_assert_uint_eq(w.index, sample_window(1).index);
 	ck_assert(!window_ring_next(&cursor, &w));
 	window_ring_free(ring);
+}
+END_TEST
+
+/*
+ * A ring's blocks: a copy has the same serials, another ring none of them,
+ * and a block is full, never to change, at 256 windows.
+ */
+START_TEST(window_ring_blocks_are_known_by_their_serials)
+{
+	struct window_ring *ring = window_ring_new(1000), *copy = window_ring_new(1000);
+	struct window_ring *other = window_ring_new(1000);
+	struct window_ring_block b, c;
+	struct window_ring_cursor cursor;
+	struct monitor_window w, first;
+	size_t i, k;
+
+	for (i = 0; i < 600; i++) {
+		w = sample_window(i);
+		ck_assert_int_eq(window_ring_append(ring, &w), 0);
+		ck_assert_int_eq(window_ring_append(other, &w), 0);
+	}
+	ck_assert_int_eq(window_ring_copy(copy, ring), 0);
+	ck_assert_uint_eq(window_ring_blocks(ring), 3);
+	ck_assert_uint_eq(window_ring_blocks(copy), 3);
+	for (i = 0; i < 3; i++) {
+		b = window_ring_block(ring, i);
+		c = window_ring_block(copy, i);
+		ck_assert_uint_eq(b.serial, c.serial);
+		ck_assert_uint_eq(b.nr, i < 2 ? 256 : 600 - 512);
+		ck_assert_int_eq(b.full, i < 2);
+		for (k = 0; k < 3; k++)
+			ck_assert_uint_ne(b.serial, window_ring_block(other, k).serial);
+		if (i)
+			ck_assert_uint_gt(b.serial, window_ring_block(ring, i - 1).serial);
+		/* a cursor at a block begins at its first window */
+		window_ring_begin_block(ring, i, &cursor);
+		ck_assert(window_ring_next(&cursor, &first));
+		ck_assert_uint_eq(first.index, sample_window(256 * i).index);
+	}
+	window_ring_free(ring);
+	window_ring_free(copy);
+	window_ring_free(other);
+}
+END_TEST
+
+/* A column of the ring's windows as the state has it, made here with printf. */
+static char *expected_column(const struct window_ring *ring, unsigned int column)
+{
+	struct window_ring_cursor cursor;
+	struct monitor_window w;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+	bool first = true;
+
+	ck_assert_ptr_nonnull(f);
+	fputc('[', f);
+	window_ring_begin(ring, &cursor);
+	while (window_ring_next(&cursor, &w)) {
+		const uint64_t values[WINDOW_TEXT_COLUMNS] = {
+			w.index,  w.count,   w.max_ns, monitor_window_p99_ns(&w),
+			w.missed, w.partial, w.max_ns,
+		};
+
+		if (column == WINDOW_TEXT_BLOCK_MAX && (w.partial || !w.count))
+			continue;
+		fprintf(f, "%s%" PRIu64, first ? "" : ",", values[column]);
+		first = false;
+	}
+	fputc(']', f);
+	fclose(f);
+	return text;
+}
+
+static void assert_text_is(const struct window_text *text, const struct window_ring *ring)
+{
+	unsigned int column;
+
+	for (column = 0; column < WINDOW_TEXT_COLUMNS; column++) {
+		char *want = expected_column(ring, column), *got = NULL;
+		size_t size = 0;
+		FILE *f = open_memstream(&got, &size);
+
+		ck_assert_ptr_nonnull(f);
+		window_text_put(text, column, f);
+		fclose(f);
+		ck_assert_msg(!strcmp(got, want), "column %u: %.200s, want %.200s", column, got,
+			      want);
+		free(got);
+		free(want);
+	}
+}
+
+/*
+ * The text kept from one update to the next is the text made anew, as
+ * printf makes it: the ring empty, in its first block, at a block's end,
+ * wrapped (its oldest blocks dropped), with windows partial or not, and
+ * read from copies of the ring as a checkpoint reads it; a text of another
+ * ring keeps nothing of it.
+ */
+START_TEST(window_text_kept_is_the_text_made_anew)
+{
+	static const size_t steps[] = { 0, 1, 255, 1, 256, 300, 700, 2, 1200 };
+	struct window_ring *ring = window_ring_new(1000), *copy = window_ring_new(1000);
+	struct window_ring *complete = window_ring_new(1000);
+	struct window_text *kept = window_text_new(), *fresh;
+	struct monitor_window w;
+	size_t step, i, n = 0;
+
+	ck_assert_ptr_nonnull(kept);
+	for (step = 0; step < sizeof(steps) / sizeof(steps[0]); step++) {
+		for (i = 0; i < steps[step]; i++, n++) {
+			w = sample_window(n);
+			ck_assert_int_eq(window_ring_append(ring, &w), 0);
+			/* every window complete: the block maxima are the max_ns column */
+			w.partial = false;
+			ck_assert_int_eq(window_ring_append(complete, &w), 0);
+		}
+		ck_assert_int_eq(window_ring_copy(copy, ring), 0);
+		ck_assert_int_eq(window_text_update(kept, copy), 0);
+		assert_text_is(kept, ring);
+		fresh = window_text_new();
+		ck_assert_int_eq(window_text_update(fresh, complete), 0);
+		assert_text_is(fresh, complete);
+		window_text_free(fresh);
+	}
+	ck_assert_uint_lt(window_ring_count(ring), n);
+	/* another ring: its own text, none of the first's */
+	ck_assert_int_eq(window_text_update(kept, complete), 0);
+	assert_text_is(kept, complete);
+	ck_assert_int_eq(window_text_update(kept, ring), 0);
+	assert_text_is(kept, ring);
+	window_text_free(kept);
+	window_ring_free(ring);
+	window_ring_free(copy);
+	window_ring_free(complete);
 }
 END_TEST
 
@@ -1302,6 +1440,8 @@ int main(void)
 	tcase_add_test(ring, window_ring_keeps_at_least_its_capacity_in_order);
 	tcase_add_test(ring, window_ring_copy_is_the_same_windows);
 	tcase_add_test(ring, window_ring_empty_and_small);
+	tcase_add_test(ring, window_ring_blocks_are_known_by_their_serials);
+	tcase_add_test(ring, window_text_kept_is_the_text_made_anew);
 	TCase *state = tcase_create("state");
 
 	tcase_set_timeout(state, 60);

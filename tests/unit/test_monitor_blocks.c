@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "latscope/blocks_text.h"
+#include "latscope/hist.h"
 #include "latscope/monitor_blocks.h"
 #include "latscope/monitor_state.h"
 #include "unit.h"
@@ -72,6 +75,83 @@ static uint64_t block_count(const struct monitor_blocks *b, unsigned int i)
 {
 	return i < b->store.nr ? b->store.blocks[i].count : 0;
 }
+
+/* @text's blocks as jansson lays out time_blocks_json()'s "histograms", compact. */
+static void assert_blocks_text_is(const struct blocks_text *text, const struct time_blocks *tb)
+{
+	json_t *doc = time_blocks_json(tb, 0);
+	char *want = json_dumps(json_object_get(doc, "histograms"), JSON_COMPACT), *got = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&got, &size);
+
+	ck_assert_ptr_nonnull(want);
+	ck_assert_ptr_nonnull(f);
+	blocks_text_put(text, f);
+	fclose(f);
+	ck_assert_msg(!strcmp(got, want), "%.300s, want %.300s", got, want);
+	free(got);
+	free(want);
+	json_decref(doc);
+}
+
+/*
+ * The text kept from one update to the next is the blocks' as jansson
+ * writes them, read from copies as a checkpoint reads them: blocks added
+ * to in order, an older block added to again (a wall clock set back), an
+ * empty block between two, the blocks halved when they outgrow 256, a
+ * count removed; and a text of other blocks keeps nothing of them.
+ */
+START_TEST(blocks_text_kept_is_the_text_made_anew)
+{
+	struct time_blocks tb, copy, other;
+	struct time_block_entry *entries = NULL, e[3];
+	struct blocks_text *kept = blocks_text_new();
+	unsigned int cap = 0, step;
+	uint64_t index = 0;
+
+	ck_assert_ptr_nonnull(kept);
+	time_blocks_init(&tb, TIME_BLOCK_NS);
+	time_blocks_init(&other, TIME_BLOCK_NS);
+	tb.layout = other.layout = TIME_BLOCK_NATIVE_COARSE;
+	for (step = 0; step < 40; step++) {
+		unsigned int n;
+
+		for (n = 0; n < 30; n++, index++) {
+			e[0] = (struct time_block_entry){ .bucket = 3, .count = 1 + index % 7 };
+			e[1] = (struct time_block_entry){ .bucket = 9 + index % 5, .count = 1000 };
+			e[2] = (struct time_block_entry){ .bucket = 40, .count = 10 };
+			/* every 11th block skipped: an empty block between two */
+			if (index % 11 != 10)
+				ck_assert_int_eq(time_blocks_add(&tb, index, e, 3), 0);
+		}
+		if (step % 5 == 4) {
+			/* an older block again */
+			ck_assert_int_eq(time_blocks_add(&tb, index / 2, e, 2), 0);
+		}
+		if (step % 7 == 6) {
+			/* a count taken out of the last block, as noise does */
+			e[0] = (struct time_block_entry){ .bucket = hist_bucket_of(5), .count = 2 };
+			ck_assert_int_eq(time_blocks_add(&tb, index - 1, e, 1), 0);
+			ck_assert_int_eq(blocks_text_update(kept, &tb), 0);
+			ck_assert_int_eq(time_blocks_remove(&tb, index - 1, 5), 0);
+		}
+		ck_assert_int_eq(time_blocks_copy(&copy, &tb, &entries, &cap), 0);
+		ck_assert_int_eq(blocks_text_update(kept, &copy), 0);
+		assert_blocks_text_is(kept, &tb);
+	}
+	/* 1200 measured blocks: halved three times */
+	ck_assert_uint_ge(tb.shift, 2);
+	ck_assert_int_eq(time_blocks_add(&other, 0, e, 3), 0);
+	ck_assert_int_eq(blocks_text_update(kept, &other), 0);
+	assert_blocks_text_is(kept, &other);
+	ck_assert_int_eq(blocks_text_update(kept, &tb), 0);
+	assert_blocks_text_is(kept, &tb);
+	blocks_text_free(kept);
+	free(entries);
+	time_blocks_release(&tb);
+	time_blocks_release(&other);
+}
+END_TEST
 
 /* Readings at each block's end: each block holds what came in it, and they add up. */
 START_TEST(readings_fill_their_blocks)
@@ -291,6 +371,7 @@ static Suite *monitor_blocks_suite(void)
 	tcase_add_test(tc, merging_keeps_every_count);
 	tcase_add_test(tc, restart_continues_after_empty_blocks);
 	tcase_add_test(tc, old_state_loads_and_wrong_blocks_are_refused);
+	tcase_add_test(tc, blocks_text_kept_is_the_text_made_anew);
 	suite_add_tcase(s, tc);
 	return s;
 }
