@@ -269,6 +269,17 @@ static uint64_t load_recording(const char *path, struct event_list *list)
 	return run;
 }
 
+/* The sources found in a recording of latscope noise --gaps. */
+static int detect_recorded(const char *path, struct period_source *sources)
+{
+	struct event_list list = { 0 };
+	uint64_t run = load_recording(path, &list);
+	int n = detect(&list, run, sources);
+
+	free(list.events);
+	return n;
+}
+
 static const struct period_source *find_source(const struct period_source *sources, int n,
 					       double period)
 {
@@ -574,15 +585,13 @@ END_TEST
  */
 START_TEST(nested_train_is_not_a_phase_of_free_ones)
 {
-	struct event_list list = { 0 };
 	struct period_source sources[PERIOD_MAX_SOURCES];
 	size_t group[PERIOD_MAX_SOURCES];
-	uint64_t run =
-		load_recording(FIXTURE("gaps/kvm-2ms-thread-every-third-longer-loaded.txt"), &list);
+	int n = detect_recorded(FIXTURE("gaps/kvm-2ms-thread-every-third-longer-loaded.txt"),
+				sources);
 	bool nested = false;
-	int n, i, j;
+	int i, j;
 
-	n = detect(&list, run, sources);
 	period_phase_groups(sources, (size_t)n, group);
 	for (i = 0; i < n; i++) {
 		nested |= sources[i].nested_in != PERIOD_UNASSIGNED;
@@ -591,7 +600,6 @@ START_TEST(nested_train_is_not_a_phase_of_free_ones)
 				ck_assert_uint_eq(sources[i].nested_in, sources[j].nested_in);
 	}
 	ck_assert_msg(nested, "no nested source: the recording no longer shows the case");
-	free(list.events);
 }
 END_TEST
 
@@ -607,13 +615,10 @@ END_TEST
  */
 START_TEST(slots_inside_a_faster_gap_are_hidden)
 {
-	struct event_list list = { 0 };
 	struct period_source sources[PERIOD_MAX_SOURCES];
-	uint64_t run = load_recording(FIXTURE("gaps/kvm-2ms-thread-inside-host-gaps.txt"), &list);
+	int n = detect_recorded(FIXTURE("gaps/kvm-2ms-thread-inside-host-gaps.txt"), sources);
 	const struct period_source *host, *thread;
-	int n;
 
-	n = detect(&list, run, sources);
 	host = find_source(sources, n, 1 * MS);
 	thread = find_source(sources, n, 2 * MS);
 	ck_assert_ptr_nonnull(host);
@@ -623,7 +628,6 @@ START_TEST(slots_inside_a_faster_gap_are_hidden)
 	/* the rest were in the four RT-throttled gaps left out (about 100) */
 	ck_assert_uint_ge(thread->seen + thread->hidden, thread->expected * 85 / 100);
 	ck_assert_uint_le(thread->seen + thread->hidden, thread->expected);
-	free(list.events);
 }
 END_TEST
 
@@ -771,19 +775,15 @@ END_TEST
 START_TEST(recorded_idle_guest)
 {
 	struct period_source sources[PERIOD_MAX_SOURCES];
-	struct event_list list = { 0 };
-	uint64_t run = load_recording(FIXTURE("gaps/kvm-idle.txt"), &list);
+	int n = detect_recorded(FIXTURE("gaps/kvm-idle.txt"), sources);
 	const struct period_source *host, *tick;
-	int n;
 
-	n = detect(&list, run, sources);
 	host = find_source(sources, n, 1 * MS);
 	tick = find_source(sources, n, 4 * MS);
 	ck_assert_ptr_nonnull(host);
 	ck_assert_ptr_nonnull(tick);
 	ck_assert_uint_ge(tick->seen, 740);
 	ck_assert_uint_eq(tick->expected, 750);
-	free(list.events);
 }
 END_TEST
 
