@@ -861,6 +861,53 @@ START_TEST(one_hot_irq_keeps_its_cpu_to_itself_after_a_burst)
 END_TEST
 
 /*
+ * The same flow, with the small IRQ moved onto its CPU just before (by
+ * hand, as a balance move would): a flow's CPU is cleared of IRQs inside
+ * their dwell too, since they cannot lower its load and it keeps them
+ * company for the flow's whole stay.
+ */
+START_TEST(a_flow_clears_its_cpu_of_irqs_inside_their_dwell)
+{
+	struct irq_history *history = irq_history_new();
+	uint64_t now = 10 * SECOND_NS, moved_at;
+	struct irqplan_move by_hand = {
+		.irq = 53, .kind = IRQPLAN_BALANCE, .from_cpu = 1, .to = 0
+	};
+	struct irqplan hand = { .nr_moves = 1, .moves = &by_hand };
+	const struct irqplan_move *mv;
+	unsigned int burst;
+	struct machine m;
+	struct irqplan p;
+
+	machine_init(&m, 8, 1, 1, "", "");
+	add_irq(&m, 50, "hot", 0, true, "0", "0", 20000);
+	add_irq(&m, 51, "cold", 0, true, "0", "0", 2000);
+	add_irq(&m, 52, "cold", 0, true, "0", "0", 2000);
+	by_hand.row = m.table.nr_irqs;
+	add_irq(&m, 53, "small", 0, true, "1", "1", 50);
+	one_per_cpu(&m, 1, 8, 60, "cold", 2000);
+	irqplan_policy_for_balance(&m.policy);
+	burst = (unsigned int)(m.policy.max_burst_ns / SECOND_NS);
+	quiet_intervals(&m, history, &now, 1);
+	ck_assert_int_eq(irq_history_commit(history, &hand, &m.table, NULL, now), 0);
+	apply(&m, &hand);
+	moved_at = now;
+	now += 10 * SECOND_NS;
+	quiet_intervals(&m, history, &now, burst / 10);
+	interval(&m, history, now, &p);
+	ck_assert_uint_lt(now - moved_at, m.policy.min_dwell_ns);
+	mv = move_of(&p, 53);
+	ck_assert_ptr_nonnull(mv);
+	ck_assert_int_eq(mv->kind, IRQPLAN_BALANCE);
+	ck_assert_uint_ne(mv->to, 0);
+	ck_assert_ptr_null(move_of(&p, 50));
+	irqplan_release(&p);
+	irq_history_free(history);
+	machine_release(&m);
+}
+END_TEST
+
+/*
  * Two IRQs a little hotter than a mean CPU on one CPU: neither a pile-up
  * nor one IRQ's overload (without either, the CPU would still be above
  * half the dead band). Split after overload_intervals, not the dwell time.
@@ -1085,6 +1132,7 @@ int main(void)
 	tcase_add_test(tc, an_irq_moved_dwells);
 	tcase_add_test(tc, a_sustained_hot_pair_is_split);
 	tcase_add_test(tc, one_hot_irq_keeps_its_cpu_to_itself_after_a_burst);
+	tcase_add_test(tc, a_flow_clears_its_cpu_of_irqs_inside_their_dwell);
 	tcase_add_test(tc, a_mild_hot_pair_is_split_after_the_overload_intervals);
 	tcase_add_test(tc, half_the_budget_is_kept_for_pile_ups);
 	tcase_add_test(tc, half_the_budget_is_kept_for_a_cpu_one_flow_holds_up);
