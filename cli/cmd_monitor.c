@@ -182,13 +182,22 @@ static int read_threads(struct monitor_run *r)
 	return 0;
 }
 
-static int start(struct monitor_run *r)
+/*
+ * Before the port is opened: a stop asked for while the state loads (the
+ * port already listening) waits, blocked, for the wait, where it ends the
+ * run with its checkpoint; stop signals are taken only there.
+ */
+static int catch_stop_signals(struct monitor_run *r)
 {
 	if (signals_catch())
 		return runtime_error("cannot catch signals: %s", strerror(errno));
-	/* stop signals are taken only inside the wait */
 	machine_block_stop_signals(&r->wait_mask);
 	r->signals_blocked = true;
+	return 0;
+}
+
+static int start(struct monitor_run *r)
+{
 	if (machine_hold(&r->hold, r->root,
 			 &(struct machine_wants){ .lock = MACHINE_LOCK_TRY,
 						  .fault_shows_as = "latency",
@@ -335,6 +344,8 @@ int cmd_monitor(int argc, char **argv)
 		status = load_web_config(&r);
 	if (!status)
 		status = check_outputs(&r);
+	if (!status)
+		status = catch_stop_signals(&r);
 	if (!status)
 		status = prepare(&r, argc, argv);
 	if (status)

@@ -820,13 +820,19 @@ static int parse_counts(struct jsondoc *doc, json_t *object, struct monitor_cpu_
 /*
  * A window as the monitor closes it: after the one before it on the wall
  * clock's grid and not after now, within the 32-bit count a window holds,
- * its p99 and max no higher than the CPU's max.
+ * its p99 and max no higher than the CPU's max. Two partial windows of one
+ * index are two runs' parts of it: one stopped inside the window, the
+ * next began inside it.
  */
 static int check_window(const struct monitor_window *w, const struct monitor_window *before,
 			uint64_t now_index, const struct monitor_cpu_reading *r, char *why,
 			size_t size)
 {
-	if ((before && w->index <= before->index) || w->index > now_index + 1)
+	bool one_window_two_runs =
+		before && w->index == before->index && w->partial && before->partial;
+
+	if ((before && w->index <= before->index && !one_window_two_runs) ||
+	    w->index > now_index + 1)
 		return corrupt(why, size, "a window's index is out of order or in the future");
 	/* the p99's slot above the max's: the max at or below the slot before the p99's */
 	if (w->count > MONITOR_MAX_SAMPLES_PER_WINDOW || w->max_ns > r->max_ns ||

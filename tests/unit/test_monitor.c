@@ -1170,28 +1170,36 @@ START_TEST(one_monitor_per_state)
 END_TEST
 
 /* A state whose text is changed by @edit: how a monitor takes it. */
-static enum state_outcome load_edited(struct cpu_fixture *f, const char *from, const char *to)
+/* The fixture's state with text @from replaced by @to, and then @from2 by @to2 unless NULL. */
+static enum state_outcome load_edited(struct cpu_fixture *f, const char *from, const char *to,
+				      const char *from2, const char *to2)
 {
+	const char *edits[2][2] = { { from, to }, { from2, to2 } };
 	struct sysroot *root;
 	struct topology topo;
 	enum state_outcome outcome;
 	struct monitor *m;
 	char path[128], *text, *at, *edited;
+	unsigned int e;
 	FILE *file;
 
 	state_path(path, sizeof(path), "edited.json");
 	write_fixture(path, f, 2, "2-3");
 	text = slurp(path);
-	at = strstr(text, from);
-	ck_assert_msg(at != NULL, "'%s' is not in the state", from);
-	ck_assert_int_ge(
-		asprintf(&edited, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from)), 0);
+	for (e = 0; e < 2 && edits[e][0]; e++) {
+		at = strstr(text, edits[e][0]);
+		ck_assert_msg(at != NULL, "'%s' is not in the state", edits[e][0]);
+		ck_assert_int_ge(asprintf(&edited, "%.*s%s%s", (int)(at - text), text, edits[e][1],
+					  at + strlen(edits[e][0])),
+				 0);
+		free(text);
+		text = edited;
+	}
 	file = fopen(path, "w");
 	ck_assert_ptr_nonnull(file);
-	fputs(edited, file);
+	fputs(text, file);
 	fclose(file);
 	free(text);
-	free(edited);
 	m = fixture_monitor(&root, &topo, path, MS);
 	ck_assert_int_eq(monitor_load_state(m, &outcome), 0);
 	monitor_free(m);
@@ -1238,13 +1246,22 @@ START_TEST(impossible_values_are_refused)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const char *from = strcmp(cases[i].from, "MAX") ? cases[i].from : max;
 
-		ck_assert_msg(load_edited(f, from, cases[i].to) == STATE_CORRUPT, "taken: %s",
-			      cases[i].to);
+		ck_assert_msg(load_edited(f, from, cases[i].to, NULL, NULL) == STATE_CORRUPT,
+			      "taken: %s", cases[i].to);
 		ck_assert_msg(strstr(last_warning, cases[i].why), "%s: %s", cases[i].to,
 			      last_warning);
 	}
 	/* unedited, it is continued */
-	ck_assert_int_eq(load_edited(f, "\"restarts\":4", "\"restarts\":4"), STATE_CONTINUED);
+	ck_assert_int_eq(load_edited(f, "\"restarts\":4", "\"restarts\":4", NULL, NULL),
+			 STATE_CONTINUED);
+	/*
+	 * two partial windows of one index: a run stopped inside the window
+	 * and the next began inside it (a restart within a window once made
+	 * the next load set the state aside as corrupt)
+	 */
+	ck_assert_int_eq(load_edited(f, "\"index\":[100,101", "\"index\":[100,100",
+				     "\"partial\":[1,0", "\"partial\":[1,1"),
+			 STATE_CONTINUED);
 	log_set_hook(NULL);
 	free_cpu(&f[0]);
 	free_cpu(&f[1]);
