@@ -804,6 +804,25 @@ START_TEST(a_sustained_hot_pair_is_split)
 END_TEST
 
 /*
+ * 8 CPUs: 20k/s, two of 2k/s on CPU 0, one of 50/s on @small_cpu, 2k/s on
+ * each of the others. Returns the small one's row.
+ */
+static unsigned int flow_machine(struct machine *m, const char *small_cpu)
+{
+	unsigned int small;
+
+	machine_init(m, 8, 1, 1, "", "");
+	add_irq(m, 50, "hot", 0, true, "0", "0", 20000);
+	add_irq(m, 51, "cold", 0, true, "0", "0", 2000);
+	add_irq(m, 52, "cold", 0, true, "0", "0", 2000);
+	small = m->table.nr_irqs;
+	add_irq(m, 53, "small", 0, true, small_cpu, small_cpu, 50);
+	one_per_cpu(m, 1, 8, 60, "cold", 2000);
+	irqplan_policy_for_balance(&m->policy);
+	return small;
+}
+
+/*
  * A burst, then a flow: one queue hotter than a mean CPU, on a CPU with
  * two cold ones and a small one. Shedding them cannot bring that CPU
  * under the dead band; they are not moved while it lasts a burst's time
@@ -821,14 +840,7 @@ START_TEST(one_hot_irq_keeps_its_cpu_to_itself_after_a_burst)
 	struct machine m;
 	struct irqplan p;
 
-	/* 8 CPUs: 20k/s, two of 2k/s and one of 50/s on CPU 0, 2k/s on each of the others */
-	machine_init(&m, 8, 1, 1, "", "");
-	add_irq(&m, 50, "hot", 0, true, "0", "0", 20000);
-	add_irq(&m, 51, "cold", 0, true, "0", "0", 2000);
-	add_irq(&m, 52, "cold", 0, true, "0", "0", 2000);
-	add_irq(&m, 53, "small", 0, true, "0", "0", 50);
-	one_per_cpu(&m, 1, 8, 60, "cold", 2000);
-	irqplan_policy_for_balance(&m.policy);
+	flow_machine(&m, "0");
 	ck_assert_uint_lt(m.policy.max_burst_ns, m.policy.min_dwell_ns);
 	burst = (unsigned int)(m.policy.max_burst_ns / SECOND_NS);
 	snprintf(intervals, sizeof(intervals), "for %u intervals", burst / 10 + 1);
@@ -879,14 +891,7 @@ START_TEST(a_flow_clears_its_cpu_of_irqs_inside_their_dwell)
 	struct machine m;
 	struct irqplan p;
 
-	machine_init(&m, 8, 1, 1, "", "");
-	add_irq(&m, 50, "hot", 0, true, "0", "0", 20000);
-	add_irq(&m, 51, "cold", 0, true, "0", "0", 2000);
-	add_irq(&m, 52, "cold", 0, true, "0", "0", 2000);
-	by_hand.row = m.table.nr_irqs;
-	add_irq(&m, 53, "small", 0, true, "1", "1", 50);
-	one_per_cpu(&m, 1, 8, 60, "cold", 2000);
-	irqplan_policy_for_balance(&m.policy);
+	by_hand.row = flow_machine(&m, "1");
 	burst = (unsigned int)(m.policy.max_burst_ns / SECOND_NS);
 	quiet_intervals(&m, history, &now, 1);
 	ck_assert_int_eq(irq_history_commit(history, &hand, &m.table, NULL, now), 0);
