@@ -16,7 +16,9 @@ static bool is_stopper(const struct sched_thread *thread)
 
 bool sched_rival_preempts(const struct sched_rival_query *query, const struct sched_thread *thread)
 {
-	if (!sched_thread_policy_is_realtime(thread->policy) || is_stopper(thread))
+	/* a zombie keeps the policy it had but never runs again */
+	if (!sched_thread_policy_is_realtime(thread->policy) || is_stopper(thread) ||
+	    thread->state == 'Z' || thread->state == 'X')
 		return false;
 	if (!cpuset_intersects(&thread->allowed, &query->cpus))
 		return false;

@@ -62,7 +62,7 @@ int sched_thread_parse_stat(const char *text, struct sched_thread *thread)
 		if (!*p)
 			return field > STAT_FLAGS ? -ENODATA : -EINVAL;
 		if (field == 3) {
-			p++;
+			thread->state = *p++;
 			continue;
 		}
 		/* priority and nice may be negative: only the three kept matter */

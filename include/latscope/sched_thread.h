@@ -28,6 +28,7 @@ struct sched_thread {
 	pid_t pid; /* the process (thread group) */
 	pid_t tid;
 	char comm[64]; /* as the kernel shows it, at most 15 characters from it */
+	char state; /* R, S, D, ... Z for a zombie: ended, never to run again */
 	unsigned int flags; /* the task's PF_* flags */
 	int policy; /* SCHED_THREAD_* */
 	int priority; /* 1-99 for FIFO/RR, 0 for the others */
@@ -41,10 +42,10 @@ const char *sched_thread_policy_name(int policy);
 bool sched_thread_policy_is_realtime(int policy);
 
 /**
- * sched_thread_parse_stat - the comm, flags, priority and policy of a stat line
+ * sched_thread_parse_stat - the comm, state, flags, priority and policy of a stat line
  * @text: the text of /proc/PID/task/TID/stat (the comm may hold spaces
  *	  and parentheses: it ends at the last ')')
- * @thread: receives comm, flags, priority and policy; the rest is untouched
+ * @thread: receives comm, state, flags, priority and policy; the rest is untouched
  *
  * Returns 0; -ENODATA when the line ends after the flags but before the
  * policy (comm and flags are then set: enough for who a task is); or

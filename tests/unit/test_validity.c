@@ -21,6 +21,7 @@ START_TEST(stat_line_with_a_hard_comm)
 						 &t),
 			 0);
 	ck_assert_str_eq(t.comm, "a) b (c)");
+	ck_assert_int_eq(t.state, 'R');
 	ck_assert_int_eq(t.policy, SCHED_THREAD_FIFO);
 	ck_assert_int_eq(t.priority, 99);
 	ck_assert(t.flags & SCHED_THREAD_KERNEL);
@@ -77,7 +78,8 @@ START_TEST(rivals_at_or_above_the_priority_on_the_cpu)
 
 	scan(SCHED_THREAD_FIFO, 90, &rivals);
 	/* FIFO 95 on cpu 1 and a deadline task anywhere; not FIFO 50, not the
-	 * stopper, not a FIFO 99 kept on cpu 0, not the measuring process */
+	 * stopper, not a FIFO 99 kept on cpu 0, not the measuring process, not
+	 * a FIFO 99 zombie on cpu 1 */
 	ck_assert_uint_eq(rivals.nr_threads, 2);
 	ck_assert_ptr_nonnull(rival(&rivals, 100));
 	ck_assert_str_eq(rival(&rivals, 100)->comm, "spin (fifo) 95");
