@@ -196,8 +196,28 @@ static int catch_stop_signals(struct monitor_run *r)
 	return 0;
 }
 
+/*
+ * A stop asked for while the threads were set up (their memory is prefaulted
+ * a chunk at a time, the stop checked in between): the run ends as a stopped
+ * one, having measured nothing and left the state as it was.
+ */
+static bool stopped_while_starting(struct monitor_run *r)
+{
+	if (!rt_stop_requested())
+		return false;
+	/* the handler takes the pending signal and names it */
+	pthread_sigmask(SIG_SETMASK, &r->wait_mask, NULL);
+	r->signals_blocked = false;
+	log_warning("stopped by SIG%s before the first wake-up: nothing measured, the state as "
+		    "it was",
+		    stop_requested ? sigabbrev_np(stop_requested) : "?");
+	return true;
+}
+
 static int start(struct monitor_run *r)
 {
+	int ret;
+
 	if (machine_hold(&r->hold, r->root,
 			 &(struct machine_wants){ .lock = MACHINE_LOCK_TRY,
 						  .fault_shows_as = "latency",
@@ -213,11 +233,14 @@ static int start(struct monitor_run *r)
 	 * series are what the user asked to scrape, and the interrupt counts a
 	 * fallback would offer are exported anyway.
 	 */
-	if (monitor_start(r->m))
-		return EXIT_ERROR;
+	ret = monitor_start(r->m);
 	r->started_ns = clock_ns(CLOCK_MONOTONIC);
+	if (ret && !stopped_while_starting(r))
+		return EXIT_ERROR;
 	if (read_threads(r))
 		return EXIT_ERROR;
+	if (ret)
+		return EXIT_OK; /* stopped: nothing to serve */
 	if (exporter_http_start(r->http)) {
 		/* the measurement ends before the settings it ran under */
 		monitor_stop(r->m);
@@ -353,11 +376,13 @@ int cmd_monitor(int argc, char **argv)
 	status = start(&r);
 	if (status)
 		goto out;
-	if (!r.o.quiet)
-		monitor_render_header(stdout, &r.o, r.m, &r.setup);
-	snprintf(status_line, sizeof(status_line), "measuring cpus %s, serving port %u",
-		 cpuset_format_list(monitor_cpus(r.m), cpus, sizeof(cpus)), r.setup.port);
-	monitor_notify_ready(status_line);
+	if (!stop_requested) {
+		if (!r.o.quiet)
+			monitor_render_header(stdout, &r.o, r.m, &r.setup);
+		snprintf(status_line, sizeof(status_line), "measuring cpus %s, serving port %u",
+			 cpuset_format_list(monitor_cpus(r.m), cpus, sizeof(cpus)), r.setup.port);
+		monitor_notify_ready(status_line);
+	}
 	follow(&r);
 	status = finish(&r);
 out:
