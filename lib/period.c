@@ -1123,18 +1123,28 @@ static void fold_subharmonic(struct detector *d, struct train *best)
 }
 
 #define MAX_ROUNDS (4 * PERIOD_MAX_SOURCES)
+#define SPLIT_HALF_JITTERS 3.0
 
-/* Two trains of one period, half a period apart: one train of half the period. */
-static bool is_split_half(const struct period_source *a, const struct period_source *b)
+/*
+ * How far two trains of one period lie from half a period apart, or
+ * INFINITY when that is further than their jitters allow: halves of one
+ * train lie half a period apart to within a few of their jitters, each
+ * phase fitted on hundreds of occurrences. (A thread waking 73 us after
+ * every other tick of a host jittering by 9 us is no half of that host's
+ * train: once it was merged with the host's odd ticks into a 1 ms train.)
+ */
+static double split_half_error(const struct period_source *a, const struct period_source *b)
 {
-	double period = (double)a->period_ns, offset, tolerance;
+	double period = (double)a->period_ns, offset, error;
 
 	if (fabs((double)b->period_ns - period) > 0.002 * period)
-		return false;
-	tolerance =
-		3 * fmax(4 * fmax((double)a->jitter_ns, (double)b->jitter_ns), MIN_TOLERANCE_NS);
+		return INFINITY;
 	offset = fmod((double)b->phase_ns - (double)a->phase_ns + period, period);
-	return fabs(offset - period / 2) <= tolerance;
+	error = fabs(offset - period / 2);
+	return error <= fmax(SPLIT_HALF_JITTERS * hypot((double)a->jitter_ns, (double)b->jitter_ns),
+			     4 * MIN_TOLERANCE_NS) ?
+		       error :
+		       INFINITY;
 }
 
 /*
@@ -1798,18 +1808,27 @@ static int detect(struct detector *d, struct period_source *sources, size_t max_
 		if (ret)
 			return ret;
 	}
-	/* a train the search found as two halves at twice its period */
+	/* a train the search found as two halves at twice its period: its closest half */
 	for (i = 0; i < nr_sources; i++) {
-		for (c = i + 1; c < nr_sources; c++) {
-			if (!is_split_half(&sources[i], &sources[c]))
-				continue;
-			merge_source(d, sources, trains, &nr_sources, (uint8_t)i, (uint8_t)c);
+		for (;;) {
+			size_t half = nr_sources;
+			double error, closest = INFINITY;
+
+			for (c = i + 1; c < nr_sources; c++) {
+				error = split_half_error(&sources[i], &sources[c]);
+				if (error < closest) {
+					closest = error;
+					half = c;
+				}
+			}
+			if (half == nr_sources)
+				break;
+			merge_source(d, sources, trains, &nr_sources, (uint8_t)i, (uint8_t)half);
 			sources[i].period_ns /= 2;
 			trains[i].b /= 2;
 			ret = describe_source(d, (uint8_t)i, &sources[i]);
 			if (ret)
 				return ret;
-			c--;
 		}
 	}
 	link_nested(d, sources, nr_sources);

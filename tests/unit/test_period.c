@@ -506,6 +506,64 @@ START_TEST(thread_half_a_period_off_the_host_train)
 END_TEST
 
 /*
+ * The thread of every_third_occurrence_longer 73 us after every other tick
+ * of a host whose ticks jitter by 9 us (a draw of tests/data/period-sweep):
+ * the thread's 2 ms train lies half a period from the host's odd ticks to
+ * within the host's walking tolerance, yet far beyond what either train's
+ * jitter allows. Taken for two halves of one train, the two made a 1 ms
+ * train, and the long spins a 3 ms source nested in it.
+ */
+START_TEST(thread_just_after_a_jittery_host_tick)
+{
+	struct event_list list = { 0 };
+	struct period_source sources[PERIOD_MAX_SOURCES];
+	const struct period_source *fast = NULL, *slow;
+	uint64_t run = 5 * SEC;
+	int n, k, i;
+
+	rng_state = 15;
+	for (k = 0; k * 2 * MS < run; k++) {
+		add_event(&list, 0.073 * MS + k * 2.0 * MS + 2 * US * gaussian(),
+			  (k % 3 == 0 ? 60 * US : 10 * US) + (uint64_t)(2000 * uniform()));
+		list.events[list.n - 1].causes = 1ULL << 1;
+	}
+	for (k = 0; k * MS < run; k++) {
+		if (uniform() >= 0.72)
+			continue;
+		add_event(&list, k * 1.0 * MS + 8.8 * US * gaussian(),
+			  8 * US + (uint64_t)(28000 * uniform()));
+		list.events[list.n - 1].causes = 1ULL << 0;
+	}
+	for (k = 0; k * 4 * MS < run; k++) {
+		add_event(&list, 3.647 * MS + k * 4.0 * MS + 2 * US * gaussian(),
+			  11 * US + (uint64_t)(3000 * uniform()));
+		list.events[list.n - 1].causes = 1ULL << 2;
+	}
+	for (k = 0; k < 11; k++) {
+		add_event(&list, uniform() * (double)run, 16 * MS + (uint64_t)(8e6 * uniform()));
+		list.events[list.n - 1].causes = 1ULL << 0;
+	}
+	add_random(&list, run, 121);
+	merge_overlapping(&list);
+	n = detect(&list, run, sources);
+	/* the thread's train: free, at 2 ms, its every wake-up seen */
+	for (i = 0; i < n; i++)
+		if (fabs((double)sources[i].period_ns - 2 * MS) <= 0.001 * 2 * MS &&
+		    sources[i].nested_in == PERIOD_UNASSIGNED &&
+		    sources[i].seen >= 9 * sources[i].expected / 10)
+			fast = &sources[i];
+	ck_assert_msg(fast != NULL, "no 2 ms train holds the thread's wake-ups");
+	slow = find_source(sources, n, 6 * MS);
+	ck_assert_ptr_nonnull(slow);
+	ck_assert_ptr_eq(&sources[slow->nested_in], fast);
+	ck_assert_uint_ge(slow->seen, 9 * slow->expected / 10);
+	ck_assert_uint_ge(slow->duration_ns, 45 * US);
+	ck_assert_ptr_null(find_source(sources, n, 3 * MS));
+	free(list.events);
+}
+END_TEST
+
+/*
  * With the list full (a loaded VM's disk interrupts and host stalls make
  * weak trains of their own), the nested source of a strong one takes the
  * place of the weakest: here a list of two, a 7 ms train seen 250 times
@@ -927,6 +985,7 @@ int main(void)
 	tcase_add_test(tc, recorded_sources_inside_the_host_train);
 	tcase_add_test(tc, every_third_occurrence_longer);
 	tcase_add_test(tc, thread_half_a_period_off_the_host_train);
+	tcase_add_test(tc, thread_just_after_a_jittery_host_tick);
 	tcase_add_test(tc, nested_source_displaces_a_weaker_one);
 	tcase_add_test(tc, recorded_every_third_wake_up_longer);
 	tcase_add_test(tc, nested_train_is_not_a_phase_of_free_ones);
