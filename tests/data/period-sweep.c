@@ -20,80 +20,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "event_stream.h"
 #include "latscope/period.h"
 
 #define MS 1e6
 #define US 1e3
 #define RUN_NS (5 * 1000000000ULL)
 
-/* one generator per draw, so that a draw replays alone */
-static uint64_t rng_state;
-
-static double uniform(void)
-{
-	rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
-	return (double)(rng_state >> 11) / 9007199254740992.0;
-}
-
-static double gaussian(void)
-{
-	return sqrt(-2 * log(uniform() + 1e-300)) * cos(2 * M_PI * uniform());
-}
-
-struct stream {
-	struct period_event *events;
-	size_t n, cap;
-};
-
-static void add(struct stream *s, double t, double duration, uint64_t causes)
-{
-	if (t < 0)
-		return;
-	if (s->n == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 4096;
-		s->events = realloc(s->events, s->cap * sizeof(*s->events));
-		if (!s->events) {
-			perror("period-sweep");
-			exit(2);
-		}
-	}
-	s->events[s->n++] = (struct period_event){ (uint64_t)t, (uint64_t)duration, causes };
-}
-
-static int by_time(const void *x, const void *y)
-{
-	const struct period_event *a = x, *b = y;
-
-	return a->t_ns < b->t_ns ? -1 : a->t_ns > b->t_ns;
-}
-
-/* Gaps that overlap are one gap, as the measuring loop sees them. */
-static void merge_overlapping(struct stream *s)
-{
-	size_t i, n = 0;
-
-	qsort(s->events, s->n, sizeof(*s->events), by_time);
-	for (i = 0; i < s->n; i++) {
-		struct period_event *last = n ? &s->events[n - 1] : NULL;
-		const struct period_event *e = &s->events[i];
-
-		if (last && e->t_ns < last->t_ns + last->duration_ns) {
-			if (e->t_ns + e->duration_ns > last->t_ns + last->duration_ns)
-				last->duration_ns = e->t_ns + e->duration_ns - last->t_ns;
-			last->causes |= e->causes;
-			continue;
-		}
-		s->events[n++] = *e;
-	}
-	s->n = n;
-}
-
 struct draw {
 	double thread_phase, host_fill, host_length, host_jitter, tick_phase, random_rate;
 	int stalls;
 };
 
-static void make_stream(struct stream *s, const struct draw *d, bool causes)
+/* a gap of @duration ns (a fraction of a ns dropped) */
+static void add(struct event_list *s, double t, double duration, uint64_t causes)
+{
+	add_caused_event(s, t, (uint64_t)duration, causes);
+}
+
+static void make_stream(struct event_list *s, const struct draw *d, bool causes)
 {
 	double t;
 	int k;
@@ -163,7 +108,7 @@ int main(int argc, char **argv)
 	for (long seed = first; seed < first + draws; seed++) {
 		struct period_source sources[PERIOD_MAX_SOURCES];
 		struct period_params params = { .run_ns = RUN_NS };
-		struct stream s = { 0 };
+		struct event_list s = { 0 };
 		struct draw d;
 		const char *why;
 		int n;

@@ -4,45 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event_stream.h"
 #include "latscope/period.h"
 #include "unit.h"
 
 #define MS 1000000ULL
 #define US 1000ULL
 #define SEC 1000000000ULL
-
-/* A reproducible generator, so a failure can be replayed. */
-static uint64_t rng_state;
-
-static double uniform(void)
-{
-	rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
-	return (double)(rng_state >> 11) / 9007199254740992.0;
-}
-
-static double gaussian(void)
-{
-	return sqrt(-2 * log(uniform() + 1e-300)) * cos(2 * M_PI * uniform());
-}
-
-struct event_list {
-	struct period_event *events;
-	size_t n, cap;
-};
-
-static void add_event(struct event_list *list, double t, uint64_t duration)
-{
-	if (t < 0)
-		return;
-	if (list->n == list->cap) {
-		list->cap = list->cap ? list->cap * 2 : 1024;
-		list->events = realloc(list->events, list->cap * sizeof(*list->events));
-	}
-	list->events[list->n].t_ns = (uint64_t)t;
-	list->events[list->n].duration_ns = duration;
-	list->events[list->n].causes = 0;
-	list->n++;
-}
 
 static void add_train(struct event_list *list, uint64_t run, double period, double phase,
 		      double jitter, double missing, uint64_t duration)
@@ -66,13 +34,6 @@ static void add_random(struct event_list *list, uint64_t run, double per_second)
 			break;
 		add_event(list, t, 1500 + (uint64_t)(uniform() * 20000));
 	}
-}
-
-static int compare_events(const void *x, const void *y)
-{
-	const struct period_event *a = x, *b = y;
-
-	return a->t_ns < b->t_ns ? -1 : a->t_ns > b->t_ns;
 }
 
 static int detect(struct event_list *list, uint64_t run, struct period_source *sources)
@@ -430,27 +391,32 @@ START_TEST(every_third_occurrence_longer)
 }
 END_TEST
 
-static int compare_events(const void *x, const void *y);
-
-/* Gaps that overlap are one gap, as the measuring loop sees them. */
-static void merge_overlapping(struct event_list *list)
+/*
+ * The scene of tests/system/noise-nested: a thread every 2 ms from @phase
+ * (jittering by @jitter), spinning 10 us and every third time 60 us (cause
+ * 1); a host tick every 1 ms from @host_phase in a share @fill of its slots,
+ * jittering by @host_jitter, lasting @host_length and up to @host_spread
+ * more (cause 0); and @stalls host stalls of 16 to 24 ms (cause 0).
+ */
+static void add_nested_scene(struct event_list *list, uint64_t run, double phase, double jitter,
+			     double host_phase, double fill, double host_jitter,
+			     uint64_t host_length, double host_spread, int stalls)
 {
-	size_t i, n = 0;
+	int k;
 
-	qsort(list->events, list->n, sizeof(*list->events), compare_events);
-	for (i = 0; i < list->n; i++) {
-		struct period_event *last = n ? &list->events[n - 1] : NULL;
-		const struct period_event *e = &list->events[i];
-
-		if (last && e->t_ns < last->t_ns + last->duration_ns) {
-			if (e->t_ns + e->duration_ns > last->t_ns + last->duration_ns)
-				last->duration_ns = e->t_ns + e->duration_ns - last->t_ns;
-			last->causes |= e->causes;
+	for (k = 0; k * 2 * MS < run; k++)
+		add_caused_event(list, phase + k * 2.0 * MS + jitter * gaussian(),
+				 (k % 3 == 0 ? 60 * US : 10 * US) + (uint64_t)(2000 * uniform()),
+				 1ULL << 1);
+	for (k = 0; k * MS < run; k++) {
+		if (uniform() >= fill)
 			continue;
-		}
-		list->events[n++] = *e;
+		add_caused_event(list, host_phase + k * 1.0 * MS + host_jitter * gaussian(),
+				 host_length + (uint64_t)(host_spread * uniform()), 1ULL << 0);
 	}
-	list->n = n;
+	for (k = 0; k < stalls; k++)
+		add_caused_event(list, uniform() * (double)run,
+				 16 * MS + (uint64_t)(8e6 * uniform()), 1ULL << 0);
 }
 
 /*
@@ -468,25 +434,11 @@ START_TEST(thread_half_a_period_off_the_host_train)
 	struct period_source sources[PERIOD_MAX_SOURCES];
 	const struct period_source *host, *fast, *slow;
 	uint64_t run = 5 * SEC;
-	int n, k;
+	int n;
 
 	rng_state = 13;
-	for (k = 0; k * 2 * MS < run; k++) {
-		add_event(&list, 0.278 * MS + k * 2.0 * MS + 1 * US * gaussian(),
-			  (k % 3 == 0 ? 60 * US : 10 * US) + (uint64_t)(2000 * uniform()));
-		list.events[list.n - 1].causes = 1ULL << 1;
-	}
-	for (k = 0; k * MS < run; k++) {
-		if (uniform() >= 0.77)
-			continue;
-		add_event(&list, 0.778 * MS + k * 1.0 * MS + 2 * US * gaussian(),
-			  15 * US + (uint64_t)(25000 * uniform()));
-		list.events[list.n - 1].causes = 1ULL << 0;
-	}
-	for (k = 0; k < 10; k++) {
-		add_event(&list, uniform() * (double)run, 16 * MS + (uint64_t)(8e6 * uniform()));
-		list.events[list.n - 1].causes = 1ULL << 0;
-	}
+	add_nested_scene(&list, run, 0.278 * MS, 1 * US, 0.778 * MS, 0.77, 2 * US, 15 * US, 25000,
+			 10);
 	merge_overlapping(&list);
 	n = detect(&list, run, sources);
 	ck_assert_int_eq(n, 3);
@@ -522,27 +474,14 @@ START_TEST(thread_just_after_a_jittery_host_tick)
 	int n, k, i;
 
 	rng_state = 15;
-	for (k = 0; k * 2 * MS < run; k++) {
-		add_event(&list, 0.073 * MS + k * 2.0 * MS + 2 * US * gaussian(),
-			  (k % 3 == 0 ? 60 * US : 10 * US) + (uint64_t)(2000 * uniform()));
-		list.events[list.n - 1].causes = 1ULL << 1;
-	}
-	for (k = 0; k * MS < run; k++) {
-		if (uniform() >= 0.72)
-			continue;
-		add_event(&list, k * 1.0 * MS + 8.8 * US * gaussian(),
-			  8 * US + (uint64_t)(28000 * uniform()));
-		list.events[list.n - 1].causes = 1ULL << 0;
-	}
-	for (k = 0; k * 4 * MS < run; k++) {
-		add_event(&list, 3.647 * MS + k * 4.0 * MS + 2 * US * gaussian(),
-			  11 * US + (uint64_t)(3000 * uniform()));
-		list.events[list.n - 1].causes = 1ULL << 2;
-	}
-	for (k = 0; k < 11; k++) {
-		add_event(&list, uniform() * (double)run, 16 * MS + (uint64_t)(8e6 * uniform()));
-		list.events[list.n - 1].causes = 1ULL << 0;
-	}
+	add_nested_scene(&list, run, 0.073 * MS, 2 * US, 0, 0.72, 8.8 * US, 8 * US, 28000, 0);
+	/* the guest's 4 ms tick (cause 2), then the stalls */
+	for (k = 0; k * 4 * MS < run; k++)
+		add_caused_event(&list, 3.647 * MS + k * 4.0 * MS + 2 * US * gaussian(),
+				 11 * US + (uint64_t)(3000 * uniform()), 1ULL << 2);
+	for (k = 0; k < 11; k++)
+		add_caused_event(&list, uniform() * (double)run,
+				 16 * MS + (uint64_t)(8e6 * uniform()), 1ULL << 0);
 	add_random(&list, run, 121);
 	merge_overlapping(&list);
 	n = detect(&list, run, sources);
