@@ -150,20 +150,40 @@ enum state_window_column {
 	STATE_WINDOW_COLUMNS,
 };
 
+/*
+ * A column is written in one of two forms, and read in either: a number a
+ * window ([7, 7, 9]), or runs of windows, [value, windows] each ([[7, 2],
+ * [9, 1]]). Within a run the index counts up by one a window and the other
+ * columns repeat their value. The state writes as runs the columns whose
+ * values seldom change (index, count, missed, partial): at 35 days of
+ * 5-minute windows they were 60% of a CPU's windows as numbers, and are a
+ * few hundred bytes as runs.
+ */
+bool state_window_column_in_runs(enum state_window_column column);
+
+/* what a run adds to the column's value from one window to the next */
+unsigned int state_window_column_step(enum state_window_column column);
+
+/* the most windows runs may stand for: the ring's 35 days of the shortest window, 1 s */
+#define STATE_MAX_RUN_WINDOWS (35ULL * 24 * 3600)
+
 /* What a column of the windows is. */
 enum state_column_status {
 	STATE_COLUMN_OK,
 	STATE_COLUMN_ABSENT, /* no such member */
 	STATE_COLUMN_NOT_ARRAY,
-	STATE_COLUMN_NOT_NUMBERS, /* an array, but not a flat list of integers */
-	STATE_COLUMN_LENGTH, /* not as many rows as the index */
+	/* an array, but neither a flat list of integers nor runs [value, windows >= 1] */
+	STATE_COLUMN_NOT_NUMBERS,
+	STATE_COLUMN_LENGTH, /* not as many rows as the index, or runs of too many */
 };
 
 /* A state's windows as views of its document's tables (state_windows_view()). */
 struct state_windows {
 	size_t rows; /* the index's rows; 0 unless the index is OK */
-	const int64_t *values[STATE_WINDOW_COLUMNS]; /* the document's; NULL unless OK */
+	/* the document's, or a column's runs laid out; NULL unless OK */
+	const int64_t *values[STATE_WINDOW_COLUMNS];
 	enum state_column_status status[STATE_WINDOW_COLUMNS];
+	int64_t *laid_out[STATE_WINDOW_COLUMNS]; /* the view's, freed by state_windows_release() */
 };
 
 /* A column's name in the state ("index", "count", "max_ns", ...). */
@@ -175,10 +195,13 @@ const char *state_window_column_name(enum state_window_column column);
  * column, none negative), import takes what is there
  * @doc: the document @windows belongs to
  * @windows: the "windows" object (anything else: every column absent)
- * @view: receives each column's status and values; the values are @doc's
- *	  and live as long as it does
+ * @view: receives each column's status and values, a number a window
+ *	  whatever the column's form; release it with state_windows_release()
+ *
+ * Returns 0, or -ENOMEM (@view then needs no release).
  */
-void state_windows_view(struct jsondoc *doc, const json_t *windows, struct state_windows *view);
+int state_windows_view(struct jsondoc *doc, const json_t *windows, struct state_windows *view);
+void state_windows_release(struct state_windows *view);
 
 /**
  * state_time - a CLOCK_REALTIME time in ns as the state writes times

@@ -8,22 +8,18 @@
 #include "latscope/window_ring.h"
 
 /*
- * A CPU's windows as the state writes them: a column of decimal numbers
- * per field (the state's index, count, max_ns, p99_ns, missed, partial, in
- * enum state_window_column's order) and one more, the maxima of the
- * complete windows (its "block_maxima").
+ * A CPU's windows as the state writes them: a column per field (the
+ * state's index, count, max_ns, p99_ns, missed, partial, in enum
+ * state_window_column's order), each in its form (monitor_state.h: a
+ * number a window, or runs).
  *
  * Most of a checkpoint at 256 CPUs and 35 days was making these 18
  * million numbers again, though a full block of the ring never changes
- * (window_ring.h). A struct window_text keeps the text of each full block
- * from one checkpoint to the next (about 30 bytes a window: 77 MB at 256
- * CPUs and 35 days), drops a block's text with the block, and formats
- * again only the windows of the block still being filled.
+ * (window_ring.h). A struct window_text keeps the text and runs of each
+ * full block from one checkpoint to the next (about 12 bytes a window:
+ * 31 MB at 256 CPUs and 35 days), drops them with the block, and makes
+ * again only those of the block still being filled.
  */
-
-/* the columns: the state's six, then the block maxima */
-#define WINDOW_TEXT_BLOCK_MAX 6
-#define WINDOW_TEXT_COLUMNS 7
 
 struct window_text;
 
@@ -45,9 +41,10 @@ void window_text_free(struct window_text *text);
 int window_text_update(struct window_text *text, const struct window_ring *ring);
 
 /**
- * window_text_put - a column, as a JSON array ("[1,2,3]"), to @f
+ * window_text_put - a column, as a JSON array ("[1,2,3]", or runs
+ * "[[5,2],[9,1]]"), to @f
  * @text: the text of the last successful update
- * @column: < WINDOW_TEXT_COLUMNS
+ * @column: an enum state_window_column
  * @f: the stream (its errors are its own)
  */
 void window_text_put(const struct window_text *text, unsigned int column, FILE *f);

@@ -710,56 +710,89 @@ static uint64_t window_value(const int64_t *column, size_t i)
 }
 
 /*
- * Monitor windows as the monitor's state writes them, a column per field:
- * {"window_ns", "index" (window i spans [index, index + 1) * window_ns on
- * the wall clock), "count", "max_ns", "p99_ns", "missed", "partial"}; or
- * a list of objects {"end" (ISO 8601) or "end_ns", "max_ns", "p99_ns",
- * "count", "missed"}.
+ * A state written since the windows' runs keeps no block maxima of its
+ * own: they are the max of each complete window (one the monitor ran
+ * throughout, with a sample), the blocks compare's GEV fit takes.
+ */
+static int maxima_of_windows(struct run_series *s)
+{
+	size_t i;
+
+	s->block_max_ns = malloc((s->nr_windows ? s->nr_windows : 1) * sizeof(*s->block_max_ns));
+	if (!s->block_max_ns)
+		return -ENOMEM;
+	s->block_ns = s->window_ns;
+	for (i = 0; i < s->nr_windows; i++) {
+		const struct run_window *w = &s->windows[i];
+
+		if (!w->partial && w->count && run_has(w->count))
+			s->block_max_ns[s->nr_blocks++] = w->max_ns;
+	}
+	return 0;
+}
+
+/* The view's windows into @s; 0 or an import failure. */
+static int take_window_columns(struct reader *r, const struct state_windows *view,
+			       uint64_t window_ns, struct run_series *s, const char *who)
+{
+	const int64_t *index = view->values[STATE_WINDOW_INDEX];
+	const int64_t *partial = view->values[STATE_WINDOW_PARTIAL];
+	size_t n = view->rows, i, c;
+
+	if (view->status[STATE_WINDOW_INDEX] == STATE_COLUMN_LENGTH)
+		return import_fail(r->ctx, -EINVAL,
+				   "%s: windows.index: runs of more than %llu windows", who,
+				   STATE_MAX_RUN_WINDOWS);
+	if (!run_has(window_ns) || !window_ns ||
+	    view->status[STATE_WINDOW_INDEX] != STATE_COLUMN_OK)
+		return import_fail(r->ctx, -EINVAL, "%s: windows without window_ns and index", who);
+	/* a column may be absent; one that is there has a number per window */
+	for (c = STATE_WINDOW_INDEX + 1; c < STATE_WINDOW_COLUMNS; c++)
+		if (view->status[c] != STATE_COLUMN_OK && view->status[c] != STATE_COLUMN_ABSENT)
+			return import_fail(r->ctx, -EINVAL, "%s: windows.%s is not %zu numbers",
+					   who, state_window_column_name(c), n);
+	s->window_ns = window_ns;
+	s->windows = calloc(n ? n : 1, sizeof(*s->windows));
+	if (!s->windows)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct run_window *w = &s->windows[i];
+
+		if (index[i] < 0 || (uint64_t)index[i] >= INT64_MAX / window_ns - 1)
+			return import_fail(r->ctx, -EINVAL, "%s: window index %lld", who,
+					   (long long)index[i]);
+		w->end_ns = (index[i] + 1) * (int64_t)window_ns;
+		w->count = window_value(view->values[STATE_WINDOW_COUNT], i);
+		w->max_ns = window_value(view->values[STATE_WINDOW_MAX], i);
+		w->p99_ns = window_value(view->values[STATE_WINDOW_P99], i);
+		w->missed = window_value(view->values[STATE_WINDOW_MISSED], i);
+		w->partial = partial && partial[i] > 0;
+	}
+	s->nr_windows = n;
+	return view->values[STATE_WINDOW_MAX] && !run_has(s->block_ns) ? maxima_of_windows(s) : 0;
+}
+
+/*
+ * Monitor windows as the monitor's state writes them, a column per field
+ * (state_windows_view() reads both its forms): {"window_ns", "index"
+ * (window i spans [index, index + 1) * window_ns on the wall clock),
+ * "count", "max_ns", "p99_ns", "missed", "partial"}; or a list of objects
+ * {"end" (ISO 8601) or "end_ns", "max_ns", "p99_ns", "count", "missed"}.
  */
 static int read_windows(struct reader *r, const json_t *windows, struct run_series *s,
 			const char *who)
 {
-	const int64_t *index, *partial;
 	struct state_windows view;
-	uint64_t window_ns;
-	size_t n, i, c;
+	size_t n, i;
+	int ret;
 
 	if (json_is_object(windows)) {
-		window_ns = get_u64(windows, "window_ns");
-		state_windows_view(r->doc, windows, &view);
-		if (!run_has(window_ns) || !window_ns ||
-		    view.status[STATE_WINDOW_INDEX] != STATE_COLUMN_OK)
-			return import_fail(r->ctx, -EINVAL,
-					   "%s: windows without window_ns and index", who);
-		n = view.rows;
-		index = view.values[STATE_WINDOW_INDEX];
-		partial = view.values[STATE_WINDOW_PARTIAL];
-		/* a column may be absent; one that is there has a number per window */
-		for (c = STATE_WINDOW_INDEX + 1; c < STATE_WINDOW_COLUMNS; c++)
-			if (view.status[c] != STATE_COLUMN_OK &&
-			    view.status[c] != STATE_COLUMN_ABSENT)
-				return import_fail(r->ctx, -EINVAL,
-						   "%s: windows.%s is not %zu numbers", who,
-						   state_window_column_name(c), n);
-		s->window_ns = window_ns;
-		s->windows = calloc(n ? n : 1, sizeof(*s->windows));
-		if (!s->windows)
-			return -ENOMEM;
-		for (i = 0; i < n; i++) {
-			struct run_window *w = &s->windows[i];
-
-			if (index[i] < 0 || (uint64_t)index[i] >= INT64_MAX / window_ns - 1)
-				return import_fail(r->ctx, -EINVAL, "%s: window index %lld", who,
-						   (long long)index[i]);
-			w->end_ns = (index[i] + 1) * (int64_t)window_ns;
-			w->count = window_value(view.values[STATE_WINDOW_COUNT], i);
-			w->max_ns = window_value(view.values[STATE_WINDOW_MAX], i);
-			w->p99_ns = window_value(view.values[STATE_WINDOW_P99], i);
-			w->missed = window_value(view.values[STATE_WINDOW_MISSED], i);
-			w->partial = partial && partial[i] > 0;
-		}
-		s->nr_windows = n;
-		return 0;
+		ret = state_windows_view(r->doc, windows, &view);
+		if (ret)
+			return ret;
+		ret = take_window_columns(r, &view, get_u64(windows, "window_ns"), s, who);
+		state_windows_release(&view);
+		return ret;
 	}
 	if (!json_is_array(windows))
 		return 0;

@@ -293,11 +293,6 @@ static void put_windows(struct state_writer *w, const struct state_cpu *cpu)
 		window_text_put(text, column, w->f);
 	}
 	put(w, "}");
-	/* compare's GEV fit: the maximum of each complete window */
-	put_key(w, "block_maxima", false);
-	fprintf(w->f, "{\"block_ns\":%" PRIu64 ",\"max_ns\":", cpu->window_ns);
-	window_text_put(text, WINDOW_TEXT_BLOCK_MAX, w->f);
-	put(w, "}");
 }
 
 json_t *state_time(uint64_t realtime_ns)
@@ -849,56 +844,148 @@ const char *state_window_column_name(enum state_window_column column)
 	return column < STATE_WINDOW_COLUMNS ? names[column] : NULL;
 }
 
-void state_windows_view(struct jsondoc *doc, const json_t *windows, struct state_windows *view)
+bool state_window_column_in_runs(enum state_window_column column)
 {
+	return column == STATE_WINDOW_INDEX || column == STATE_WINDOW_COUNT ||
+	       column == STATE_WINDOW_MISSED || column == STATE_WINDOW_PARTIAL;
+}
+
+unsigned int state_window_column_step(enum state_window_column column)
+{
+	return column == STATE_WINDOW_INDEX;
+}
+
+/* Runs [value, windows]: OK and how many windows they stand for, or why not. */
+static enum state_column_status runs_status(const struct jsondoc_table *t, unsigned int step,
+					    size_t *rows)
+{
+	size_t n = 0, i;
+
+	for (i = 0; i < t->rows; i++) {
+		int64_t value = t->values[2 * i], windows = t->values[2 * i + 1];
+
+		if (value < 0 || windows < 1 || (step && value > INT64_MAX - windows))
+			return STATE_COLUMN_NOT_NUMBERS;
+		if ((uint64_t)windows > STATE_MAX_RUN_WINDOWS - n)
+			return STATE_COLUMN_LENGTH;
+		n += (size_t)windows;
+	}
+	*rows = n;
+	return STATE_COLUMN_OK;
+}
+
+static void lay_out_runs(const struct jsondoc_table *t, unsigned int step, int64_t *values)
+{
+	size_t n = 0, i;
+	int64_t j;
+
+	for (i = 0; i < t->rows; i++)
+		for (j = 0; j < t->values[2 * i + 1]; j++)
+			values[n++] = t->values[2 * i] + (int64_t)step * j;
+}
+
+/* A column's form: OK with its rows (a number a window, or runs), or why not. */
+static enum state_column_status column_form(struct jsondoc *doc, const json_t *column,
+					    unsigned int step, struct jsondoc_table *t,
+					    size_t *rows)
+{
+	if (!column)
+		return STATE_COLUMN_ABSENT;
+	if (!json_is_array(column))
+		return STATE_COLUMN_NOT_ARRAY;
+	if (jsondoc_table(doc, column, t) || t->width > 2)
+		return STATE_COLUMN_NOT_NUMBERS;
+	if (t->width == 2)
+		return runs_status(t, step, rows);
+	*rows = t->rows;
+	return STATE_COLUMN_OK;
+}
+
+/*
+ * A column's status, and its values when OK. The index's rows go to
+ * view->rows; any other column must have as many, checked before its runs
+ * are laid out, so that runs cannot ask for memory the index did not.
+ * 0 or -ENOMEM.
+ */
+static int view_column(struct jsondoc *doc, const json_t *column, unsigned int c,
+		       struct state_windows *view)
+{
+	unsigned int step = state_window_column_step(c);
 	struct jsondoc_table t;
+	size_t rows = 0;
+
+	view->status[c] = column_form(doc, column, step, &t, &rows);
+	if (view->status[c] != STATE_COLUMN_OK)
+		return 0;
+	if (c == STATE_WINDOW_INDEX)
+		view->rows = rows;
+	else if (rows != view->rows) {
+		view->status[c] = STATE_COLUMN_LENGTH;
+		return 0;
+	}
+	if (t.width < 2) {
+		view->values[c] = t.values;
+		return 0;
+	}
+	view->laid_out[c] = malloc((rows ? rows : 1) * sizeof(int64_t));
+	if (!view->laid_out[c])
+		return -ENOMEM;
+	lay_out_runs(&t, step, view->laid_out[c]);
+	view->values[c] = view->laid_out[c];
+	return 0;
+}
+
+int state_windows_view(struct jsondoc *doc, const json_t *windows, struct state_windows *view)
+{
 	unsigned int c;
 
 	memset(view, 0, sizeof(*view));
-	for (c = 0; c < STATE_WINDOW_COLUMNS; c++) {
-		const json_t *column = json_object_get(windows, state_window_column_name(c));
+	for (c = 0; c < STATE_WINDOW_COLUMNS; c++)
+		if (view_column(doc, json_object_get(windows, state_window_column_name(c)), c,
+				view)) {
+			state_windows_release(view);
+			return -ENOMEM;
+		}
+	return 0;
+}
 
-		if (!column)
-			view->status[c] = STATE_COLUMN_ABSENT;
-		else if (!json_is_array(column))
-			view->status[c] = STATE_COLUMN_NOT_ARRAY;
-		else if (jsondoc_table(doc, column, &t) || (t.rows && t.width != 1))
-			view->status[c] = STATE_COLUMN_NOT_NUMBERS;
-		else if (c != STATE_WINDOW_INDEX && t.rows != view->rows)
-			view->status[c] = STATE_COLUMN_LENGTH;
-		else
-			view->values[c] = t.values;
-		if (c == STATE_WINDOW_INDEX && view->values[c])
-			view->rows = t.rows;
+void state_windows_release(struct state_windows *view)
+{
+	unsigned int c;
+
+	for (c = 0; c < STATE_WINDOW_COLUMNS; c++) {
+		free(view->laid_out[c]);
+		view->laid_out[c] = NULL;
 	}
 }
 
-static int parse_windows(struct jsondoc *doc, json_t *object, struct window_ring *ring,
-			 uint64_t window_ns, struct monitor_cpu_reading *r, char *why, size_t size)
+/* Every column there, as long as the index, none negative: 0 or STATE_CORRUPT. */
+static int check_columns(const struct state_windows *view, char *why, size_t size)
 {
-	json_t *windows = json_object_get(object, "windows");
-	uint64_t now_index = clock_ns(CLOCK_REALTIME) / window_ns;
-	const int64_t *const *columns;
-	struct state_windows view;
-	struct monitor_window before;
-	uint64_t ns;
-	size_t n, i, c;
-	int ret;
+	size_t i, c;
 
-	if (!get_u64(windows, "window_ns", &ns) || ns != window_ns)
-		return corrupt(why, size, "the windows are not of the run's length");
-	state_windows_view(doc, windows, &view);
-	n = view.rows;
 	for (c = 0; c < STATE_WINDOW_COLUMNS; c++) {
-		if (view.status[c] == STATE_COLUMN_NOT_NUMBERS)
+		if (view->status[c] == STATE_COLUMN_NOT_NUMBERS)
 			return corrupt(why, size, "a window value is not a number");
-		if (view.status[c] != STATE_COLUMN_OK)
+		if (view->status[c] != STATE_COLUMN_OK)
 			return corrupt(why, size, "the window columns differ in length");
-		for (i = 0; i < n; i++)
-			if (view.values[c][i] < 0)
+		for (i = 0; i < view->rows; i++)
+			if (view->values[c][i] < 0)
 				return corrupt(why, size, "a window value is not a number");
 	}
-	columns = view.values;
+	return 0;
+}
+
+static int restore_windows(const struct state_windows *view, struct window_ring *ring,
+			   uint64_t window_ns, struct monitor_cpu_reading *r, char *why,
+			   size_t size)
+{
+	uint64_t now_index = clock_ns(CLOCK_REALTIME) / window_ns;
+	const int64_t *const *columns = view->values;
+	struct monitor_window before;
+	size_t n = view->rows, i;
+	int ret;
+
 	for (i = 0; i < n; i++) {
 		struct monitor_window w;
 		uint64_t p99 = (uint64_t)columns[STATE_WINDOW_P99][i];
@@ -924,6 +1011,26 @@ static int parse_windows(struct jsondoc *doc, json_t *object, struct window_ring
 		}
 	}
 	return 0;
+}
+
+static int parse_windows(struct jsondoc *doc, json_t *object, struct window_ring *ring,
+			 uint64_t window_ns, struct monitor_cpu_reading *r, char *why, size_t size)
+{
+	json_t *windows = json_object_get(object, "windows");
+	struct state_windows view;
+	uint64_t ns;
+	int ret;
+
+	if (!get_u64(windows, "window_ns", &ns) || ns != window_ns)
+		return corrupt(why, size, "the windows are not of the run's length");
+	ret = state_windows_view(doc, windows, &view);
+	if (ret)
+		return ret;
+	ret = check_columns(&view, why, size);
+	if (!ret)
+		ret = restore_windows(&view, ring, window_ns, r, why, size);
+	state_windows_release(&view);
+	return ret;
 }
 
 static const char *string_of(json_t *object, const char *key)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,22 +9,26 @@
 #include "latscope/monitor_state.h"
 #include "latscope/window_text.h"
 
-_Static_assert(WINDOW_TEXT_BLOCK_MAX == STATE_WINDOW_COLUMNS,
-	       "the block maxima follow the state's window columns");
-
 /* a ring block holds at most this many windows (window_ring.c's BLOCK_WINDOWS) */
 #define PIECE_WINDOWS 256
 
+/* windows in a row whose column goes on as a run does (monitor_state.h) */
+struct window_run {
+	uint64_t value;
+	uint64_t windows;
+};
+
 /*
- * The text of one block of the ring: each column's numbers, comma
- * separated, back to back in @text. A block whose windows are all complete
- * has the max_ns column as its block maxima, not kept twice.
+ * One block of the ring as the state writes it: the numbers of the
+ * columns written a number a window, comma separated, back to back in
+ * @text, and the runs of the columns written as runs, back to back in
+ * @runs. Column c is [begin[c], end[c]) of the one or the other.
  */
 struct piece {
 	uint64_t serial; /* the block's; 0: a block being filled, formatted each time */
 	char *text;
-	unsigned int end[WINDOW_TEXT_COLUMNS]; /* column c is [end[c - 1], end[c]) */
-	bool maxima_are_max;
+	struct window_run *runs;
+	unsigned int begin[STATE_WINDOW_COLUMNS], end[STATE_WINDOW_COLUMNS];
 };
 
 struct window_text {
@@ -35,7 +40,8 @@ struct window_text {
 struct scratch {
 	struct monitor_window windows[PIECE_WINDOWS];
 	/* every column's numbers: 20 digits and a comma each, and decimal_put()'s slack */
-	char text[WINDOW_TEXT_COLUMNS * PIECE_WINDOWS * 21 + DECIMAL_PUT_MAX];
+	char text[STATE_WINDOW_COLUMNS * PIECE_WINDOWS * 21 + DECIMAL_PUT_MAX];
+	struct window_run runs[STATE_WINDOW_COLUMNS * PIECE_WINDOWS];
 };
 
 struct window_text *window_text_new(void)
@@ -47,8 +53,10 @@ static void drop_pieces(struct window_text *t, unsigned int from, unsigned int t
 {
 	unsigned int i;
 
-	for (i = from; i < to; i++)
+	for (i = from; i < to; i++) {
 		free(t->pieces[i].text);
+		free(t->pieces[i].runs);
+	}
 }
 
 void window_text_free(struct window_text *t)
@@ -68,7 +76,6 @@ static uint64_t window_value(const struct monitor_window *win, unsigned int colu
 	case STATE_WINDOW_COUNT:
 		return win->count;
 	case STATE_WINDOW_MAX:
-	case WINDOW_TEXT_BLOCK_MAX:
 		return win->max_ns;
 	case STATE_WINDOW_P99:
 		return monitor_window_p99_ns(win);
@@ -79,45 +86,84 @@ static uint64_t window_value(const struct monitor_window *win, unsigned int colu
 	}
 }
 
-/* Block @block of @ring into @piece, its text a new allocation; 0 or -ENOMEM. */
+/* @value the run's next window's, in @column: the run goes on */
+static bool run_goes_on(const struct window_run *run, unsigned int column, uint64_t value)
+{
+	return value == run->value + state_window_column_step(column) * run->windows;
+}
+
+/* @column of @nr windows as runs at @runs; how many runs returned */
+static unsigned int make_runs(const struct monitor_window *windows, unsigned int nr,
+			      unsigned int column, struct window_run *runs)
+{
+	unsigned int n = 0, i;
+
+	for (i = 0; i < nr; i++) {
+		uint64_t value = window_value(&windows[i], column);
+
+		if (n && run_goes_on(&runs[n - 1], column, value))
+			runs[n - 1].windows++;
+		else
+			runs[n++] = (struct window_run){ value, 1 };
+	}
+	return n;
+}
+
+/* @column of @nr windows as numbers at @p, a comma after each; the end returned */
+static char *make_numbers(const struct monitor_window *windows, unsigned int nr,
+			  unsigned int column, char *p)
+{
+	struct decimal_repeat last = { 0 };
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		p = decimal_put(p, &last, window_value(&windows[i], column));
+	return p;
+}
+
+static void *copy_of(const void *from, size_t size)
+{
+	void *copy = malloc(size ? size : 1);
+
+	if (copy)
+		memcpy(copy, from, size);
+	return copy;
+}
+
+/* Block @block of @ring into @piece, its text and runs new allocations; 0 or -ENOMEM. */
 static int format_block(struct scratch *s, const struct window_ring *ring, size_t block,
 			struct piece *piece)
 {
 	struct window_ring_block info = window_ring_block(ring, block);
 	struct window_ring_cursor cursor;
-	unsigned int nr = 0, column, i;
+	unsigned int nr = 0, column, nr_runs = 0;
 	char *p = s->text;
 
 	window_ring_begin_block(ring, block, &cursor);
 	while (nr < info.nr && nr < PIECE_WINDOWS && window_ring_next(&cursor, &s->windows[nr]))
 		nr++;
 	piece->serial = info.full ? info.serial : 0;
-	piece->maxima_are_max = true;
-	for (i = 0; i < nr; i++)
-		if (s->windows[i].partial || !s->windows[i].count)
-			piece->maxima_are_max = false;
-	for (column = 0; column < WINDOW_TEXT_COLUMNS; column++) {
-		struct decimal_repeat last = { 0 };
-		char *begin = p;
-
-		if (column != WINDOW_TEXT_BLOCK_MAX || !piece->maxima_are_max) {
-			for (i = 0; i < nr; i++) {
-				const struct monitor_window *w = &s->windows[i];
-
-				if (column == WINDOW_TEXT_BLOCK_MAX && (w->partial || !w->count))
-					continue;
-				p = decimal_put(p, &last, window_value(w, column));
-			}
+	for (column = 0; column < STATE_WINDOW_COLUMNS; column++) {
+		if (state_window_column_in_runs(column)) {
+			piece->begin[column] = nr_runs;
+			nr_runs += make_runs(s->windows, nr, column, s->runs + nr_runs);
+			piece->end[column] = nr_runs;
+		} else {
+			piece->begin[column] = (unsigned int)(p - s->text);
+			p = make_numbers(s->windows, nr, column, p);
+			/* the last comma is not the column's: pieces are joined with one */
+			if (p > s->text + piece->begin[column])
+				p--;
+			piece->end[column] = (unsigned int)(p - s->text);
 		}
-		/* the last comma is not the column's: pieces are joined with one */
-		if (p > begin)
-			p--;
-		piece->end[column] = (unsigned int)(p - s->text);
 	}
-	piece->text = malloc(p > s->text ? (size_t)(p - s->text) : 1);
-	if (!piece->text)
+	piece->text = copy_of(s->text, (size_t)(p - s->text));
+	piece->runs = copy_of(s->runs, nr_runs * sizeof(*s->runs));
+	if (!piece->text || !piece->runs) {
+		free(piece->text);
+		free(piece->runs);
 		return -ENOMEM;
-	memcpy(piece->text, s->text, (size_t)(p - s->text));
+	}
 	return 0;
 }
 
@@ -136,8 +182,10 @@ int window_text_update(struct window_text *t, const struct window_ring *ring)
 		struct window_ring_block info = window_ring_block(ring, block);
 
 		while (info.full && old < t->nr &&
-		       (!t->pieces[old].serial || t->pieces[old].serial < info.serial))
-			free(t->pieces[old++].text);
+		       (!t->pieces[old].serial || t->pieces[old].serial < info.serial)) {
+			drop_pieces(t, old, old + 1);
+			old++;
+		}
 		if (info.full && old < t->nr && t->pieces[old].serial == info.serial) {
 			pieces[kept++] = t->pieces[old++];
 			continue;
@@ -160,34 +208,72 @@ int window_text_update(struct window_text *t, const struct window_ring *ring)
 	return ret;
 }
 
-void window_text_put(const struct window_text *t, unsigned int column, FILE *f)
+/* The runs of @column, a block's runs joined to the one before when it goes on. */
+static void put_runs(const struct window_text *t, unsigned int column, FILE *f)
+{
+	struct window_run run = { 0 };
+	bool any = false;
+	unsigned int i, r;
+
+	for (i = 0; i < t->nr; i++) {
+		const struct piece *piece = &t->pieces[i];
+
+		for (r = piece->begin[column]; r < piece->end[column]; r++) {
+			const struct window_run *next = &piece->runs[r];
+
+			if (any && run_goes_on(&run, column, next->value)) {
+				run.windows += next->windows;
+				continue;
+			}
+			if (any)
+				fprintf(f, "[%" PRIu64 ",%" PRIu64 "],", run.value, run.windows);
+			run = *next;
+			any = true;
+		}
+	}
+	if (any)
+		fprintf(f, "[%" PRIu64 ",%" PRIu64 "]", run.value, run.windows);
+}
+
+/* The numbers of @column, the blocks' texts joined with a comma. */
+static void put_numbers(const struct window_text *t, unsigned int column, FILE *f)
 {
 	bool first = true;
 	unsigned int i;
 
-	fputc_unlocked('[', f);
 	for (i = 0; i < t->nr; i++) {
 		const struct piece *piece = &t->pieces[i];
-		unsigned int c = column == WINDOW_TEXT_BLOCK_MAX && piece->maxima_are_max ?
-					 STATE_WINDOW_MAX :
-					 column;
-		unsigned int begin = c ? piece->end[c - 1] : 0;
 
-		if (piece->end[c] == begin)
+		if (piece->end[column] == piece->begin[column])
 			continue;
 		if (!first)
 			fputc_unlocked(',', f);
-		fwrite_unlocked(piece->text + begin, 1, piece->end[c] - begin, f);
+		fwrite_unlocked(piece->text + piece->begin[column], 1,
+				piece->end[column] - piece->begin[column], f);
 		first = false;
 	}
+}
+
+void window_text_put(const struct window_text *t, unsigned int column, FILE *f)
+{
+	fputc_unlocked('[', f);
+	if (state_window_column_in_runs(column))
+		put_runs(t, column, f);
+	else
+		put_numbers(t, column, f);
 	fputc_unlocked(']', f);
 }
 
 size_t window_text_bytes(const struct window_text *t)
 {
 	size_t bytes = sizeof(*t) + t->cap * sizeof(*t->pieces), i;
+	unsigned int c;
 
 	for (i = 0; i < t->nr; i++)
-		bytes += t->pieces[i].end[WINDOW_TEXT_COLUMNS - 1];
+		for (c = 0; c < STATE_WINDOW_COLUMNS; c++)
+			bytes += state_window_column_in_runs(c) ?
+					 (t->pieces[i].end[c] - t->pieces[i].begin[c]) *
+						 sizeof(struct window_run) :
+					 t->pieces[i].end[c] - t->pieces[i].begin[c];
 	return bytes;
 }

@@ -214,6 +214,17 @@ def load_result(path, command=None):
     return doc
 
 
+def window_column(windows, name):
+    """A column of a monitor state's windows, a value a window, whichever
+    its form: numbers, or runs [value, windows] (in which the index counts
+    up by one a window and the other columns repeat)."""
+    column = windows[name]
+    if not column or not isinstance(column[0], list):
+        return column
+    step = 1 if name == "index" else 0
+    return [value + step * i for value, count in column for i in range(count)]
+
+
 def load_timer_json(path):
     """A timer result document, with the fields the issue requires checked."""
     doc = load_result(path)

@@ -749,6 +749,49 @@ START_TEST(monitor_window_columns_are_checked)
 }
 END_TEST
 
+/*
+ * The columns the state writes as runs read as numbers a window, and a
+ * state with no block maxima of its own has those of its complete windows.
+ */
+START_TEST(monitor_windows_as_runs)
+{
+	struct run *run =
+		accept("{\"schema\": \"latscope/3\", \"command\": \"monitor\", \"cpus\": [{"
+		       "\"cpu\": 1, \"windows\": {\"window_ns\": 1000000000,"
+		       " \"index\": [[7, 3], [12, 1]], \"count\": [[600, 3], [0, 1]],"
+		       " \"max_ns\": [5000, 7000, 6000, 0], \"p99_ns\": [1, 2, 3, 0],"
+		       " \"missed\": [[0, 2], [3, 2]], \"partial\": [[1, 1], [0, 3]]}}]}");
+	const struct run_series *s = &run->series[0];
+
+	ck_assert_uint_eq(s->nr_windows, 4);
+	ck_assert_int_eq(s->windows[2].end_ns, 10000000000LL);
+	ck_assert_int_eq(s->windows[3].end_ns, 13000000000LL);
+	ck_assert_uint_eq(s->windows[1].count, 600);
+	ck_assert_uint_eq(s->windows[2].missed, 3);
+	ck_assert(s->windows[0].partial && !s->windows[1].partial);
+	/* the first is partial and the last has no sample: not blocks */
+	ck_assert_uint_eq(s->block_ns, 1000000000);
+	ck_assert_uint_eq(s->nr_blocks, 2);
+	ck_assert_uint_eq(s->block_max_ns[0], 7000);
+	ck_assert_uint_eq(s->block_max_ns[1], 6000);
+	run_free(run);
+	/* block maxima of its own are kept (states written before runs) */
+	run = accept("{\"schema\": \"latscope/3\", \"command\": \"monitor\", \"cpus\": [{"
+		     "\"cpu\": 1, \"block_maxima\": {\"block_ns\": 2000000000, \"max_ns\": [9]},"
+		     " \"windows\": {\"window_ns\": 1000000000, \"index\": [7, 8],"
+		     " \"max_ns\": [5000, 7000]}}]}");
+	ck_assert_uint_eq(run->series[0].block_ns, 2000000000);
+	ck_assert_uint_eq(run->series[0].nr_blocks, 1);
+	run_free(run);
+	/* runs that stand for more windows than a state holds */
+	refuse("w.json", "{\"schema\": \"latscope/3\", \"command\": \"monitor\", \"cpus\": [{"
+			 "\"cpu\": 1, \"windows\": {\"window_ns\": 1000000000,"
+			 " \"index\": [[7, 9000000000]]}}]}");
+	ck_assert_ptr_nonnull(
+		strstr(last_error, "cpu 1: windows.index: runs of more than 3024000"));
+}
+END_TEST
+
 START_TEST(malformed_latscope_fields_are_refused)
 {
 	refuse("h.json",
@@ -832,6 +875,7 @@ int main(void)
 	tcase_add_test(tc, peer_bucket_given_twice_is_refused);
 	tcase_add_test(tc, cyclictest_text_lines_read_on_their_own);
 	tcase_add_test(tc, events_block_maxima_and_windows);
+	tcase_add_test(tc, monitor_windows_as_runs);
 	tcase_add_test(tc, time_blocks_are_read_and_checked);
 	tcase_add_test(tc, monitor_blocks_are_checked_key_by_key);
 	tcase_add_test(tc, monitor_history_before_blocks_is_named);

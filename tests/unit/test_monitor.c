@@ -457,29 +457,45 @@ START_TEST(window_ring_blocks_are_known_by_their_serials)
 END_TEST
 
 /* A column of the ring's windows as the state has it, made here with printf. */
+/* @ring's @column as the state writes it, made by printf: numbers, or runs */
 static char *expected_column(const struct window_ring *ring, unsigned int column)
 {
+	unsigned int step = state_window_column_step(column);
 	struct window_ring_cursor cursor;
 	struct monitor_window w;
+	uint64_t run_value = 0, run_windows = 0;
+	const char *comma = "";
 	char *text = NULL;
 	size_t size = 0;
 	FILE *f = open_memstream(&text, &size);
-	bool first = true;
 
 	ck_assert_ptr_nonnull(f);
 	fputc('[', f);
 	window_ring_begin(ring, &cursor);
 	while (window_ring_next(&cursor, &w)) {
-		const uint64_t values[WINDOW_TEXT_COLUMNS] = {
-			w.index,  w.count,   w.max_ns, monitor_window_p99_ns(&w),
-			w.missed, w.partial, w.max_ns,
+		const uint64_t values[STATE_WINDOW_COLUMNS] = {
+			w.index, w.count, w.max_ns, monitor_window_p99_ns(&w), w.missed, w.partial,
 		};
+		uint64_t value = values[column];
 
-		if (column == WINDOW_TEXT_BLOCK_MAX && (w.partial || !w.count))
+		if (!state_window_column_in_runs(column)) {
+			fprintf(f, "%s%" PRIu64, comma, value);
+			comma = ",";
 			continue;
-		fprintf(f, "%s%" PRIu64, first ? "" : ",", values[column]);
-		first = false;
+		}
+		if (run_windows && value == run_value + step * run_windows) {
+			run_windows++;
+			continue;
+		}
+		if (run_windows) {
+			fprintf(f, "%s[%" PRIu64 ",%" PRIu64 "]", comma, run_value, run_windows);
+			comma = ",";
+		}
+		run_value = value;
+		run_windows = 1;
 	}
+	if (run_windows)
+		fprintf(f, "%s[%" PRIu64 ",%" PRIu64 "]", comma, run_value, run_windows);
 	fputc(']', f);
 	fclose(f);
 	return text;
@@ -489,7 +505,7 @@ static void assert_text_is(const struct window_text *text, const struct window_r
 {
 	unsigned int column;
 
-	for (column = 0; column < WINDOW_TEXT_COLUMNS; column++) {
+	for (column = 0; column < STATE_WINDOW_COLUMNS; column++) {
 		char *want = expected_column(ring, column), *got = NULL;
 		size_t size = 0;
 		FILE *f = open_memstream(&got, &size);
@@ -525,7 +541,7 @@ START_TEST(window_text_kept_is_the_text_made_anew)
 		for (i = 0; i < steps[step]; i++, n++) {
 			w = sample_window(n);
 			ck_assert_int_eq(window_ring_append(ring, &w), 0);
-			/* every window complete: the block maxima are the max_ns column */
+			/* every window complete: the partial column one run */
 			w.partial = false;
 			ck_assert_int_eq(window_ring_append(complete, &w), 0);
 		}
@@ -1221,12 +1237,17 @@ START_TEST(impossible_values_are_refused)
 		{ "MAX", "\"max_ns\":40000", "highest bucket" },
 		{ "MAX", "\"max_ns\":4150000", "highest bucket" },
 		{ "\"sum_ns\":", "\"sum_ns\":9223372036854775807,\"x\":", "sum_ns" },
-		{ "\"window_ns\":1000000000,\"index\":[100,",
-		  "\"window_ns\":1000000000,"
-		  "\"index\":[4611686018427387904,",
-		  "index" },
-		{ "\"window_ns\":1000000000,\"index\":[100,101",
-		  "\"window_ns\":1000000000,\"index\":[101,101", "index" },
+		{ "\"index\":[[100,", "\"index\":[[4611686018427387904,", "index" },
+		{ "\"index\":[[100,4]]", "\"index\":[[101,1],[101,3]]", "index" },
+		{ "\"index\":[[100,4]]", "\"index\":[100,101,102,102]", "index" },
+		/* runs that are not [value, windows >= 1], or stand for too many windows */
+		{ "\"count\":[[1000,4]]", "\"count\":[[1000,0],[1000,4]]", "not a number" },
+		{ "\"count\":[[1000,4]]", "\"count\":[[-1,4]]", "not a number" },
+		{ "\"count\":[[1000,4]]", "\"count\":[[1000,4,1]]", "not a number" },
+		{ "\"count\":[[1000,4]]", "\"count\":[[1000,3]]", "differ in length" },
+		{ "\"count\":[[1000,4]]", "\"count\":[[1000,3],1000]", "not a number" },
+		{ "\"index\":[[100,4]]", "\"index\":[[100,3024001]]", "differ in length" },
+		{ "\"index\":[[100,4]]", "\"index\":[[9223372036854775807,4]]", "not a number" },
 		/* keys given twice, in the header and in a CPU: which one counts is not defined */
 		{ "\"command\":\"monitor\"", "\"command\":\"monitor\",\"command\":\"monitor\"",
 		  "\"command\" is given twice" },
@@ -1259,8 +1280,13 @@ START_TEST(impossible_values_are_refused)
 	 * and the next began inside it (a restart within a window once made
 	 * the next load set the state aside as corrupt)
 	 */
-	ck_assert_int_eq(load_edited(f, "\"index\":[100,101", "\"index\":[100,100",
-				     "\"partial\":[1,0", "\"partial\":[1,1"),
+	ck_assert_int_eq(load_edited(f, "\"index\":[[100,4]]", "\"index\":[[100,1],[100,3]]",
+				     "\"partial\":[[1,1],[0,3]]", "\"partial\":[[1,2],[0,2]]"),
+			 STATE_CONTINUED);
+	/* the form a number a window, as states before runs were written, is read as well */
+	ck_assert_int_eq(load_edited(f, "\"index\":[[100,4]]", "\"index\":[100,101,102,103]",
+				     "\"missed\":[[11,1],[10,2],[11,1]]",
+				     "\"missed\":[11,10,10,11]"),
 			 STATE_CONTINUED);
 	log_set_hook(NULL);
 	free_cpu(&f[0]);
