@@ -16,8 +16,8 @@
  * Most of a checkpoint at 256 CPUs and 35 days was making these 18
  * million numbers again, though a full block of the ring never changes
  * (window_ring.h). A struct window_text keeps the text and runs of each
- * full block from one checkpoint to the next (about 12 bytes a window:
- * 31 MB at 256 CPUs and 35 days), drops them with the block, and makes
+ * full block from one checkpoint to the next (about 11 bytes a window:
+ * 28 MB at 256 CPUs and 35 days), drops them with the block, and makes
  * again only those of the block still being filled.
  */
 
