@@ -22,7 +22,8 @@
  *    residue of its slots is a sub-harmonic and is refitted at a multiple
  *    of its period. A train repeating a known source in phase (a harmonic
  *    filling missed occurrences, or the followers of its occurrences) joins
- *    it; two halves at twice a period become one train.
+ *    it; two halves at twice a period, or three phases at three times it
+ *    (a jittery train whose first window could not narrow), become one.
  * 5. A slower source in phase with a faster one shares its slots: found
  *    on its own (its gap swallowed the faster one's occurrence) it is
  *    nested in it; found inside the faster train, it is split off when the
@@ -1123,28 +1124,68 @@ static void fold_subharmonic(struct detector *d, struct train *best)
 }
 
 #define MAX_ROUNDS (4 * PERIOD_MAX_SOURCES)
-#define SPLIT_HALF_JITTERS 3.0
+#define SPLIT_PART_JITTERS 3.0
+#define MAX_PARTS 3
 
 /*
- * How far two trains of one period lie from half a period apart, or
- * INFINITY when that is further than their jitters allow: halves of one
- * train lie half a period apart to within a few of their jitters, each
- * phase fitted on hundreds of occurrences. (A thread waking 73 us after
- * every other tick of a host jittering by 9 us is no half of that host's
- * train: once it was merged with the host's odd ticks into a 1 ms train.)
+ * How far train @b lies from @k / @parts of a period after train @a, both
+ * of one period, or INFINITY when that is further than their jitters
+ * allow: the phases of one train lie evenly apart to within a few of
+ * their jitters, each fitted on hundreds of occurrences. (A thread waking
+ * 73 us after every other tick of a host jittering by 9 us is no half of
+ * that host's train: once it was merged with the host's odd ticks into a
+ * 1 ms train.)
  */
-static double split_half_error(const struct period_source *a, const struct period_source *b)
+static double split_part_error(const struct period_source *a, const struct period_source *b,
+			       unsigned int k, unsigned int parts)
 {
 	double period = (double)a->period_ns, offset, error;
 
 	if (fabs((double)b->period_ns - period) > 0.002 * period)
 		return INFINITY;
 	offset = fmod((double)b->phase_ns - (double)a->phase_ns + period, period);
-	error = fabs(offset - period / 2);
-	return error <= fmax(SPLIT_HALF_JITTERS * hypot((double)a->jitter_ns, (double)b->jitter_ns),
+	error = fabs(offset - period * k / parts);
+	return error <= fmax(SPLIT_PART_JITTERS * hypot((double)a->jitter_ns, (double)b->jitter_ns),
 			     4 * MIN_TOLERANCE_NS) ?
 		       error :
 		       INFINITY;
+}
+
+/*
+ * The sources after @i that lie 1 / @parts, 2 / @parts, ... of a period
+ * after it, the closest at each, highest index first into @part: true when
+ * every phase is there.
+ */
+static bool find_parts(const struct period_source *sources, size_t nr_sources, size_t i,
+		       unsigned int parts, size_t *part)
+{
+	unsigned int k, j;
+	size_t c, swap;
+
+	for (k = 1; k < parts; k++) {
+		double error, closest = INFINITY;
+
+		part[k - 1] = nr_sources;
+		for (c = i + 1; c < nr_sources; c++) {
+			error = split_part_error(&sources[i], &sources[c], k, parts);
+			if (error < closest) {
+				closest = error;
+				part[k - 1] = c;
+			}
+		}
+		if (part[k - 1] == nr_sources)
+			return false;
+		for (j = 0; j + 1 < k; j++)
+			if (part[j] == part[k - 1])
+				return false;
+	}
+	for (k = 1; k + 1 < parts; k++)
+		for (j = k; j > 0 && part[j - 1] < part[j]; j--) {
+			swap = part[j];
+			part[j] = part[j - 1];
+			part[j - 1] = swap;
+		}
+	return true;
 }
 
 /*
@@ -1808,27 +1849,30 @@ static int detect(struct detector *d, struct period_source *sources, size_t max_
 		if (ret)
 			return ret;
 	}
-	/* a train the search found as two halves at twice its period: its closest half */
+	/*
+	 * a train the search found as two halves at twice its period, or as
+	 * three phases at three times it (a jittery 1 ms host tick comes out
+	 * as 3 ms trains when its window cannot narrow at 1 ms): its closest
+	 * phases
+	 */
 	for (i = 0; i < nr_sources; i++) {
-		for (;;) {
-			size_t half = nr_sources;
-			double error, closest = INFINITY;
+		unsigned int parts = 2, k;
+		size_t part[MAX_PARTS - 1];
 
-			for (c = i + 1; c < nr_sources; c++) {
-				error = split_half_error(&sources[i], &sources[c]);
-				if (error < closest) {
-					closest = error;
-					half = c;
-				}
+		while (parts <= MAX_PARTS) {
+			if (!find_parts(sources, nr_sources, i, parts, part)) {
+				parts++;
+				continue;
 			}
-			if (half == nr_sources)
-				break;
-			merge_source(d, sources, trains, &nr_sources, (uint8_t)i, (uint8_t)half);
-			sources[i].period_ns /= 2;
-			trains[i].b /= 2;
+			for (k = 0; k + 1 < parts; k++)
+				merge_source(d, sources, trains, &nr_sources, (uint8_t)i,
+					     (uint8_t)part[k]);
+			sources[i].period_ns /= parts;
+			trains[i].b /= parts;
 			ret = describe_source(d, (uint8_t)i, &sources[i]);
 			if (ret)
 				return ret;
+			parts = 2;
 		}
 	}
 	link_nested(d, sources, nr_sources);

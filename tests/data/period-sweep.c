@@ -25,44 +25,6 @@
 
 #define MS 1e6
 #define US 1e3
-#define RUN_NS (5 * 1000000000ULL)
-
-struct draw {
-	double thread_phase, host_fill, host_length, host_jitter, tick_phase, random_rate;
-	int stalls;
-};
-
-/* a gap of @duration ns (a fraction of a ns dropped) */
-static void add(struct event_list *s, double t, double duration, uint64_t causes)
-{
-	add_caused_event(s, t, (uint64_t)duration, causes);
-}
-
-static void make_stream(struct event_list *s, const struct draw *d, bool causes)
-{
-	double t;
-	int k;
-
-	for (k = 0; k * 2 * MS < RUN_NS; k++)
-		add(s, d->thread_phase + k * 2 * MS + 2 * US * gaussian(),
-		    (k % 3 == 0 ? 60 : 10) * US + 2000 * uniform(), causes ? 2 : 0);
-	for (k = 0; k * MS < RUN_NS; k++)
-		if (uniform() < d->host_fill)
-			add(s, k * MS + d->host_jitter * gaussian(),
-			    8 * US + d->host_length * uniform(), causes ? 1 : 0);
-	for (k = 0; k * 4 * MS < RUN_NS; k++)
-		add(s, d->tick_phase + k * 4 * MS + 2 * US * gaussian(), 11 * US + 3000 * uniform(),
-		    causes ? 4 : 0);
-	for (k = 0; k < d->stalls; k++)
-		add(s, uniform() * RUN_NS, 16 * MS + 8 * MS * uniform(), causes ? 1 : 0);
-	for (t = 0;;) {
-		t += -log(uniform() + 1e-300) / d->random_rate * 1e9;
-		if (t >= RUN_NS)
-			break;
-		add(s, t, 1500 + 20000 * uniform(), causes ? 8 : 0);
-	}
-	merge_overlapping(s);
-}
 
 static int find(const struct period_source *sources, int n, double period)
 {
@@ -107,23 +69,13 @@ int main(int argc, char **argv)
 	}
 	for (long seed = first; seed < first + draws; seed++) {
 		struct period_source sources[PERIOD_MAX_SOURCES];
-		struct period_params params = { .run_ns = RUN_NS };
+		struct period_params params = { .run_ns = NESTED_DRAW_RUN_NS };
 		struct event_list s = { 0 };
-		struct draw d;
+		struct nested_draw d = nested_draw_of(seed);
 		const char *why;
 		int n;
 
-		rng_state = (uint64_t)seed * 7919 + 1;
-		for (int warm = 0; warm < 5; warm++)
-			uniform();
-		d = (struct draw){ .thread_phase = uniform() * MS,
-				   .host_fill = 0.5 + 0.5 * uniform(),
-				   .host_length = (10 + 30 * uniform()) * US,
-				   .host_jitter = (1 + 10 * uniform()) * US,
-				   .tick_phase = uniform() * 4 * MS,
-				   .stalls = (int)(uniform() * 20),
-				   .random_rate = 1 + 200 * uniform() };
-		make_stream(&s, &d, causes);
+		add_nested_draw(&s, &d, causes);
 		n = period_detect(s.events, s.n, &params, sources, PERIOD_MAX_SOURCES, NULL);
 		why = n < 0 ? "out of memory" : refused(sources, n);
 		if (why) {

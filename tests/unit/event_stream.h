@@ -8,6 +8,7 @@
 #define LATSCOPE_TESTS_EVENT_STREAM_H
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -78,6 +79,76 @@ static inline void merge_overlapping(struct event_list *list)
 		list->events[n++] = *e;
 	}
 	list->n = n;
+}
+
+/*
+ * The scene of tests/system/noise-nested, drawn over what the machine
+ * picks at random (tests/data/period-sweep replays thousands of draws): a
+ * thread every 2 ms spinning 10 us, every third wake-up 60 us, at a random
+ * phase to the host's 1 ms train (which fills a random share of its slots,
+ * with a random jitter and length), the guest's 4 ms tick, host stalls and
+ * random events, over NESTED_DRAW_RUN_NS.
+ */
+struct nested_draw {
+	double thread_phase, host_fill, host_length, host_jitter, tick_phase, random_rate;
+	int stalls;
+};
+
+#define NESTED_DRAW_RUN_NS (5 * 1000000000ULL)
+
+/* Draw @seed's figures; the generator goes on from there for its events. */
+static inline struct nested_draw nested_draw_of(long seed)
+{
+	struct nested_draw d;
+	int warm;
+
+	rng_state = (uint64_t)seed * 7919 + 1;
+	for (warm = 0; warm < 5; warm++)
+		uniform();
+	d.thread_phase = uniform() * 1e6;
+	d.host_fill = 0.5 + 0.5 * uniform();
+	d.host_length = (10 + 30 * uniform()) * 1e3;
+	d.host_jitter = (1 + 10 * uniform()) * 1e3;
+	d.tick_phase = uniform() * 4e6;
+	d.random_rate = 1 + 200 * uniform();
+	d.stalls = (int)(uniform() * 20);
+	return d;
+}
+
+/*
+ * @d's events into @list, merged as the loop sees them; with @causes the
+ * host's are cause 0, the thread's 1, the tick's 2, the random ones 3
+ * (without, none has a cause, as without --explain).
+ */
+static inline void add_nested_draw(struct event_list *list, const struct nested_draw *d,
+				   bool causes)
+{
+	const double ms = 1e6, us = 1e3;
+	double t;
+	int k;
+
+	for (k = 0; k * 2 * ms < NESTED_DRAW_RUN_NS; k++)
+		add_caused_event(list, d->thread_phase + k * 2 * ms + 2 * us * gaussian(),
+				 (uint64_t)((k % 3 == 0 ? 60 : 10) * us + 2000 * uniform()),
+				 causes ? 2 : 0);
+	for (k = 0; k * ms < NESTED_DRAW_RUN_NS; k++)
+		if (uniform() < d->host_fill)
+			add_caused_event(list, k * ms + d->host_jitter * gaussian(),
+					 (uint64_t)(8 * us + d->host_length * uniform()),
+					 causes ? 1 : 0);
+	for (k = 0; k * 4 * ms < NESTED_DRAW_RUN_NS; k++)
+		add_caused_event(list, d->tick_phase + k * 4 * ms + 2 * us * gaussian(),
+				 (uint64_t)(11 * us + 3000 * uniform()), causes ? 4 : 0);
+	for (k = 0; k < d->stalls; k++)
+		add_caused_event(list, uniform() * NESTED_DRAW_RUN_NS,
+				 (uint64_t)(16 * ms + 8 * ms * uniform()), causes ? 1 : 0);
+	for (t = 0;;) {
+		t += -log(uniform() + 1e-300) / d->random_rate * 1e9;
+		if (t >= NESTED_DRAW_RUN_NS)
+			break;
+		add_caused_event(list, t, (uint64_t)(1500 + 20000 * uniform()), causes ? 8 : 0);
+	}
+	merge_overlapping(list);
 }
 
 #endif

@@ -503,6 +503,44 @@ START_TEST(thread_just_after_a_jittery_host_tick)
 END_TEST
 
 /*
+ * Draws 33 and 173 of tests/data/period-sweep: a host whose 1 ms ticks
+ * jitter by 9-10.5 us, in 57% and 82% of its slots. Four times that
+ * jitter is wider than the 30 us window a 1 ms train starts with, so the
+ * window never narrowed and the host's train was found only at 3 ms, as
+ * three trains a millisecond apart; the 6 ms long spins were then lost.
+ * The three are phases of one train.
+ */
+START_TEST(jittery_host_tick_found_in_three_phases)
+{
+	static const long draws[] = { 33, 173 };
+	struct period_source sources[PERIOD_MAX_SOURCES];
+	const struct period_source *host, *fast, *slow;
+	unsigned int i;
+	int n;
+
+	for (i = 0; i < sizeof(draws) / sizeof(draws[0]); i++) {
+		struct event_list list = { 0 };
+		struct nested_draw draw = nested_draw_of(draws[i]);
+
+		add_nested_draw(&list, &draw, true);
+		n = detect(&list, NESTED_DRAW_RUN_NS, sources);
+		ck_assert_msg(!find_source(sources, n, 3 * MS), "draw %ld: a 3 ms source",
+			      draws[i]);
+		host = find_source(sources, n, 1 * MS);
+		fast = find_source(sources, n, 2 * MS);
+		slow = find_source(sources, n, 6 * MS);
+		ck_assert_msg(host && fast && slow, "draw %ld: no 1, 2 or 6 ms source", draws[i]);
+		ck_assert_uint_ge(host->seen, host->expected / 2);
+		ck_assert_uint_ge(fast->seen, 9 * fast->expected / 10);
+		ck_assert_ptr_eq(&sources[slow->nested_in], fast);
+		ck_assert_uint_ge(slow->seen, 9 * slow->expected / 10);
+		ck_assert_uint_ge(slow->duration_ns, 45 * US);
+		free(list.events);
+	}
+}
+END_TEST
+
+/*
  * With the list full (a loaded VM's disk interrupts and host stalls make
  * weak trains of their own), the nested source of a strong one takes the
  * place of the weakest: here a list of two, a 7 ms train seen 250 times
@@ -925,6 +963,7 @@ int main(void)
 	tcase_add_test(tc, every_third_occurrence_longer);
 	tcase_add_test(tc, thread_half_a_period_off_the_host_train);
 	tcase_add_test(tc, thread_just_after_a_jittery_host_tick);
+	tcase_add_test(tc, jittery_host_tick_found_in_three_phases);
 	tcase_add_test(tc, nested_source_displaces_a_weaker_one);
 	tcase_add_test(tc, recorded_every_third_wake_up_longer);
 	tcase_add_test(tc, nested_train_is_not_a_phase_of_free_ones);
