@@ -26,11 +26,14 @@
  *   [[t_ns, ns], ...]} (objects {"t_ns", "ns"} are read too, but rows are
  *   what keeps a 6.4-million-gap result fast to read), t_ns from the start
  *   of the run;
- * - "block_maxima": {"block_ns", "max_ns": [...]};
+ * - "block_maxima": {"block_ns", "max_ns": [...]} (a monitor state has
+ *   none: its blocks are its complete windows' max_ns);
  * - "windows": [{"end" (ISO 8601) or "end_ns" (ns since the epoch),
  *   "max_ns", "p99_ns", "count", "missed"}, ...] or rows
  *   [[end_ns, max_ns, p99_ns, count, missed], ...], with "window_ns" in the
- *   entry, at the top or in "params";
+ *   entry, at the top or in "params"; or a monitor state's columns
+ *   {"window_ns", "index", "count", ...}, each numbers or runs
+ *   (monitor_state.h);
  * - a spike's "t_ns" (from the start of the run) beside "start_ns";
  * - a doctor result's parts as members "check", "irq_plan", "timer",
  *   "noise" (or any member object with a "command"), or a "parts" array.
