@@ -725,7 +725,7 @@ static int maxima_of_windows(struct run_series *s)
 	for (i = 0; i < s->nr_windows; i++) {
 		const struct run_window *w = &s->windows[i];
 
-		if (!w->partial && w->count && run_has(w->count))
+		if (!w->partial && run_has(w->count) && w->count && run_has(w->max_ns))
 			s->block_max_ns[s->nr_blocks++] = w->max_ns;
 	}
 	return 0;

@@ -758,18 +758,18 @@ START_TEST(monitor_windows_as_runs)
 	struct run *run =
 		accept("{\"schema\": \"latscope/3\", \"command\": \"monitor\", \"cpus\": [{"
 		       "\"cpu\": 1, \"windows\": {\"window_ns\": 1000000000,"
-		       " \"index\": [[7, 3], [12, 1]], \"count\": [[600, 3], [0, 1]],"
-		       " \"max_ns\": [5000, 7000, 6000, 0], \"p99_ns\": [1, 2, 3, 0],"
-		       " \"missed\": [[0, 2], [3, 2]], \"partial\": [[1, 1], [0, 3]]}}]}");
+		       " \"index\": [[7, 3], [12, 2]], \"count\": [[600, 3], [0, 1], [600, 1]],"
+		       " \"max_ns\": [5000, 7000, 6000, 0, -1], \"p99_ns\": [1, 2, 3, 0, 0],"
+		       " \"missed\": [[0, 2], [3, 3]], \"partial\": [[1, 1], [0, 4]]}}]}");
 	const struct run_series *s = &run->series[0];
 
-	ck_assert_uint_eq(s->nr_windows, 4);
+	ck_assert_uint_eq(s->nr_windows, 5);
 	ck_assert_int_eq(s->windows[2].end_ns, 10000000000LL);
 	ck_assert_int_eq(s->windows[3].end_ns, 13000000000LL);
 	ck_assert_uint_eq(s->windows[1].count, 600);
 	ck_assert_uint_eq(s->windows[2].missed, 3);
 	ck_assert(s->windows[0].partial && !s->windows[1].partial);
-	/* the first is partial and the last has no sample: not blocks */
+	/* the first is partial, the fourth has no sample, the fifth no known max: not blocks */
 	ck_assert_uint_eq(s->block_ns, 1000000000);
 	ck_assert_uint_eq(s->nr_blocks, 2);
 	ck_assert_uint_eq(s->block_max_ns[0], 7000);
