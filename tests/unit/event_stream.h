@@ -116,6 +116,18 @@ static inline struct nested_draw nested_draw_of(long seed)
 }
 
 /*
+ * An event of @duration ns drawn before its time @at, as the sweep's
+ * seeds were first drawn (gcc evaluated the arguments right to left):
+ * each draw in its own statement, so that every compiler makes the same
+ * stream from a seed.
+ */
+#define ADD_DRAWN(list, at, duration, causes)                       \
+	do {                                                        \
+		uint64_t drawn_duration = (uint64_t)(duration);     \
+		add_caused_event(list, at, drawn_duration, causes); \
+	} while (0)
+
+/*
  * @d's events into @list, merged as the loop sees them; with @causes the
  * host's are cause 0, the thread's 1, the tick's 2, the random ones 3
  * (without, none has a cause, as without --explain).
@@ -128,25 +140,23 @@ static inline void add_nested_draw(struct event_list *list, const struct nested_
 	int k;
 
 	for (k = 0; k * 2 * ms < NESTED_DRAW_RUN_NS; k++)
-		add_caused_event(list, d->thread_phase + k * 2 * ms + 2 * us * gaussian(),
-				 (uint64_t)((k % 3 == 0 ? 60 : 10) * us + 2000 * uniform()),
-				 causes ? 2 : 0);
+		ADD_DRAWN(list, d->thread_phase + k * 2 * ms + 2 * us * gaussian(),
+			  (k % 3 == 0 ? 60 : 10) * us + 2000 * uniform(), causes ? 2 : 0);
 	for (k = 0; k * ms < NESTED_DRAW_RUN_NS; k++)
 		if (uniform() < d->host_fill)
-			add_caused_event(list, k * ms + d->host_jitter * gaussian(),
-					 (uint64_t)(8 * us + d->host_length * uniform()),
-					 causes ? 1 : 0);
+			ADD_DRAWN(list, k * ms + d->host_jitter * gaussian(),
+				  8 * us + d->host_length * uniform(), causes ? 1 : 0);
 	for (k = 0; k * 4 * ms < NESTED_DRAW_RUN_NS; k++)
-		add_caused_event(list, d->tick_phase + k * 4 * ms + 2 * us * gaussian(),
-				 (uint64_t)(11 * us + 3000 * uniform()), causes ? 4 : 0);
+		ADD_DRAWN(list, d->tick_phase + k * 4 * ms + 2 * us * gaussian(),
+			  11 * us + 3000 * uniform(), causes ? 4 : 0);
 	for (k = 0; k < d->stalls; k++)
-		add_caused_event(list, uniform() * NESTED_DRAW_RUN_NS,
-				 (uint64_t)(16 * ms + 8 * ms * uniform()), causes ? 1 : 0);
+		ADD_DRAWN(list, uniform() * NESTED_DRAW_RUN_NS, 16 * ms + 8 * ms * uniform(),
+			  causes ? 1 : 0);
 	for (t = 0;;) {
 		t += -log(uniform() + 1e-300) / d->random_rate * 1e9;
 		if (t >= NESTED_DRAW_RUN_NS)
 			break;
-		add_caused_event(list, t, (uint64_t)(1500 + 20000 * uniform()), causes ? 8 : 0);
+		ADD_DRAWN(list, t, 1500 + 20000 * uniform(), causes ? 8 : 0);
 	}
 	merge_overlapping(list);
 }
