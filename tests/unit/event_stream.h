@@ -23,9 +23,12 @@ static inline double uniform(void)
 	return (double)(rng_state >> 11) / 9007199254740992.0;
 }
 
+/* Each draw in its own statement: the order of a product's operands is the compiler's. */
 static inline double gaussian(void)
 {
-	return sqrt(-2 * log(uniform() + 1e-300)) * cos(2 * M_PI * uniform());
+	double radius = sqrt(-2 * log(uniform() + 1e-300));
+
+	return radius * cos(2 * M_PI * uniform());
 }
 
 struct event_list {
@@ -116,10 +119,10 @@ static inline struct nested_draw nested_draw_of(long seed)
 }
 
 /*
- * An event of @duration ns drawn before its time @at, as the sweep's
- * seeds were first drawn (gcc evaluated the arguments right to left):
- * each draw in its own statement, so that every compiler makes the same
- * stream from a seed.
+ * An event of @duration ns drawn before its time @at, as gcc draws a
+ * call's arguments (right to left), in which order every seeded scene
+ * was first drawn: each draw in its own statement, so that every
+ * compiler makes the same stream from a seed.
  */
 #define ADD_DRAWN(list, at, duration, causes)                       \
 	do {                                                        \

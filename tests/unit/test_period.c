@@ -20,7 +20,8 @@ static void add_train(struct event_list *list, uint64_t run, double period, doub
 	for (t = phase; t < (double)run; t += period) {
 		if (uniform() < missing)
 			continue;
-		add_event(list, t + jitter * gaussian(), duration + (uint64_t)(uniform() * 2000));
+		ADD_DRAWN(list, t + jitter * gaussian(), duration + (uint64_t)(uniform() * 2000),
+			  0);
 	}
 }
 
@@ -362,8 +363,8 @@ START_TEST(every_third_occurrence_longer)
 
 	rng_state = 10;
 	for (k = 0; k * 2 * MS < run; k++)
-		add_event(&list, 0.7 * MS + k * 2.0 * MS + 2 * US * gaussian(),
-			  (k % 3 == 2 ? 60 * US : 10 * US) + (uint64_t)(3000 * uniform()));
+		ADD_DRAWN(&list, 0.7 * MS + k * 2.0 * MS + 2 * US * gaussian(),
+			  (k % 3 == 2 ? 60 * US : 10 * US) + (uint64_t)(3000 * uniform()), 0);
 	add_random(&list, run, 50);
 	n = detect(&list, run, sources);
 	ck_assert_int_eq(n, 2);
@@ -405,18 +406,18 @@ static void add_nested_scene(struct event_list *list, uint64_t run, double phase
 	int k;
 
 	for (k = 0; k * 2 * MS < run; k++)
-		add_caused_event(list, phase + k * 2.0 * MS + jitter * gaussian(),
-				 (k % 3 == 0 ? 60 * US : 10 * US) + (uint64_t)(2000 * uniform()),
-				 1ULL << 1);
+		ADD_DRAWN(list, phase + k * 2.0 * MS + jitter * gaussian(),
+			  (k % 3 == 0 ? 60 * US : 10 * US) + (uint64_t)(2000 * uniform()),
+			  1ULL << 1);
 	for (k = 0; k * MS < run; k++) {
 		if (uniform() >= fill)
 			continue;
-		add_caused_event(list, host_phase + k * 1.0 * MS + host_jitter * gaussian(),
-				 host_length + (uint64_t)(host_spread * uniform()), 1ULL << 0);
+		ADD_DRAWN(list, host_phase + k * 1.0 * MS + host_jitter * gaussian(),
+			  host_length + (uint64_t)(host_spread * uniform()), 1ULL << 0);
 	}
 	for (k = 0; k < stalls; k++)
-		add_caused_event(list, uniform() * (double)run,
-				 16 * MS + (uint64_t)(8e6 * uniform()), 1ULL << 0);
+		ADD_DRAWN(list, uniform() * (double)run, 16 * MS + (uint64_t)(8e6 * uniform()),
+			  1ULL << 0);
 }
 
 /*
@@ -477,11 +478,11 @@ START_TEST(thread_just_after_a_jittery_host_tick)
 	add_nested_scene(&list, run, 0.073 * MS, 2 * US, 0, 0.72, 8.8 * US, 8 * US, 28000, 0);
 	/* the guest's 4 ms tick (cause 2), then the stalls */
 	for (k = 0; k * 4 * MS < run; k++)
-		add_caused_event(&list, 3.647 * MS + k * 4.0 * MS + 2 * US * gaussian(),
-				 11 * US + (uint64_t)(3000 * uniform()), 1ULL << 2);
+		ADD_DRAWN(&list, 3.647 * MS + k * 4.0 * MS + 2 * US * gaussian(),
+			  11 * US + (uint64_t)(3000 * uniform()), 1ULL << 2);
 	for (k = 0; k < 11; k++)
-		add_caused_event(&list, uniform() * (double)run,
-				 16 * MS + (uint64_t)(8e6 * uniform()), 1ULL << 0);
+		ADD_DRAWN(&list, uniform() * (double)run, 16 * MS + (uint64_t)(8e6 * uniform()),
+			  1ULL << 0);
 	add_random(&list, run, 121);
 	merge_overlapping(&list);
 	n = detect(&list, run, sources);
@@ -556,8 +557,8 @@ START_TEST(nested_source_displaces_a_weaker_one)
 
 	rng_state = 14;
 	for (k = 0; k * 2 * MS < params.run_ns; k++)
-		add_event(&list, 0.7 * MS + k * 2.0 * MS + 2 * US * gaussian(),
-			  (k % 3 == 2 ? 60 * US : 10 * US) + (uint64_t)(3000 * uniform()));
+		ADD_DRAWN(&list, 0.7 * MS + k * 2.0 * MS + 2 * US * gaussian(),
+			  (k % 3 == 2 ? 60 * US : 10 * US) + (uint64_t)(3000 * uniform()), 0);
 	add_train(&list, params.run_ns, 7 * MS, 1.9 * MS, 2 * US, 0.4, 20000);
 	qsort(list.events, list.n, sizeof(*list.events), compare_events);
 	n = period_detect(list.events, list.n, &params, sources, 2, NULL);
@@ -722,8 +723,8 @@ START_TEST(causes_tell_a_nested_source_apart)
 
 	rng_state = 12;
 	for (k = 0; k * MS < run; k++) {
-		add_event(&list, 0.4 * MS + k * 1.0 * MS + 500 * gaussian(),
-			  (uint64_t)(30 * US + 10000 * uniform()));
+		ADD_DRAWN(&list, 0.4 * MS + k * 1.0 * MS + 500 * gaussian(),
+			  (uint64_t)(30 * US + 10000 * uniform()), 0);
 		list.events[list.n - 1].causes = k % 4 == 3 ? 1ULL << 7 | 1ULL << 2 : 1ULL << 2;
 	}
 	n = detect(&list, run, sources);
@@ -756,9 +757,10 @@ START_TEST(lone_source_has_no_nested_harmonics)
 		for (t = 1.1 * MS; t < (double)run; t += 5 * MS) {
 			if (uniform() < 0.1)
 				continue;
-			add_event(&list, t + 3 * US * gaussian(),
+			ADD_DRAWN(&list, t + 3 * US * gaussian(),
 				  (uint64_t)((20 + 40 * t / (double)run) * US *
-					     exp(0.5 * gaussian())));
+					     exp(0.5 * gaussian())),
+				  0);
 			if (seed % 2)
 				list.events[list.n - 1].causes = 1ULL
 								 << (unsigned int)(4 * uniform());
@@ -784,12 +786,13 @@ START_TEST(nested_twice)
 
 	rng_state = 13;
 	for (k = 0; k * MS < run; k++)
-		add_event(&list, 0.2 * MS + k * 1.0 * MS + 300 * gaussian(),
+		ADD_DRAWN(&list, 0.2 * MS + k * 1.0 * MS + 300 * gaussian(),
 			  (uint64_t)((k % 100 == 7 ? 300 :
 				      k % 4 == 3   ? 70 :
 						     25) *
 					     US +
-				     5000 * uniform()));
+				     5000 * uniform()),
+			  0);
 	n = detect(&list, run, sources);
 	ck_assert_int_eq(n, 3);
 	host = find_source(sources, n, 1 * MS);
