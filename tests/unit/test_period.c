@@ -393,6 +393,41 @@ START_TEST(every_third_occurrence_longer)
 END_TEST
 
 /*
+ * A minute of a 1 ms train whose every second occurrence lasts 60 us, not
+ * 20 us: 60,000 occurrences, and the long ones show at every even modulus
+ * up to the search's limit, in every residue of the nested one's. Each
+ * median of those residues was a pass over all occurrences, and the search
+ * took 50 s here (under the 30 s this case may take); it takes 2 s now.
+ */
+START_TEST(every_second_occurrence_longer_for_a_minute)
+{
+	struct event_list list = { 0 };
+	struct period_source sources[PERIOD_MAX_SOURCES];
+	const struct period_source *fast, *slow;
+	uint64_t run = 60 * SEC;
+	int n, k;
+
+	rng_state = 12;
+	for (k = 0; k * 1.0 * MS < run - 1 * MS; k++)
+		ADD_DRAWN(&list, 0.1 * MS + k * 1.0 * MS + 2 * US * gaussian(),
+			  (k % 2 ? 20 * US : 60 * US) + (uint64_t)(4000 * uniform()), 0);
+	n = detect(&list, run, sources);
+	ck_assert_int_eq(n, 2);
+	fast = find_source(sources, n, 1 * MS);
+	slow = find_source(sources, n, 2 * MS);
+	ck_assert_ptr_nonnull(fast);
+	ck_assert_ptr_nonnull(slow);
+	ck_assert_uint_ge(fast->seen, 59990);
+	ck_assert_uint_ge(slow->seen, 29995);
+	ck_assert_ptr_eq(&sources[slow->nested_in], fast);
+	/* what the long ones add to the short ones */
+	ck_assert_uint_ge(slow->duration_ns, 38 * US);
+	ck_assert_uint_le(slow->duration_ns, 42 * US);
+	free(list.events);
+}
+END_TEST
+
+/*
  * The scene of tests/system/noise-nested: a thread every 2 ms from @phase
  * (jittering by @jitter), spinning 10 us and every third time 60 us (cause
  * 1); a host tick every 1 ms from @host_phase in a share @fill of its slots,
@@ -964,6 +999,7 @@ int main(void)
 	tcase_add_test(tc, recorded_guest_with_two_threads);
 	tcase_add_test(tc, recorded_sources_inside_the_host_train);
 	tcase_add_test(tc, every_third_occurrence_longer);
+	tcase_add_test(tc, every_second_occurrence_longer_for_a_minute);
 	tcase_add_test(tc, thread_half_a_period_off_the_host_train);
 	tcase_add_test(tc, thread_just_after_a_jittery_host_tick);
 	tcase_add_test(tc, jittery_host_tick_found_in_three_phases);
