@@ -353,18 +353,32 @@ END_TEST
  * 6 ms source in phase with the 2 ms one. Two sources; the 2 ms one was
  * there at every slot (1500 of 1500), its duration that of its own slots.
  */
+/*
+ * A thread every @period from @phase (jittering by 2 us) spinning
+ * @short_ns, and @long_ns in slots of residue @which modulo @every, each
+ * up to @spread_ns more.
+ */
+static void add_every_nth_longer(struct event_list *list, uint64_t run, double phase, double period,
+				 int every, int which, uint64_t short_ns, uint64_t long_ns,
+				 double spread_ns)
+{
+	for (int k = 0; phase + k * period < (double)run; k++)
+		ADD_DRAWN(list, phase + k * period + 2 * US * gaussian(),
+			  (k % every == which ? long_ns : short_ns) +
+				  (uint64_t)(spread_ns * uniform()),
+			  0);
+}
+
 START_TEST(every_third_occurrence_longer)
 {
 	struct event_list list = { 0 };
 	struct period_source sources[PERIOD_MAX_SOURCES];
 	const struct period_source *fast, *slow;
 	uint64_t run = 3 * SEC;
-	int n, k;
+	int n;
 
 	rng_state = 10;
-	for (k = 0; k * 2 * MS < run; k++)
-		ADD_DRAWN(&list, 0.7 * MS + k * 2.0 * MS + 2 * US * gaussian(),
-			  (k % 3 == 2 ? 60 * US : 10 * US) + (uint64_t)(3000 * uniform()), 0);
+	add_every_nth_longer(&list, run, 0.7 * MS, 2 * MS, 3, 2, 10 * US, 60 * US, 3000);
 	add_random(&list, run, 50);
 	n = detect(&list, run, sources);
 	ck_assert_int_eq(n, 2);
@@ -405,12 +419,10 @@ START_TEST(every_second_occurrence_longer_for_a_minute)
 	struct period_source sources[PERIOD_MAX_SOURCES];
 	const struct period_source *fast, *slow;
 	uint64_t run = 60 * SEC;
-	int n, k;
+	int n;
 
 	rng_state = 12;
-	for (k = 0; k * 1.0 * MS < run - 1 * MS; k++)
-		ADD_DRAWN(&list, 0.1 * MS + k * 1.0 * MS + 2 * US * gaussian(),
-			  (k % 2 ? 20 * US : 60 * US) + (uint64_t)(4000 * uniform()), 0);
+	add_every_nth_longer(&list, run - 1 * MS, 0.1 * MS, 1 * MS, 2, 0, 20 * US, 60 * US, 4000);
 	n = detect(&list, run, sources);
 	ck_assert_int_eq(n, 2);
 	fast = find_source(sources, n, 1 * MS);
