@@ -411,7 +411,7 @@ END_TEST
  * 20 us: 60,000 occurrences, and the long ones show at every even modulus
  * up to the search's limit, in every residue of the nested one's. Each
  * median of those residues was a pass over all occurrences, and the search
- * took 50 s here (under the 30 s this case may take); it takes 2 s now.
+ * took 50 s here, more than the 30 s this case may take; it takes 2 s now.
  */
 START_TEST(every_second_occurrence_longer_for_a_minute)
 {
