@@ -5,6 +5,7 @@
  * writes as the kernel would.
  *
  * usage: irq-policies-driver --tree DIR --trace FILE [--sim-dt S]
+ *            [--lockstep [--start-at SECOND]] [--arrivals-seed N]
  *            [--warmup SECONDS] [--json FILE] [--check]
  *
  * DIR holds the machine (DIR/machine, written by bench/irq-policies) and
@@ -22,6 +23,16 @@
  * in simulated seconds, the latest second began (the balancers' clocks
  * run on; a driver behind them would give them fewer seconds than they
  * think).
+ *
+ * --sim-dt 0 plays the seconds as fast as it can, with no balancer (no
+ * balancing); --lockstep with it, as fast as the balancer waits: its shim
+ * (IRQ_POLICIES_TIME_SCALE=0) asks for each wait ("0 w NS"), and the
+ * answer comes once every second the wait reaches is played. The
+ * balancer's clock starts at --start-at (0): runs that differ in it
+ * differ in their scans' phase against the trace's seconds, as real-time
+ * runs do by chance. --arrivals-seed makes each IRQ's count in a second
+ * a Poisson draw around its rate (irq_sim.h), the same draws for every
+ * policy given one seed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -46,7 +57,11 @@
 
 struct driver {
 	const char *tree;
-	double sim_dt;
+	double sim_dt; /* 0: no real clock */
+	bool lockstep; /* paced by the balancer's waits */
+	uint64_t balancer_ns; /* lockstep: the balancer's clock, in simulated ns */
+	int waiter; /* lockstep: the connection of the wait not yet over, or -1 */
+	bool ready; /* "ready" said: the balancer may start */
 	unsigned int warmup;
 	struct irq_sim sim;
 	struct irq_trace trace;
@@ -301,26 +316,53 @@ static int answer(struct driver *d, char *request)
 	return write_affinity(d, (unsigned int)row);
 }
 
-static void serve(struct driver *d, int timeout_ms)
+static void reply(int fd, int err)
+{
+	char text[16];
+
+	snprintf(text, sizeof(text), "%d", err);
+	if (send(fd, text, strlen(text), MSG_NOSIGNAL) < 0)
+		perror("irq-policies-driver: reply");
+	close(fd);
+}
+
+/* The balancer's wait is over: every second it reaches has been played. */
+static void end_wait(struct driver *d)
+{
+	if (d->waiter >= 0)
+		reply(d->waiter, 0);
+	d->waiter = -1;
+}
+
+/* One request, waited for up to @timeout_ms; false when none came. */
+static bool serve(struct driver *d, int timeout_ms)
 {
 	struct pollfd pfd = { .fd = d->listen_fd, .events = POLLIN };
-	char request[CPUSET_LIST_SIZE + 64], reply[16];
+	char request[CPUSET_LIST_SIZE + 64];
+	unsigned long long wait_ns;
 	ssize_t n;
 	int fd;
 
 	if (poll(&pfd, 1, timeout_ms) <= 0)
-		return;
+		return false;
 	fd = accept4(d->listen_fd, NULL, NULL, SOCK_CLOEXEC);
 	if (fd < 0)
-		return;
+		return false;
 	n = recv(fd, request, sizeof(request) - 1, 0);
-	if (n > 0) {
-		request[n] = '\0';
-		snprintf(reply, sizeof(reply), "%d", -answer(d, request));
-		if (send(fd, reply, strlen(reply), MSG_NOSIGNAL) < 0)
-			perror("irq-policies-driver: reply");
+	if (n <= 0) {
+		close(fd);
+		return true;
 	}
-	close(fd);
+	request[n] = '\0';
+	if (sscanf(request, "0 w %llu", &wait_ns) == 1) {
+		/* answered once the seconds it reaches are played */
+		end_wait(d);
+		d->balancer_ns += wait_ns;
+		d->waiter = fd;
+		return true;
+	}
+	reply(fd, -answer(d, request));
+	return true;
 }
 
 static uint64_t now_ns(void)
@@ -332,6 +374,7 @@ static uint64_t now_ns(void)
 }
 
 #define HOT_PAIR_LOGGED 10 /* seconds */
+#define LOCKSTEP_SILENCE_MS 60000 /* a balancer that never waits has stopped */
 
 static void account(struct driver *d, const struct irq_sim_second *s)
 {
@@ -357,6 +400,16 @@ static void account(struct driver *d, const struct irq_sim_second *s)
 	}
 }
 
+/* The balancer starts once the files are there (in lockstep, at its first second). */
+static void say_ready(struct driver *d)
+{
+	if (d->ready)
+		return;
+	printf("ready\n");
+	fflush(stdout);
+	d->ready = true;
+}
+
 static int run(struct driver *d)
 {
 	uint64_t start = now_ns();
@@ -365,10 +418,25 @@ static int run(struct driver *d)
 	int ret;
 
 	for (d->second = 0; d->second < d->trace.seconds && !stop; d->second++) {
-		uint64_t begin = start + (uint64_t)((double)d->second * 1e9 / d->sim_dt);
-		uint64_t due = start + (uint64_t)((double)(d->second + 1) * 1e9 / d->sim_dt);
-		uint64_t now = now_ns();
+		uint64_t begin = start, due = start, now = start;
 
+		/* lockstep: a second is played once the balancer's clock is in it */
+		while (d->lockstep && !stop && d->balancer_ns < d->second * 1000000000ULL) {
+			say_ready(d);
+			end_wait(d);
+			if (!serve(d, LOCKSTEP_SILENCE_MS)) {
+				fprintf(stderr,
+					"irq-policies-driver: no wait asked for %d s at second %u: "
+					"the balancer stopped\n",
+					LOCKSTEP_SILENCE_MS / 1000, d->second);
+				return 1;
+			}
+		}
+		if (d->sim_dt > 0) {
+			begin = start + (uint64_t)((double)d->second * 1e9 / d->sim_dt);
+			due = start + (uint64_t)((double)(d->second + 1) * 1e9 / d->sim_dt);
+			now = now_ns();
+		}
 		if (now > begin && d->second >= d->warmup) {
 			double lag = (double)(now - begin) * d->sim_dt / 1e9;
 
@@ -394,9 +462,10 @@ static int run(struct driver *d)
 			return 1;
 		}
 		/* the rest of this second's real time answers writes */
-		for (uint64_t t = now_ns(); t < due && !stop; t = now_ns())
+		for (uint64_t t = now_ns(); d->sim_dt > 0 && t < due && !stop; t = now_ns())
 			serve(d, (int)((due - t + 999999) / 1000000));
 	}
+	end_wait(d);
 	return stop ? 1 : 0;
 }
 
@@ -448,7 +517,9 @@ static int write_json(struct driver *d, const char *path)
 
 int main(int argc, char **argv)
 {
-	struct driver d = { .sim_dt = 10, .warmup = 300, .listen_fd = -1 };
+	struct driver d = { .sim_dt = 10, .warmup = 300, .listen_fd = -1, .waiter = -1 };
+	unsigned long start_at = 0, arrivals_seed = 0;
+	bool random_arrivals = false;
 	const char *trace_path = NULL, *json_path = NULL;
 	bool check = false;
 	char error[512];
@@ -458,8 +529,9 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		const char *value = i + 1 < argc ? argv[i + 1] : NULL;
 
-		if (!strcmp(argv[i], "--check")) {
-			check = true;
+		if (!strcmp(argv[i], "--check") || !strcmp(argv[i], "--lockstep")) {
+			check |= !strcmp(argv[i], "--check");
+			d.lockstep |= !strcmp(argv[i], "--lockstep");
 			continue;
 		}
 		if (!value)
@@ -472,16 +544,25 @@ int main(int argc, char **argv)
 			json_path = value;
 		else if (!strcmp(argv[i], "--sim-dt"))
 			d.sim_dt = strtod(value, NULL);
+		else if (!strcmp(argv[i], "--arrivals-seed")) {
+			random_arrivals = true;
+			arrivals_seed = strtoul(value, NULL, 10);
+		} else if (!strcmp(argv[i], "--start-at"))
+			start_at = strtoul(value, NULL, 10);
 		else if (!strcmp(argv[i], "--warmup"))
 			d.warmup = (unsigned int)strtoul(value, NULL, 10);
 		else
 			return fail("unknown option %s", argv[i]);
 		i++;
 	}
-	if (!d.tree || !trace_path || !(d.sim_dt > 0))
-		return fail("%s", "usage: irq-policies-driver --tree DIR --trace FILE [--sim-dt S] "
-				  "[--warmup SECONDS] [--json FILE] [--check]");
-	if (read_machine(&d))
+	if (!d.tree || !trace_path || !(d.sim_dt >= 0) || (d.lockstep && d.sim_dt > 0))
+		return fail(
+			"%s",
+			"usage: irq-policies-driver --tree DIR --trace FILE [--sim-dt S] "
+			"[--lockstep [--start-at SECOND]] [--arrivals-seed N] "
+			"[--warmup SECONDS] [--json FILE] [--check] (--lockstep with --sim-dt 0)");
+	d.balancer_ns = start_at * 1000000000ULL;
+	if (read_machine(&d) || (random_arrivals && irq_sim_random_arrivals(&d.sim, arrivals_seed)))
 		goto out;
 	file = fopen(trace_path, "r");
 	if (!file) {
@@ -515,13 +596,13 @@ int main(int argc, char **argv)
 		goto out;
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
-	/* the balancers start once the files are there */
-	printf("ready\n");
-	fflush(stdout);
+	if (!d.lockstep)
+		say_ready(&d);
 	status = run(&d);
 	if (!status && json_path)
 		status = write_json(&d, json_path);
 out:
+	end_wait(&d);
 	if (d.listen_fd >= 0)
 		close(d.listen_fd);
 	if (d.names)

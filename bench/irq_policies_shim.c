@@ -23,6 +23,14 @@
  * is g_get_monotonic_time(), clock_gettime(CLOCK_MONOTONIC) through the
  * PLT, and whose waits are poll() timeouts; its rescan sleep is a
  * nanosleep(). CLOCK_REALTIME (gettimeofday, log time stamps) stays real.
+ *
+ * With IRQ_POLICIES_TIME_SCALE=0 (lockstep) no real time passes for the
+ * balancer at all: its CLOCK_MONOTONIC stands still while it works and
+ * moves only by what it waits, and each wait is a request to the driver
+ * ("0 w NS"), answered once the simulated kernel has played every second
+ * the wait covers. A day is then as long as the balancer's own work and
+ * the driver's, and every scan falls on the same simulated second in
+ * every run.
  */
 /* open() and open64() both defined here, each under its own name */
 #undef _FILE_OFFSET_BITS
@@ -67,8 +75,8 @@ static unsigned int affinity_file(const char *path, int flags, char *kind)
 
 /*
  * Ask the simulated kernel: "IRQ KIND TEXT", KIND 'm' (a mask written),
- * 'l' (a list written) or 'r' (/proc/interrupts read, IRQ 0). Returns 0
- * or an errno.
+ * 'l' (a list written), 'r' (/proc/interrupts read, IRQ 0) or 'w' (a
+ * wait of TEXT simulated ns in lockstep, IRQ 0). Returns 0 or an errno.
  */
 static int ask_kernel(unsigned int irq, char kind, const char *buf, size_t len)
 {
@@ -268,17 +276,17 @@ FILE *fopen(const char *path, const char *mode)
 
 FILE *fopen64(const char *path, const char *mode) __attribute__((alias("fopen")));
 
-/* IRQ_POLICIES_TIME_SCALE, read once; 1 without it */
+/* IRQ_POLICIES_TIME_SCALE, read once: 1 without it, 0 in lockstep */
 static unsigned long time_scale(void)
 {
 	static unsigned long scale;
+	static int read;
 	const char *text;
 
-	if (!scale) {
+	if (!read) {
 		text = getenv("IRQ_POLICIES_TIME_SCALE");
 		scale = text ? strtoul(text, NULL, 10) : 1;
-		if (!scale)
-			scale = 1;
+		read = 1;
 	}
 	return scale;
 }
@@ -295,7 +303,9 @@ static struct timespec timespec_of(uint64_t ns)
 }
 
 static int (*real_clock_gettime)(clockid_t, struct timespec *);
+static int (*real_nanosleep)(const struct timespec *, struct timespec *);
 static uint64_t base; /* simulated time starts at the shim's load, for every thread */
+static uint64_t waited; /* lockstep: the simulated time waited since then */
 
 __attribute__((constructor)) static void start_clock(void)
 {
@@ -303,8 +313,26 @@ __attribute__((constructor)) static void start_clock(void)
 
 	real_clock_gettime =
 		(int (*)(clockid_t, struct timespec *))dlsym(RTLD_NEXT, "clock_gettime");
+	real_nanosleep =
+		(int (*)(const struct timespec *, struct timespec *))dlsym(RTLD_NEXT, "nanosleep");
 	if (real_clock_gettime && !real_clock_gettime(CLOCK_MONOTONIC, &ts))
 		base = ns_of(&ts);
+}
+
+/*
+ * Lockstep: a wait of @ns is over once the driver has played the seconds
+ * it covers. A driver that no longer answers has ended the run: then a
+ * short real sleep, so that a balancer waiting to be stopped cannot spin.
+ */
+static void wait_simulated(uint64_t ns)
+{
+	const struct timespec pause = { .tv_nsec = 10000000 };
+	char text[24];
+	int n = snprintf(text, sizeof(text), "%llu", (unsigned long long)ns);
+
+	if (ask_kernel(0, 'w', text, (size_t)n))
+		real_nanosleep(&pause, NULL);
+	__atomic_add_fetch(&waited, ns, __ATOMIC_RELAXED);
 }
 
 int clock_gettime(clockid_t id, struct timespec *ts)
@@ -316,21 +344,28 @@ int clock_gettime(clockid_t id, struct timespec *ts)
 	ret = real_clock_gettime(id, ts);
 	if (ret || id != CLOCK_MONOTONIC || time_scale() == 1)
 		return ret;
-	*ts = timespec_of(base + (ns_of(ts) - base) * time_scale());
+	if (!time_scale())
+		*ts = timespec_of(base + __atomic_load_n(&waited, __ATOMIC_RELAXED));
+	else
+		*ts = timespec_of(base + (ns_of(ts) - base) * time_scale());
 	return 0;
 }
 
 int nanosleep(const struct timespec *req, struct timespec *rem)
 {
-	static int (*real_nanosleep)(const struct timespec *, struct timespec *);
 	struct timespec shorter;
 	int ret;
 
 	if (!real_nanosleep)
-		real_nanosleep = (int (*)(const struct timespec *, struct timespec *))dlsym(
-			RTLD_NEXT, "nanosleep");
+		start_clock();
 	if (time_scale() == 1)
 		return real_nanosleep(req, rem);
+	if (!time_scale()) {
+		wait_simulated(ns_of(req));
+		if (rem)
+			*rem = timespec_of(0);
+		return 0;
+	}
 	shorter = timespec_of(ns_of(req) / time_scale());
 	ret = real_nanosleep(&shorter, rem);
 	if (ret && rem)
@@ -338,13 +373,25 @@ int nanosleep(const struct timespec *req, struct timespec *rem)
 	return ret;
 }
 
-/* glib's main loop waits here; a timeout rounded up, or it would spin */
+/*
+ * glib's main loop waits here; a timeout rounded up, or it would spin. In
+ * lockstep, what is ready now is returned at once, and otherwise the
+ * timeout passes in simulated time (an endless wait stays a real one).
+ */
 int poll(struct pollfd *fds, nfds_t nfds, int timeout_ms)
 {
 	static int (*real_poll)(struct pollfd *, nfds_t, int);
+	int ready;
 
 	if (!real_poll)
 		real_poll = (int (*)(struct pollfd *, nfds_t, int))dlsym(RTLD_NEXT, "poll");
+	if (!time_scale() && timeout_ms > 0) {
+		ready = real_poll(fds, nfds, 0);
+		if (ready)
+			return ready;
+		wait_simulated((uint64_t)timeout_ms * 1000000ULL);
+		return 0;
+	}
 	if (timeout_ms > 0)
 		timeout_ms = (int)(((unsigned long)timeout_ms + time_scale() - 1) / time_scale());
 	return real_poll(fds, nfds, timeout_ms);

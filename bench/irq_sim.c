@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_randist.h>
+
 #include "irq_sim.h"
 
 int irq_sim_init(struct irq_sim *sim, unsigned int nr_cpus, unsigned int nr_irqs,
@@ -46,7 +48,32 @@ void irq_sim_release(struct irq_sim *sim)
 	free(sim->cpu_irq_ns);
 	free(sim->load);
 	free(sim->hot);
+	if (sim->arrivals)
+		gsl_rng_free(sim->arrivals);
 	memset(sim, 0, sizeof(*sim));
+}
+
+int irq_sim_random_arrivals(struct irq_sim *sim, unsigned long seed)
+{
+	if (!sim->arrivals)
+		sim->arrivals = gsl_rng_alloc(gsl_rng_mt19937);
+	if (!sim->arrivals)
+		return -ENOMEM;
+	gsl_rng_set(sim->arrivals, seed);
+	return 0;
+}
+
+/* This second's interrupts of @irq: its rate, or a Poisson draw around it */
+static uint64_t arrivals(struct irq_sim *sim, struct irq_sim_irq *irq)
+{
+	double due = irq->rate + irq->carry;
+	uint64_t n;
+
+	if (sim->arrivals)
+		return irq->rate > 0 ? gsl_ran_poisson(sim->arrivals, irq->rate) : 0;
+	n = (uint64_t)floor(due);
+	irq->carry = due - (double)n;
+	return n;
 }
 
 int irq_sim_best_cpu(const struct irq_sim *sim, const struct cpuset *mask)
@@ -136,10 +163,8 @@ void irq_sim_second(struct irq_sim *sim, struct irq_sim_second *out)
 	memset(sim->hot, 0, sim->nr_cpus * sizeof(*sim->hot));
 	for (i = 0; i < sim->nr_irqs; i++) {
 		struct irq_sim_irq *irq = &sim->irqs[i];
-		double due = irq->rate + irq->carry;
-		uint64_t n = (uint64_t)floor(due);
+		uint64_t n = arrivals(sim, irq);
 
-		irq->carry = due - (double)n;
 		if (irq->cpu < 0)
 			continue;
 		cpu = (unsigned int)irq->cpu;

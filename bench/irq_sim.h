@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <gsl/gsl_rng.h>
+
 #include "latscope/cpuset.h"
 
 /*
@@ -18,6 +20,13 @@
  * number on ties). A CPU holds at most vector_budget device vectors: when
  * every CPU of a mask is full the write fails with ENOSPC, as
  * irq_matrix_alloc() does. Managed IRQs refuse any write with EIO.
+ *
+ * An IRQ's interrupts in a second are its rate, fractions carried to the
+ * next second; or, after irq_sim_random_arrivals(), a Poisson draw of
+ * mean its rate, as independent arrivals make them: then the counts a
+ * balancer reads vary from second to second and from run to run (by the
+ * seed), as a real machine's do, while the figures judge the placement
+ * against the rates themselves.
  */
 
 struct irq_sim_irq {
@@ -53,6 +62,7 @@ struct irq_sim {
 	double *cpu_irq_ns; /* per CPU: hardirq + softirq time, /proc/stat */
 	double *load; /* per CPU, scratch for the second */
 	unsigned int *hot; /* per CPU, scratch: hot IRQs */
+	gsl_rng *arrivals; /* NULL: counts are the rates */
 };
 
 /**
@@ -91,6 +101,12 @@ int irq_sim_best_cpu(const struct irq_sim *sim, const struct cpuset *mask);
  * error nothing changes.
  */
 int irq_sim_set_affinity(struct irq_sim *sim, unsigned int index, const struct cpuset *mask);
+
+/**
+ * irq_sim_random_arrivals - Poisson counts from now on, drawn from @seed
+ * Returns 0 or -ENOMEM.
+ */
+int irq_sim_random_arrivals(struct irq_sim *sim, unsigned long seed);
 
 /* The row of IRQ @number, or -1. */
 int irq_sim_find(const struct irq_sim *sim, unsigned int number);

@@ -153,6 +153,61 @@ static int read_trace(const char *text, struct irq_trace *trace, char *error)
 	return ret;
 }
 
+/* @seconds of one IRQ at @rate on cpu 0, Poisson counts from @seed: the counts of each second */
+static void draw_seconds(unsigned long seed, double rate, unsigned int seconds, uint64_t *counts,
+			 struct irq_sim_second *last)
+{
+	struct cpuset mask = cpus("0");
+	struct irq_sim sim;
+	uint64_t before = 0;
+
+	machine(&sim, 1, 200);
+	irq_sim_add(&sim, 0, 40, 0, false, &mask);
+	sim.irqs[0].rate = rate;
+	sim.irqs[0].cost_ns = 1000;
+	ck_assert_int_eq(irq_sim_random_arrivals(&sim, seed), 0);
+	for (unsigned int i = 0; i < seconds; i++) {
+		irq_sim_second(&sim, last);
+		counts[i] = sim.counts[0] - before;
+		before = sim.counts[0];
+	}
+	irq_sim_release(&sim);
+}
+
+/*
+ * Random arrivals: a second's count is a Poisson draw around the rate
+ * (mean and variance the rate), the same draws from one seed, others from
+ * another; the figures still judge the rate itself.
+ */
+START_TEST(random_arrivals_vary_around_the_rate)
+{
+	enum { SECONDS = 4000 };
+	static uint64_t a[SECONDS], b[SECONDS], c[SECONDS];
+	struct irq_sim_second s;
+	double mean = 0, variance = 0;
+	unsigned int i, same = 0;
+
+	draw_seconds(1, 300, SECONDS, a, &s);
+	draw_seconds(1, 300, SECONDS, b, &s);
+	draw_seconds(2, 300, SECONDS, c, &s);
+	for (i = 0; i < SECONDS; i++) {
+		ck_assert_uint_eq(a[i], b[i]);
+		same += a[i] == c[i];
+		mean += (double)a[i] / SECONDS;
+	}
+	for (i = 0; i < SECONDS; i++)
+		variance += ((double)a[i] - mean) * ((double)a[i] - mean) / (SECONDS - 1);
+	/* the mean within 4 standard errors, the variance within 15% */
+	ck_assert_double_eq_tol(mean, 300, 4 * sqrt(300.0 / SECONDS));
+	ck_assert_double_eq_tol(variance, 300, 45);
+	/* one seed's draws are not another's: equal in about 2% of seconds */
+	ck_assert_uint_lt(same, SECONDS / 10);
+	/* one IRQ alone on the six non-RT CPUs: six times the mean, from the rate */
+	ck_assert_double_eq_tol(s.imbalance, 6, 1e-9);
+	ck_assert_double_eq_tol(s.bound, 6, 1e-9);
+}
+END_TEST
+
 START_TEST(traces_and_their_errors)
 {
 	struct irq_trace trace;
@@ -196,6 +251,7 @@ int main(void)
 	tcase_add_test(tc, a_cpu_still_allowed_keeps_the_vector);
 	tcase_add_test(tc, refusals_change_nothing);
 	tcase_add_test(tc, a_second_of_delivery);
+	tcase_add_test(tc, random_arrivals_vary_around_the_rate);
 	tcase_add_test(tc, traces_and_their_errors);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
