@@ -13,8 +13,13 @@
  * last hour (the budget; the first interval's, the initial placement, do
  * not count), for how many intervals and since when each CPU has been
  * overloaded, and which IRQs existed at the last interval (new ones are
- * placed at once).
+ * placed at once); which IRQ alone holds each CPU up and since when, and
+ * when and how long the last IRQ_HISTORY_BURSTS such holds lasted that
+ * ended by themselves: the CPU's overload passed and the IRQ had not
+ * moved (the bursts of this machine's load).
  */
+
+#define IRQ_HISTORY_BURSTS 1024
 
 /**
  * irq_history_new - an empty history
@@ -31,6 +36,18 @@ unsigned int irq_history_moves_since(const struct irq_history *history, uint64_t
 unsigned int irq_history_overload_streak(const struct irq_history *history, unsigned int cpu);
 /* when @cpu's streak began (the time of its first overloaded interval), 0 without one */
 uint64_t irq_history_overloaded_since(const struct irq_history *history, unsigned int cpu);
+/*
+ * since when @irq alone has held @cpu up (irqplan.held_up_by of each
+ * interval from then to the last), 0 when it did not at the last interval
+ */
+uint64_t irq_history_held_since(const struct irq_history *history, unsigned int cpu,
+				unsigned int irq);
+/*
+ * the longest burst that ended after @since_ns and is shorter than
+ * @below_ns, 0 without one; *@count receives how many such bursts there were
+ */
+uint64_t irq_history_longest_burst(const struct irq_history *history, uint64_t since_ns,
+				   uint64_t below_ns, unsigned int *count);
 /* whether @irq existed at the end of the last interval (false before the first) */
 bool irq_history_known(const struct irq_history *history, unsigned int irq);
 /* whether an interval has been committed yet */

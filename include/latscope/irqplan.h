@@ -2,6 +2,7 @@
 #ifndef LATSCOPE_IRQPLAN_H
 #define LATSCOPE_IRQPLAN_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -37,8 +38,11 @@
  *    above the mean without its hottest IRQ: two hot queues together)
  *    sheds at its first overloaded interval; a CPU held up by one IRQ (it
  *    alone is above half the dead band, the others are not) sheds only
- *    once the overload has lasted max_burst (a burst passes by itself,
- *    and those moves could not end the overload), and then every other
+ *    once that IRQ has held it up for as long as the longest burst of the
+ *    last hour (a time one IRQ held a CPU up and let go by itself,
+ *    shorter than max_burst), or max_burst without one (a
+ *    burst passes by itself, and those moves could not end the
+ *    overload), and then every other
  *    active IRQ leaves it, whatever its share, while the hot one stays
  *    (it would take the overload along); a target never ends above half the dead band, so that noise
  *    cannot push it over, unless the IRQ alone is hotter than that: then
@@ -66,7 +70,10 @@ struct irqplan_policy {
 	/* a pile-up: this far above the mean without its hottest IRQ (1.0: twice the mean) */
 	double pile_up_excess;
 	uint64_t min_dwell_ns; /* an IRQ moved stays at least this long */
-	/* one IRQ holding a CPU up longer than this is no burst: the others leave */
+	/*
+	 * one IRQ holding a CPU up longer than this is no burst: the others
+	 * leave; sooner when the bursts of the last hour were all shorter
+	 */
 	uint64_t max_burst_ns;
 	unsigned int max_moves_per_hour;
 	unsigned int max_irqs_per_cpu; /* vector room: a fuller CPU is a last resort */
@@ -114,6 +121,7 @@ enum irqplan_move_kind {
 };
 
 #define IRQPLAN_REASON_SIZE 320
+#define IRQPLAN_NO_IRQ UINT_MAX
 
 struct irqplan_move {
 	unsigned int row; /* the IRQ's row in the table; from = its affinity */
@@ -153,6 +161,12 @@ struct irqplan {
 	double *load_before; /* per CPU: rates of the IRQs delivered there */
 	double *load_after; /* the same once the plan is applied */
 	struct cpuset overloaded; /* above the dead band before balance moves */
+	/*
+	 * per CPU: the IRQ that alone holds it up before balance moves (it is
+	 * above half the dead band, the others together are not: rule 5), or
+	 * IRQPLAN_NO_IRQ
+	 */
+	unsigned int *held_up_by;
 	struct cpuset balance_eligible; /* ... and for overload_intervals */
 	/* movable IRQs placed right, still delivered to an RT CPU (rule 2) */
 	unsigned int rt_until_next_interrupt;

@@ -27,11 +27,32 @@ struct irq_history {
 	unsigned short streak[CPUSET_MAX_CPUS];
 	/* per CPU: the time of the first interval of its streak, 0 without one */
 	uint64_t overloaded_since[CPUSET_MAX_CPUS];
+	/* per CPU: the IRQ that alone holds it up (IRQPLAN_NO_IRQ), since when */
+	unsigned int holder[CPUSET_MAX_CPUS];
+	uint64_t held_since[CPUSET_MAX_CPUS];
+	/* the last holds that ended by themselves, a ring */
+	struct burst {
+		uint64_t ended_ns, length_ns;
+	} bursts[IRQ_HISTORY_BURSTS];
+	unsigned int nr_bursts, next_burst;
 };
+
+static void forget_holders(struct irq_history *history)
+{
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < CPUSET_MAX_CPUS; cpu++)
+		history->holder[cpu] = IRQPLAN_NO_IRQ;
+	memset(history->held_since, 0, sizeof(history->held_since));
+}
 
 struct irq_history *irq_history_new(void)
 {
-	return calloc(1, sizeof(struct irq_history));
+	struct irq_history *history = calloc(1, sizeof(struct irq_history));
+
+	if (history)
+		forget_holders(history);
+	return history;
 }
 
 void irq_history_free(struct irq_history *history)
@@ -87,6 +108,31 @@ uint64_t irq_history_overloaded_since(const struct irq_history *history, unsigne
 	return cpu < CPUSET_MAX_CPUS ? history->overloaded_since[cpu] : 0;
 }
 
+uint64_t irq_history_held_since(const struct irq_history *history, unsigned int cpu,
+				unsigned int irq)
+{
+	return cpu < CPUSET_MAX_CPUS && history->holder[cpu] == irq ? history->held_since[cpu] : 0;
+}
+
+uint64_t irq_history_longest_burst(const struct irq_history *history, uint64_t since_ns,
+				   uint64_t below_ns, unsigned int *count)
+{
+	uint64_t longest = 0;
+	unsigned int i;
+
+	*count = 0;
+	for (i = 0; i < history->nr_bursts; i++) {
+		const struct burst *burst = &history->bursts[i];
+
+		if (burst->ended_ns <= since_ns || burst->length_ns >= below_ns)
+			continue;
+		++*count;
+		if (burst->length_ns > longest)
+			longest = burst->length_ns;
+	}
+	return longest;
+}
+
 bool irq_history_known(const struct irq_history *history, unsigned int irq)
 {
 	return history->nr_known && bsearch(&irq, history->known, history->nr_known,
@@ -102,6 +148,7 @@ void irq_history_forget_streaks(struct irq_history *history)
 {
 	memset(history->streak, 0, sizeof(history->streak));
 	memset(history->overloaded_since, 0, sizeof(history->overloaded_since));
+	forget_holders(history);
 }
 
 static void end_streak(struct irq_history *history, unsigned int cpu)
@@ -186,6 +233,37 @@ static int remember_irqs(struct irq_history *history, const struct irq_table *ta
 	return 0;
 }
 
+/*
+ * Which IRQ alone holds each CPU up now. A hold that ends with the CPU's
+ * overload passed, its IRQ not moved meanwhile, was a burst: remembered.
+ * One whose IRQ moved, or whose CPU stays overloaded (another IRQ came,
+ * two hot ones now), says nothing of how long bursts last. A plan that
+ * does not say (held_up_by NULL: moves made by hand) changes nothing.
+ */
+static void follow_holders(struct irq_history *history, const struct irqplan *plan, uint64_t now_ns)
+{
+	unsigned int cpu, was, now;
+
+	if (!plan->held_up_by)
+		return;
+	for (cpu = 0; cpu < CPUSET_MAX_CPUS; cpu++) {
+		was = history->holder[cpu];
+		now = cpu < plan->nr_cpus ? plan->held_up_by[cpu] : IRQPLAN_NO_IRQ;
+		if (now == was)
+			continue;
+		if (was != IRQPLAN_NO_IRQ && !cpuset_has(&plan->overloaded, cpu) &&
+		    irq_history_last_move(history, was) < history->held_since[cpu]) {
+			history->bursts[history->next_burst] =
+				(struct burst){ now_ns, now_ns - history->held_since[cpu] };
+			history->next_burst = (history->next_burst + 1) % IRQ_HISTORY_BURSTS;
+			if (history->nr_bursts < IRQ_HISTORY_BURSTS)
+				history->nr_bursts++;
+		}
+		history->holder[cpu] = now;
+		history->held_since[cpu] = now_ns;
+	}
+}
+
 int irq_history_commit(struct irq_history *history, const struct irqplan *plan,
 		       const struct irq_table *table, const bool *done, uint64_t now_ns)
 {
@@ -223,6 +301,7 @@ int irq_history_commit(struct irq_history *history, const struct irqplan *plan,
 		if (move->from_cpu >= 0 && move->from_cpu < CPUSET_MAX_CPUS)
 			end_streak(history, (unsigned int)move->from_cpu);
 	}
+	follow_holders(history, plan, now_ns);
 	history->started = true;
 	return 0;
 }

@@ -691,8 +691,12 @@ static bool above(const struct planner *p, const double *means, unsigned int cpu
 	return p->load[cpu] > mean * (1 + band) && p->load[cpu] - mean >= p->policy->min_excess;
 }
 
-/* The hottest IRQ delivered to each CPU, as the plan goes: @hottest[nr_cpus]. */
-static void hottest_irqs(const struct planner *p, double *hottest)
+/*
+ * The hottest IRQ delivered to each CPU, as the plan goes: its rate in
+ * @hottest[nr_cpus], its row in @rows[nr_cpus] (meaningful where the
+ * rate is above 0).
+ */
+static void hottest_irqs(const struct planner *p, double *hottest, unsigned int *rows)
 {
 	unsigned int row;
 
@@ -700,9 +704,42 @@ static void hottest_irqs(const struct planner *p, double *hottest)
 	for (row = 0; row < p->table->nr_irqs; row++) {
 		int cpu = p->delivery_cpu[row];
 
-		if (cpu >= 0 && (unsigned int)cpu < p->nr_cpus && p->in->rates[row] > hottest[cpu])
+		if (cpu >= 0 && (unsigned int)cpu < p->nr_cpus &&
+		    p->in->rates[row] > hottest[cpu]) {
 			hottest[cpu] = p->in->rates[row];
+			rows[cpu] = row;
+		}
 	}
+}
+
+/* One IRQ alone holds @cpu up: it is above half the dead band, the others together are not. */
+static bool held_up(const struct planner *p, const double *means, unsigned int cpu, double hottest)
+{
+	double release = means[node_of(p, cpu)] * (1 + p->policy->dead_band / 2);
+
+	return hottest > release && p->load[cpu] - hottest <= release;
+}
+
+/*
+ * Bursts to have seen before their longest is how long one may last: a
+ * burst outlasts the longest of n earlier ones with a chance of 1/(n+1),
+ * one in 20 at most from 19 on (if they came one by one; bursts that hit
+ * several queues at once count as several).
+ */
+#define BURSTS_TO_LEARN 19
+
+/*
+ * How long one IRQ may hold a CPU up as a burst: as long as the longest
+ * burst of the last hour (irq_history.h), once BURSTS_TO_LEARN shorter
+ * than max_burst ended in it; max_burst until then.
+ */
+static uint64_t burst_wait(const struct planner *p)
+{
+	uint64_t since = p->in->now_ns > HOUR_NS ? p->in->now_ns - HOUR_NS : 0, longest;
+	unsigned int count;
+
+	longest = irq_history_longest_burst(p->in->history, since, p->policy->max_burst_ns, &count);
+	return count >= BURSTS_TO_LEARN ? longest : p->policy->max_burst_ns;
 }
 
 /*
@@ -713,10 +750,11 @@ static void hottest_irqs(const struct planner *p, double *hottest)
  *   over in seconds, and one move halves it;
  * - a CPU held up by one IRQ (that IRQ alone keeps it above half the dead
  *   band, the others together would not) cannot be brought under by
- *   shedding the others, and a burst passes by itself; once its overload
- *   has outlasted max_burst, the IRQ is a flow that stays, and every
- *   other IRQ there waits behind it: they all leave, small ones too, and
- *   the hot one stays (moving it would only move the problem);
+ *   shedding the others, and a burst passes by itself; once that IRQ has
+ *   held it up longer than the bursts of the last hour (burst_wait()), it is
+ *   a flow that stays, and every other IRQ there waits behind it: they
+ *   all leave, small ones too, and the hot one stays (moving it would
+ *   only move the problem);
  * - any other, after overload_intervals intervals.
  * Without a history (a one-shot plan) every overloaded CPU sheds.
  */
@@ -728,7 +766,7 @@ enum shedding {
 };
 
 static enum shedding sheds_now(const struct planner *p, const double *means, unsigned int cpu,
-			       double hottest)
+			       double hottest, unsigned int hottest_row)
 {
 	const struct irq_history *history = p->in->history;
 	double mean = means[node_of(p, cpu)], rest = p->load[cpu] - hottest;
@@ -738,11 +776,10 @@ static enum shedding sheds_now(const struct planner *p, const double *means, uns
 		return SHED_SUSTAINED;
 	if (rest > mean * (1 + p->policy->pile_up_excess) && rest - mean >= p->policy->min_excess)
 		return SHED_PILE_UP;
-	if (hottest > mean * (1 + p->policy->dead_band / 2) &&
-	    rest <= mean * (1 + p->policy->dead_band / 2)) {
-		since = irq_history_overloaded_since(history, cpu);
-		return since && since + p->policy->max_burst_ns <= p->in->now_ns ? SHED_DOMINATED :
-										   SHED_NOT_YET;
+	if (held_up(p, means, cpu, hottest)) {
+		since = irq_history_held_since(history, cpu, irq_of(p, hottest_row)->number);
+		return since && since + burst_wait(p) <= p->in->now_ns ? SHED_DOMINATED :
+									 SHED_NOT_YET;
 	}
 	return irq_history_overload_streak(history, cpu) + 1 >= p->policy->overload_intervals ?
 		       SHED_SUSTAINED :
@@ -860,7 +897,7 @@ static int balance_move(struct planner *p, const double *means, const struct bal
 	double w = p->in->rates[row], before = p->load[c->from];
 	int node = node_of(p, c->from), len;
 	struct irqplan_move *move;
-	uint64_t since;
+	uint64_t since, wait;
 
 	if (p->in->history)
 		intervals += irq_history_overload_streak(p->in->history, c->from);
@@ -876,14 +913,16 @@ static int balance_move(struct planner *p, const double *means, const struct bal
 		rate(p, means[node], mean, sizeof(mean)), p->policy->dead_band * 100, intervals,
 		intervals == 1 ? "" : "s");
 	if (c->dominant && len > 0 && (size_t)len < sizeof(move->reason)) {
-		since = irq_history_overloaded_since(p->in->history, c->from);
+		since = irq_history_held_since(p->in->history, c->from, irq_of(p, hot_row)->number);
+		wait = burst_wait(p);
 		len += snprintf(
 			move->reason + len, sizeof(move->reason) - (size_t)len,
-			"irq %u alone (%s) holds it up, for %llu s, longer than a burst (%llu s): it stays, the others leave; ",
+			"irq %u alone (%s) holds it up, for %llu s, longer than %s (%llu s): it stays, the others leave; ",
 			irq_of(p, hot_row)->number,
 			rate(p, p->in->rates[hot_row], hot, sizeof(hot)),
 			(unsigned long long)((p->in->now_ns - since) / 1000000000ULL),
-			(unsigned long long)(p->policy->max_burst_ns / 1000000000ULL));
+			wait < p->policy->max_burst_ns ? "the bursts of the last hour" : "a burst",
+			(unsigned long long)(wait / 1000000000ULL));
 	}
 	if (len > 0 && (size_t)len < sizeof(move->reason))
 		snprintf(move->reason + len, sizeof(move->reason) - (size_t)len,
@@ -903,22 +942,26 @@ static int balance(struct planner *p)
 {
 	double *means = calloc(p->topo->nr_nodes + 1, sizeof(*means));
 	double *hottest = calloc(p->nr_cpus + 1, sizeof(*hottest));
+	unsigned int *hot_rows = calloc(p->nr_cpus + 1, sizeof(*hot_rows));
 	unsigned int *rows = NULL, nr_rows = 0, i, cpu;
 	int ret = 0;
 
-	if (!means || !hottest) {
+	if (!means || !hottest || !hot_rows) {
 		free(means);
 		free(hottest);
+		free(hot_rows);
 		return -ENOMEM;
 	}
 	node_means(p, means);
-	hottest_irqs(p, hottest);
+	hottest_irqs(p, hottest, hot_rows);
 	for (i = 0; i < p->any.nr; i++) {
 		cpu = p->any.cpus[i];
 		if (!above(p, means, cpu, p->policy->dead_band))
 			continue;
 		cpuset_add(&p->plan->overloaded, cpu);
-		if (sheds_now(p, means, cpu, hottest[cpu]) != SHED_NOT_YET)
+		if (held_up(p, means, cpu, hottest[cpu]))
+			p->plan->held_up_by[cpu] = irq_of(p, hot_rows[cpu])->number;
+		if (sheds_now(p, means, cpu, hottest[cpu], hot_rows[cpu]) != SHED_NOT_YET)
 			cpuset_add(&p->plan->balance_eligible, cpu);
 	}
 	if (!cpuset_empty(&p->plan->balance_eligible))
@@ -929,7 +972,7 @@ static int balance(struct planner *p)
 		enum shedding shed;
 
 		node_means(p, means);
-		hottest_irqs(p, hottest);
+		hottest_irqs(p, hottest, hot_rows);
 		for (i = 0; i < nr_rows; i++) {
 			unsigned int row = rows[i];
 
@@ -942,7 +985,7 @@ static int balance(struct planner *p)
 			 */
 			if (p->nr_irqs[cpu] <= 1 || !above(p, means, cpu, p->policy->dead_band / 2))
 				continue;
-			shed = sheds_now(p, means, cpu, hottest[cpu]);
+			shed = sheds_now(p, means, cpu, hottest[cpu], hot_rows[cpu]);
 			if (shed == SHED_SUSTAINED && !spare_budget(p)) {
 				reserved = true;
 				continue;
@@ -964,6 +1007,7 @@ static int balance(struct planner *p)
 		ret = balance_move(p, means, &best);
 	}
 	free(rows);
+	free(hot_rows);
 	free(hottest);
 	free(means);
 	return ret;
@@ -1001,20 +1045,23 @@ static int start(struct planner *p)
 {
 	const struct irq_history *history = p->in->history;
 	size_t rows = p->table->nr_irqs + 1;
-	unsigned int row;
+	unsigned int row, cpu;
 	int ret;
 
 	p->nr_cpus = p->plan->nr_cpus = p->topo->nr_cpus;
 	p->plan->load_before = calloc(p->nr_cpus + 1, sizeof(double));
 	p->plan->load_after = calloc(p->nr_cpus + 1, sizeof(double));
+	p->plan->held_up_by = malloc((p->nr_cpus + 1) * sizeof(unsigned int));
 	p->core_load = calloc(p->nr_cpus + 1, sizeof(double));
 	p->nr_irqs = calloc(p->nr_cpus + 1, sizeof(unsigned int));
 	p->moved = calloc(rows, sizeof(bool));
 	p->held = calloc(rows, sizeof(bool));
 	p->delivery_cpu = calloc(rows, sizeof(int));
-	if (!p->plan->load_before || !p->plan->load_after || !p->core_load || !p->nr_irqs ||
-	    !p->moved || !p->held || !p->delivery_cpu)
+	if (!p->plan->load_before || !p->plan->load_after || !p->plan->held_up_by ||
+	    !p->core_load || !p->nr_irqs || !p->moved || !p->held || !p->delivery_cpu)
 		return -ENOMEM;
+	for (cpu = 0; cpu <= p->nr_cpus; cpu++)
+		p->plan->held_up_by[cpu] = IRQPLAN_NO_IRQ;
 	p->load = p->plan->load_after;
 	ret = build_domains(p);
 	if (ret)
@@ -1092,5 +1139,6 @@ void irqplan_release(struct irqplan *plan)
 	free(plan->unreadable);
 	free(plan->load_before);
 	free(plan->load_after);
+	free(plan->held_up_by);
 	memset(plan, 0, sizeof(*plan));
 }

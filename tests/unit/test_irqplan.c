@@ -605,8 +605,11 @@ static void simulate_day(unsigned int max_moves_per_hour, struct day *day)
 					      now - last_move[mv->row] >= m.policy.min_dwell_ns,
 				      "irq %u moved twice within %llu s", mv->irq,
 				      (unsigned long long)((now - last_move[mv->row]) / SECOND_NS));
-			/* a balance move follows 3 intervals of overload */
-			if (mv->kind == IRQPLAN_BALANCE)
+			/*
+			 * a balance move follows 3 intervals of overload, or
+			 * leaves a CPU one IRQ has held up past the bursts
+			 */
+			if (mv->kind == IRQPLAN_BALANCE && !strstr(mv->reason, "holds it up"))
 				ck_assert_uint_ge(irq_history_overload_streak(
 							  history, (unsigned int)mv->from_cpu),
 						  2);
@@ -876,7 +879,9 @@ END_TEST
  * The same flow, with the small IRQ moved onto its CPU just before (by
  * hand, as a balance move would): a flow's CPU is cleared of IRQs inside
  * their dwell too, since they cannot lower its load and it keeps them
- * company for the flow's whole stay.
+ * company for the flow's whole stay. An IRQ that comes does not make the
+ * flow's hold start again: the CPU is cleared a burst's time after the
+ * flow began to hold it up.
  */
 START_TEST(a_flow_clears_its_cpu_of_irqs_inside_their_dwell)
 {
@@ -898,8 +903,9 @@ START_TEST(a_flow_clears_its_cpu_of_irqs_inside_their_dwell)
 	apply(&m, &hand);
 	moved_at = now;
 	now += 10 * SECOND_NS;
-	quiet_intervals(&m, history, &now, burst / 10);
+	quiet_intervals(&m, history, &now, burst / 10 - 2);
 	interval(&m, history, now, &p);
+	ck_assert_uint_eq(now - irq_history_held_since(history, 0, 50), burst * SECOND_NS);
 	ck_assert_uint_lt(now - moved_at, m.policy.min_dwell_ns);
 	mv = move_of(&p, 53);
 	ck_assert_ptr_nonnull(mv);
@@ -907,6 +913,148 @@ START_TEST(a_flow_clears_its_cpu_of_irqs_inside_their_dwell)
 	ck_assert_uint_ne(mv->to, 0);
 	ck_assert_ptr_null(move_of(&p, 50));
 	irqplan_release(&p);
+	irq_history_free(history);
+	machine_release(&m);
+}
+END_TEST
+
+/*
+ * 8 CPUs: CPU 0 holds irq 50 (500/s, bursting to @hot) and irq 51
+ * (1.5k/s), each other CPU one IRQ of 2k/s: balanced until 50 bursts,
+ * and then held up by it alone.
+ */
+static void bursting_machine(struct machine *m)
+{
+	machine_init(m, 8, 1, 1, "", "");
+	add_irq(m, 50, "hot", 0, true, "0", "0", 500);
+	add_irq(m, 51, "cold", 0, true, "0", "0", 1500);
+	one_per_cpu(m, 1, 8, 60, "cold", 2000);
+	irqplan_policy_for_balance(&m->policy);
+}
+
+/*
+ * @n bursts of irq 50 on CPU 0 (bursting_machine()), 30 s each, a minute
+ * apart: each calms down by itself; *now moves on.
+ */
+static void bursts_of_30s(struct machine *m, struct irq_history *history, uint64_t *now,
+			  unsigned int n)
+{
+	struct irqplan p;
+
+	for (; n; n--, *now += 30 * SECOND_NS) {
+		m->rates[0] = 20000;
+		quiet_intervals(m, history, now, 3);
+		m->rates[0] = 500;
+		interval(m, history, *now, &p);
+		ck_assert(!cpuset_has(&p.overloaded, 0));
+		irqplan_release(&p);
+	}
+}
+
+/*
+ * The bursts seen are how long one waits. After 18 bursts of 30 s the
+ * wait is still --max-burst: a 19th of 40 s moves nothing. Once those 19
+ * have calmed down by themselves in the hour, a burst that stays has its
+ * CPU cleared after 40 s, the longest, not 2 min, and the reason says
+ * which wait it outlasted.
+ */
+START_TEST(bursts_seen_shorten_the_wait_for_a_flow)
+{
+	struct irq_history *history = irq_history_new();
+	uint64_t now = 10 * SECOND_NS;
+	const struct irqplan_move *mv;
+	unsigned int count;
+	struct machine m;
+	struct irqplan p;
+
+	bursting_machine(&m);
+	bursts_of_30s(&m, history, &now, 18);
+	ck_assert_uint_eq(irq_history_longest_burst(history, 0, m.policy.max_burst_ns, &count),
+			  30 * SECOND_NS);
+	ck_assert_uint_eq(count, 18);
+	m.rates[0] = 20000;
+	quiet_intervals(&m, history, &now, 4);
+	m.rates[0] = 500;
+	interval(&m, history, now, &p);
+	irqplan_release(&p);
+	now += 30 * SECOND_NS;
+	/* the flow: held up at once, nothing moves for the 40 s the longest burst lasted */
+	m.rates[0] = 20000;
+	quiet_intervals(&m, history, &now, 4);
+	interval(&m, history, now, &p);
+	ck_assert_uint_eq(p.nr_moves, 1);
+	mv = move_of(&p, 51);
+	ck_assert_ptr_nonnull(mv);
+	ck_assert_msg(
+		strstr(mv->reason, "for 40 s, longer than the bursts of the last hour (40 s)"),
+		"%s", mv->reason);
+	irqplan_release(&p);
+	irq_history_free(history);
+	machine_release(&m);
+}
+END_TEST
+
+/*
+ * One interval as the history sees it: @holder alone holds cpu 0 up
+ * (IRQPLAN_NO_IRQ: none), cpu 0 @overloaded or not, and with @moved irq 50
+ * leaves it.
+ */
+static void hold_interval(struct irq_history *history, const struct irq_table *table,
+			  unsigned int holder, bool overloaded, bool moved, uint64_t now)
+{
+	unsigned int held_up_by[2] = { holder, IRQPLAN_NO_IRQ };
+	struct irqplan_move move = { .irq = 50, .kind = IRQPLAN_BALANCE, .from_cpu = 0, .to = 1 };
+	struct irqplan plan = {
+		.nr_cpus = 2, .held_up_by = held_up_by, .nr_moves = moved, .moves = &move
+	};
+
+	if (overloaded)
+		cpuset_add(&plan.overloaded, 0);
+	ck_assert_int_eq(irq_history_commit(history, &plan, table, NULL, now), 0);
+}
+
+/*
+ * A burst is a hold that ends by itself: the CPU's overload passes and its
+ * IRQ did not move. One past --max-burst is remembered but is never the
+ * wait; one whose IRQ moved (a pile-up split), or whose CPU stays
+ * overloaded (a second hot IRQ came), tells nothing of bursts.
+ */
+START_TEST(only_holds_that_end_by_themselves_are_bursts)
+{
+	struct irq_history *history = irq_history_new();
+	const uint64_t s = SECOND_NS, max_burst = 120 * SECOND_NS;
+	struct machine m;
+	unsigned int n;
+	uint64_t t;
+
+	bursting_machine(&m);
+	/* 40 s, then the overload passes: a burst */
+	for (t = 10; t < 50; t += 10)
+		hold_interval(history, &m.table, 50, true, false, t * s);
+	ck_assert_uint_eq(irq_history_held_since(history, 0, 50), 10 * s);
+	ck_assert_uint_eq(irq_history_held_since(history, 0, 51), 0);
+	hold_interval(history, &m.table, IRQPLAN_NO_IRQ, false, false, 50 * s);
+	ck_assert_uint_eq(irq_history_longest_burst(history, 0, max_burst, &n), 40 * s);
+	ck_assert_uint_eq(n, 1);
+	/* 190 s: longer than --max-burst */
+	for (t = 60; t < 250; t += 10)
+		hold_interval(history, &m.table, 50, true, false, t * s);
+	hold_interval(history, &m.table, IRQPLAN_NO_IRQ, false, false, 250 * s);
+	ck_assert_uint_eq(irq_history_longest_burst(history, 0, max_burst, &n), 40 * s);
+	ck_assert_uint_eq(irq_history_longest_burst(history, 0, UINT64_MAX, &n), 190 * s);
+	ck_assert_uint_eq(n, 2);
+	/* moved at its second interval: no burst of 20 s */
+	hold_interval(history, &m.table, 50, true, false, 300 * s);
+	hold_interval(history, &m.table, 50, true, true, 310 * s);
+	hold_interval(history, &m.table, IRQPLAN_NO_IRQ, false, false, 320 * s);
+	/* the CPU still overloaded when it let go, or another IRQ holding it */
+	hold_interval(history, &m.table, 50, true, false, 400 * s);
+	hold_interval(history, &m.table, IRQPLAN_NO_IRQ, true, false, 410 * s);
+	hold_interval(history, &m.table, 50, true, false, 500 * s);
+	hold_interval(history, &m.table, 51, true, false, 510 * s);
+	ck_assert_uint_eq(irq_history_longest_burst(history, 0, 40 * s, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_uint_eq(irq_history_held_since(history, 0, 51), 510 * s);
 	irq_history_free(history);
 	machine_release(&m);
 }
@@ -1138,6 +1286,8 @@ int main(void)
 	tcase_add_test(tc, a_sustained_hot_pair_is_split);
 	tcase_add_test(tc, one_hot_irq_keeps_its_cpu_to_itself_after_a_burst);
 	tcase_add_test(tc, a_flow_clears_its_cpu_of_irqs_inside_their_dwell);
+	tcase_add_test(tc, bursts_seen_shorten_the_wait_for_a_flow);
+	tcase_add_test(tc, only_holds_that_end_by_themselves_are_bursts);
 	tcase_add_test(tc, a_mild_hot_pair_is_split_after_the_overload_intervals);
 	tcase_add_test(tc, half_the_budget_is_kept_for_pile_ups);
 	tcase_add_test(tc, half_the_budget_is_kept_for_a_cpu_one_flow_holds_up);
