@@ -29,8 +29,8 @@
  * moves only by what it waits, and each wait is a request to the driver
  * ("0 w NS"), answered once the simulated kernel has played every second
  * the wait covers. A day is then as long as the balancer's own work and
- * the driver's, and every scan falls on the same simulated second in
- * every run.
+ * the driver's, and a run made again makes its scans on the same
+ * simulated seconds.
  */
 /* open() and open64() both defined here, each under its own name */
 #undef _FILE_OFFSET_BITS

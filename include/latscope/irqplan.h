@@ -38,12 +38,11 @@
  *    above the mean without its hottest IRQ: two hot queues together)
  *    sheds at its first overloaded interval; a CPU held up by one IRQ (it
  *    alone is above half the dead band, the others are not) sheds only
- *    once that IRQ has held it up for as long as the longest burst of the
+ *    once that IRQ has held it up as long as the longest burst of the
  *    last hour (a time one IRQ held a CPU up and let go by itself,
- *    shorter than max_burst), or max_burst without one (a
- *    burst passes by itself, and those moves could not end the
- *    overload), and then every other
- *    active IRQ leaves it, whatever its share, while the hot one stays
+ *    shorter than max_burst; counted from 19 such bursts on), or else
+ *    max_burst (a burst passes by itself, and those moves could not end
+ *    the overload), and then every other active IRQ leaves it, whatever its share, while the hot one stays
  *    (it would take the overload along); a target never ends above half the dead band, so that noise
  *    cannot push it over, unless the IRQ alone is hotter than that: then
  *    the target must end below the source's load by half the dead band

@@ -129,6 +129,7 @@ struct planner {
 	bool *held; /* per row: counted in held_by_dwell */
 	unsigned int moves_cap, unmovable_cap, unreadable_cap;
 	unsigned int budget_left; /* UINT_MAX without a history */
+	uint64_t burst_wait_ns; /* with a history: burst_wait() */
 	const char *unit; /* "/s", or "" for counts since boot */
 	/*
 	 * The texts of the last sets formatted into reasons: on a big
@@ -731,7 +732,8 @@ static bool held_up(const struct planner *p, const double *means, unsigned int c
 /*
  * How long one IRQ may hold a CPU up as a burst: as long as the longest
  * burst of the last hour (irq_history.h), once BURSTS_TO_LEARN shorter
- * than max_burst ended in it; max_burst until then.
+ * than max_burst ended in it; max_burst until then. Found once a plan,
+ * in start(): p->burst_wait_ns.
  */
 static uint64_t burst_wait(const struct planner *p)
 {
@@ -778,8 +780,8 @@ static enum shedding sheds_now(const struct planner *p, const double *means, uns
 		return SHED_PILE_UP;
 	if (held_up(p, means, cpu, hottest)) {
 		since = irq_history_held_since(history, cpu, irq_of(p, hottest_row)->number);
-		return since && since + burst_wait(p) <= p->in->now_ns ? SHED_DOMINATED :
-									 SHED_NOT_YET;
+		return since && since + p->burst_wait_ns <= p->in->now_ns ? SHED_DOMINATED :
+									    SHED_NOT_YET;
 	}
 	return irq_history_overload_streak(history, cpu) + 1 >= p->policy->overload_intervals ?
 		       SHED_SUSTAINED :
@@ -914,7 +916,7 @@ static int balance_move(struct planner *p, const double *means, const struct bal
 		intervals == 1 ? "" : "s");
 	if (c->dominant && len > 0 && (size_t)len < sizeof(move->reason)) {
 		since = irq_history_held_since(p->in->history, c->from, irq_of(p, hot_row)->number);
-		wait = burst_wait(p);
+		wait = p->burst_wait_ns;
 		len += snprintf(
 			move->reason + len, sizeof(move->reason) - (size_t)len,
 			"irq %u alone (%s) holds it up, for %llu s, longer than %s (%llu s): it stays, the others leave; ",
@@ -1075,6 +1077,7 @@ static int start(struct planner *p)
 		p->budget_left = recent < p->policy->max_moves_per_hour ?
 					 p->policy->max_moves_per_hour - recent :
 					 0;
+		p->burst_wait_ns = burst_wait(p);
 	}
 	for (row = 0; row < p->table->nr_irqs; row++) {
 		p->delivery_cpu[row] = -1;
