@@ -34,7 +34,7 @@ static uint64_t get_u64(const json_t *obj, const char *key)
 		return json_integer_value(v) >= 0 ? (uint64_t)json_integer_value(v) : RUN_NONE;
 	if (json_is_real(v)) {
 		real = json_real_value(v);
-		if (real >= 0 && real < 1.8e19)
+		if (real >= 0 && real < 0x1p63) /* what llround returns whole */
 			return (uint64_t)llround(real);
 	}
 	return RUN_NONE;

@@ -21,6 +21,10 @@
 #include "import_internal.h"
 
 #define NS_PER_US 1000ULL
+/* bucket keys and -h limits are us (or ns with -N): beyond an hour, not a latency */
+#define PEER_KEY_MAX 3.6e12
+/* the nanoseconds a uint64_t of the result model takes whole (2^63, as llround does) */
+#define NS_MAX 0x1p63
 
 /*
  * The value of an option in a command line as the tools record it (one
@@ -57,9 +61,11 @@ static bool option_value(const char *cmdline, const char *short_name, const char
 
 static uint64_t us_to_ns(double us, uint64_t unit_ns)
 {
-	if (!isfinite(us) || us < 0)
+	double ns = us * (double)unit_ns;
+
+	if (!isfinite(ns) || ns < 0 || ns >= NS_MAX)
 		return RUN_NONE;
-	return (uint64_t)llround(us * (double)unit_ns);
+	return (uint64_t)llround(ns);
 }
 
 static double number_of(const json_t *obj, const char *key)
@@ -165,8 +171,7 @@ static int read_peer_buckets(struct import_ctx *ctx, const json_t *hist, const c
 		return -ENOMEM;
 	json_object_foreach((json_t *)hist, key, v)
 	{
-		/* keys are us (or ns with -N): anything beyond an hour is not a latency */
-		if (!import_decimal(key, &b[i].key) || b[i].key < 0 || b[i].key > 3.6e12 ||
+		if (!import_decimal(key, &b[i].key) || b[i].key < 0 || b[i].key > PEER_KEY_MAX ||
 		    !json_is_integer(v) || json_integer_value(v) < 0) {
 			free(b);
 			return import_fail(ctx, -EINVAL,
@@ -334,6 +339,13 @@ int import_cyclictest_json(struct import_ctx *ctx, struct jsondoc *doc)
 		unit_ns = 1;
 	limit_known = option_value(ctx->run->command_line, "-h", "--histogram", &limit) ||
 		      option_value(ctx->run->command_line, "-H", "--histofall", &limit);
+	if (limit_known && limit > PEER_KEY_MAX) {
+		import_note(ctx,
+			    "cyclictest's histogram limit (-h %g) is beyond an hour: where "
+			    "its overflow begins is taken from the buckets",
+			    limit);
+		limit_known = false;
+	}
 	ret = peer_threads(ctx, threads, "cyclictest", &n);
 	for (i = 0; i < n && !ret; i++)
 		ret = read_cyclictest_thread(ctx, thread_entry(threads, i), i, unit_ns, limit,
@@ -361,7 +373,7 @@ static int read_oslat_thread(struct import_ctx *ctx, const json_t *t, unsigned i
 	if (run_has(s->max_ns) && s->max_ns)
 		s->max_ns--;
 	s->avg_ns = number_of(t, "avg") * (double)NS_PER_US;
-	if (isfinite(duration) && duration >= 0)
+	if (isfinite(duration) && duration >= 0 && duration * 1e9 < NS_MAX)
 		s->run_ns = (uint64_t)llround(duration * 1e9);
 
 	ret = read_peer_buckets(ctx, json_object_get(t, "histogram"), label, &b, &nr);

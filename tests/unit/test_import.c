@@ -482,6 +482,37 @@ START_TEST(peer_bucket_given_twice_is_refused)
 }
 END_TEST
 
+/*
+ * Numbers past what a uint64_t of nanoseconds holds (found by fuzzing: a
+ * -h of 1e23 made a cast out of range): a limit beyond an hour is not
+ * used, with a note, and a min, max or duration out of range is absent.
+ */
+START_TEST(peer_numbers_out_of_range_are_not_used)
+{
+	struct run *run =
+		accept("{\"file_version\": 1, \"cmdline:\": \"cyclictest -h 99999999999999999999999\","
+		       "\"thread\": {\"0\": {\"histogram\": {\"7\": 3}, \"cycles\": 5,"
+		       "\"min\": 7, \"max\": 1e300, \"avg\": 9, \"cpu\": 1}}}");
+	const struct run_histogram *h = &run->series[0].histogram;
+
+	ck_assert_uint_eq(run->nr_notes, 1);
+	ck_assert_msg(strstr(run->notes[0], "-h 1e+23) is beyond an hour"), "%s", run->notes[0]);
+	ck_assert(h->present);
+	ck_assert_uint_eq(h->overflow, 2);
+	ck_assert_uint_eq(h->overflow_from_ns, 8000);
+	ck_assert_uint_eq(run->series[0].min_ns, 7000);
+	ck_assert(!run_has(run->series[0].max_ns));
+	run_free(run);
+
+	run = accept("{\"file_version\": 1, \"cmdline:\": \"oslat --json=x\","
+		     "\"thread\": {\"0\": {\"histogram\": {\"3\": 8}, \"cpu\": 1,"
+		     "\"min\": 1, \"max\": 1e17, \"avg\": 2, \"duration\": 1e300}}}");
+	ck_assert(!run_has(run->series[0].max_ns));
+	ck_assert(!run_has(run->series[0].run_ns));
+	run_free(run);
+}
+END_TEST
+
 START_TEST(cyclictest_in_nanoseconds_and_without_histogram)
 {
 	struct run *run =
@@ -873,6 +904,7 @@ int main(void)
 	tcase_add_test(tc, cyclictest_histogram_that_contradicts_its_thread);
 	tcase_add_test(tc, cyclictest_in_nanoseconds_and_without_histogram);
 	tcase_add_test(tc, peer_bucket_given_twice_is_refused);
+	tcase_add_test(tc, peer_numbers_out_of_range_are_not_used);
 	tcase_add_test(tc, cyclictest_text_lines_read_on_their_own);
 	tcase_add_test(tc, events_block_maxima_and_windows);
 	tcase_add_test(tc, monitor_windows_as_runs);
