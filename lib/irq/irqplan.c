@@ -880,22 +880,12 @@ static void consider(struct planner *p, const double *means, unsigned int row, u
 		*best = (struct balance_choice){ (int)row, cpu, (unsigned int)to, gain, dominant };
 }
 
-/* The row of the hottest IRQ delivered to @cpu, other than @except. */
-static unsigned int hottest_row(const struct planner *p, unsigned int cpu, unsigned int except)
-{
-	unsigned int row, best = except;
-
-	for (row = 0; row < p->table->nr_irqs; row++)
-		if (row != except && p->delivery_cpu[row] == (int)cpu &&
-		    (best == except || p->in->rates[row] > p->in->rates[best]))
-			best = row;
-	return best;
-}
-
-static int balance_move(struct planner *p, const double *means, const struct balance_choice *c)
+/* the move @c, explained; @hot_row is the IRQ that holds its CPU up when it is dominated */
+static int balance_move(struct planner *p, const double *means, const struct balance_choice *c,
+			unsigned int hot_row)
 {
 	char from_load[32], mean[32], moved[32], to_before[32], to_after[32], left[32], hot[32];
-	unsigned int row = (unsigned int)c->row, intervals = 1, hot_row;
+	unsigned int row = (unsigned int)c->row, intervals = 1;
 	double w = p->in->rates[row], before = p->load[c->from];
 	int node = node_of(p, c->from), len;
 	struct irqplan_move *move;
@@ -903,7 +893,6 @@ static int balance_move(struct planner *p, const double *means, const struct bal
 
 	if (p->in->history)
 		intervals += irq_history_overload_streak(p->in->history, c->from);
-	hot_row = hottest_row(p, c->from, row);
 	move = add_move(p, row, IRQPLAN_BALANCE, c->to, false);
 	if (!move)
 		return -ENOMEM;
@@ -1006,7 +995,7 @@ static int balance(struct planner *p)
 			p->plan->held_by_budget++;
 			break;
 		}
-		ret = balance_move(p, means, &best);
+		ret = balance_move(p, means, &best, hot_rows[best.from]);
 	}
 	free(rows);
 	free(hot_rows);
