@@ -489,10 +489,10 @@ END_TEST
  */
 START_TEST(peer_numbers_out_of_range_are_not_used)
 {
-	struct run *run =
-		accept("{\"file_version\": 1, \"cmdline:\": \"cyclictest -h 99999999999999999999999\","
-		       "\"thread\": {\"0\": {\"histogram\": {\"7\": 3}, \"cycles\": 5,"
-		       "\"min\": 7, \"max\": 1e300, \"avg\": 9, \"cpu\": 1}}}");
+	struct run *run = accept(
+		"{\"file_version\": 1, \"cmdline:\": \"cyclictest -h 99999999999999999999999\","
+		"\"thread\": {\"0\": {\"histogram\": {\"7\": 3}, \"cycles\": 5,"
+		"\"min\": 7, \"max\": 1e300, \"avg\": 9, \"cpu\": 1}}}");
 	const struct run_histogram *h = &run->series[0].histogram;
 
 	ck_assert_uint_eq(run->nr_notes, 1);
