@@ -195,6 +195,13 @@ int64_t import_rfc2822_time(const char *text)
 	return epoch_ns(&tm, offset, 0);
 }
 
+uint64_t import_whole(double real)
+{
+	if (!isfinite(real) || real < 0 || real >= 0x1p63)
+		return RUN_NONE;
+	return (uint64_t)llround(real);
+}
+
 bool import_decimal(const char *text, double *value)
 {
 	double whole = 0, scale = 1, fraction = 0;

@@ -45,6 +45,12 @@ int64_t import_iso_time(const char *text);
 /* "Mon, 30 Nov 2026 11:40:10 +0000" (rt-tests) in ns since the epoch */
 int64_t import_rfc2822_time(const char *text);
 
+/*
+ * a real read from a file as a whole number, rounded; RUN_NONE when it is
+ * not finite, negative, or 2^63 or more (past what llround() returns)
+ */
+uint64_t import_whole(double real);
+
 /* parse a decimal number such as "99.9" without the locale; false if not one */
 bool import_decimal(const char *text, double *value);
 

@@ -28,16 +28,10 @@ struct reader {
 static uint64_t get_u64(const json_t *obj, const char *key)
 {
 	const json_t *v = json_object_get(obj, key);
-	double real;
 
 	if (json_is_integer(v))
 		return json_integer_value(v) >= 0 ? (uint64_t)json_integer_value(v) : RUN_NONE;
-	if (json_is_real(v)) {
-		real = json_real_value(v);
-		if (real >= 0 && real < 0x1p63) /* what llround returns whole */
-			return (uint64_t)llround(real);
-	}
-	return RUN_NONE;
+	return json_is_real(v) ? import_whole(json_real_value(v)) : RUN_NONE;
 }
 
 static double get_real(const json_t *obj, const char *key)

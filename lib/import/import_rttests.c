@@ -23,8 +23,6 @@
 #define NS_PER_US 1000ULL
 /* bucket keys and -h limits are us (or ns with -N): beyond an hour, not a latency */
 #define PEER_KEY_MAX 3.6e12
-/* the nanoseconds a uint64_t of the result model takes whole (2^63, as llround does) */
-#define NS_MAX 0x1p63
 
 /*
  * The value of an option in a command line as the tools record it (one
@@ -61,11 +59,7 @@ static bool option_value(const char *cmdline, const char *short_name, const char
 
 static uint64_t us_to_ns(double us, uint64_t unit_ns)
 {
-	double ns = us * (double)unit_ns;
-
-	if (!isfinite(ns) || ns < 0 || ns >= NS_MAX)
-		return RUN_NONE;
-	return (uint64_t)llround(ns);
+	return import_whole(us * (double)unit_ns);
 }
 
 static double number_of(const json_t *obj, const char *key)
@@ -360,7 +354,6 @@ static int read_oslat_thread(struct import_ctx *ctx, const json_t *t, unsigned i
 	struct run_histogram *h;
 	struct peer_bucket *b;
 	size_t nr, i;
-	double duration = number_of(t, "duration");
 	const char *label;
 	int ret;
 
@@ -373,8 +366,7 @@ static int read_oslat_thread(struct import_ctx *ctx, const json_t *t, unsigned i
 	if (run_has(s->max_ns) && s->max_ns)
 		s->max_ns--;
 	s->avg_ns = number_of(t, "avg") * (double)NS_PER_US;
-	if (isfinite(duration) && duration >= 0 && duration * 1e9 < NS_MAX)
-		s->run_ns = (uint64_t)llround(duration * 1e9);
+	s->run_ns = import_whole(number_of(t, "duration") * 1e9);
 
 	ret = read_peer_buckets(ctx, json_object_get(t, "histogram"), label, &b, &nr);
 	if (ret)
