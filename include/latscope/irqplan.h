@@ -42,13 +42,15 @@
  *    last hour (a time one IRQ held a CPU up and let go by itself,
  *    shorter than max_burst; counted from 19 such bursts on), or else
  *    max_burst (a burst passes by itself, and those moves could not end
- *    the overload), and then every other active IRQ leaves it, whatever its share, while the hot one stays
- *    (it would take the overload along); a target never ends above half the dead band, so that noise
+ *    the overload), and then every other active IRQ leaves it, whatever
+ *    its share, while the hot one stays (it would take the overload
+ *    along); a target never ends above half the dead band, so that noise
  *    cannot push it over, unless the IRQ alone is hotter than that: then
  *    the target must end below the source's load by half the dead band
- *    (two hot queues on one CPU are split, and cannot come back). A move carries at least min_move_share of the
- *    node's mean CPU load: moving small IRQs is churn. IRQs alone on a CPU
- *    or idle are never moved for balance.
+ *    (two hot queues on one CPU are split, and cannot come back). A move
+ *    carries at least min_move_share of the node's mean CPU load: moving
+ *    small IRQs is churn. IRQs alone on a CPU or idle are never moved for
+ *    balance.
  * 6. With a history (balance): an IRQ moved less than min_dwell ago is
  *    not moved for rules 3 (unless new) and 5, and rules 3 (old IRQs) and 5
  *    stop when max_moves_per_hour moves happened in the last hour (the
