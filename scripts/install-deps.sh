@@ -28,10 +28,14 @@ TEST="$TEST strace"
 # run contrib/ci's LAVA definition (yaml)
 BUILD="$BUILD libxml2-dev"
 TEST="$TEST python3-junitparser python3-yaml"
+# the lab (tests/lab/lab): Debian's kernels booted under QEMU with this
+# machine's root over 9p, an initramfs of busybox and the kernel's modules
+# (modinfo orders them), and rtla beside latscope in the guest
+LAB="qemu-system-x86 busybox-static cpio kmod rtla"
 # peers the benchmarks compare against; optional at run time
 BENCH="rt-tests hyperfine time"
 
-want="$BUILD $TEST $FUZZ"
+want="$BUILD $TEST $FUZZ $LAB"
 [ "${1:-}" = "--bench" ] && want="$want $BENCH"
 
 missing=""
@@ -43,7 +47,20 @@ for pkg in $want; do
 	esac
 done
 
-[ -z "$missing" ] && exit 0
+# the lab's kernels: fetched with apt-get download and unpacked, never
+# installed on this machine (again only when the archive has a newer one)
+fetch_kernels() {
+	if [ "$(id -u)" -eq 0 ]; then
+		"$(dirname "$0")/../tests/lab/lab" fetch
+	else
+		echo "install-deps: the lab's kernels are fetched as root (tests/lab/lab fetch)" >&2
+	fi
+}
+
+if [ -z "$missing" ]; then
+	fetch_kernels
+	exit 0
+fi
 
 echo "install-deps: installing:$missing"
 if [ "$(id -u)" -ne 0 ]; then
@@ -72,3 +89,4 @@ fi
 # shellcheck disable=SC2086
 $SUDO apt-get install -y --no-install-recommends $missing >/dev/null ||
 	{ $SUDO apt-get update >/dev/null && $SUDO apt-get install -y --no-install-recommends $missing >/dev/null; }
+fetch_kernels
