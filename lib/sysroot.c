@@ -263,7 +263,15 @@ int sysroot_read_cpulist(struct sysroot *root, struct cpuset *set, const char *f
 	ret = read_whole(root, path, &text, NULL);
 	if (ret)
 		return ret;
-	ret = cpuset_parse_list(text, set) ? -EINVAL : 0;
+	/*
+	 * A mask the kernel never allocated prints as "(null)": nohz_full on
+	 * a 6.1 kernel built with NO_HZ_FULL and booted without nohz_full=
+	 * (Debian's RT kernel). It holds no CPU.
+	 */
+	if (!strcmp(text, "(null)\n") || !strcmp(text, "(null)"))
+		cpuset_clear(set);
+	else if (cpuset_parse_list(text, set))
+		ret = -EINVAL;
 	free(text);
 	return ret;
 }
