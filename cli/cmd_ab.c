@@ -138,7 +138,7 @@ static int parse_timer_words(int argc, char **argv)
 
 	status = machine_open(NULL, &root, &topo);
 	if (!status)
-		status = machine_allowed_cpus(&topo.online, &allowed);
+		status = machine_allowed_cpus(root, &topo.online, &allowed);
 	if (!status) {
 		if (timer_options_parse(argc, argv, &topo.online, &allowed, &opts, &status))
 			timer_options_release(&opts);

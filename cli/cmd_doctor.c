@@ -203,15 +203,18 @@ static int choose_cpus(struct doctor_run *d)
 }
 
 /*
- * isolcpus= keeps the isolated CPUs out of every task's default affinity:
- * reach the RT CPUs as taskset -c would, so that the timer may pin there.
- * Where a cpuset forbids it, the timer says so when it is prepared.
+ * isolcpus= keeps the isolated CPUs out of every task's default affinity,
+ * not out of its cpuset: the timer may pin there whatever the affinity.
+ * Only where the cpuset could not be read does the affinity decide what the
+ * timer may use: reach the RT CPUs then as taskset -c would. Where a cpuset
+ * forbids them, the timer says so when it is prepared.
  */
 static void reach_rt_cpus(struct doctor_run *d)
 {
 	struct cpuset allowed, wanted;
 
-	if (machine_allowed_cpus(&d->topo.online, &allowed) || cpuset_subset(&d->rt, &allowed))
+	if (machine_allowed_cpus(d->root, &d->topo.online, &allowed) ||
+	    cpuset_subset(&d->rt, &allowed))
 		return;
 	cpuset_or(&wanted, &allowed, &d->rt);
 	rt_place_main_thread(&d->topo.online, &d->rt, &wanted);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "latscope/allowed_cpus.h"
 #include "latscope/validity.h"
 #include "machine.h"
 
@@ -18,18 +19,29 @@ int machine_open(const char *root_dir, struct sysroot **root, struct topology *t
 	return topology_load(*root, topo) ? EXIT_ERROR : 0;
 }
 
-int machine_allowed_cpus(const struct cpuset *online, struct cpuset *allowed)
+int machine_allowed_cpus(struct sysroot *root, const struct cpuset *online, struct cpuset *allowed)
 {
-	cpu_set_t mask;
-	int cpu;
+	size_t size = CPU_ALLOC_SIZE(CPUSET_MAX_CPUS);
+	struct cpuset affinity;
+	cpu_set_t *mask;
+	int cpu, err;
 
-	if (sched_getaffinity(0, sizeof(mask), &mask))
-		return runtime_error("cannot read this process's cpu affinity: %s",
-				     strerror(errno));
-	cpuset_clear(allowed);
-	cpuset_for_each(cpu, online)
-		if (cpu < CPU_SETSIZE && CPU_ISSET(cpu, &mask))
-			cpuset_add(allowed, (unsigned int)cpu);
+	/* sized for CPUSET_MAX_CPUS: a cpu_set_t's 1024 fails on larger kernels */
+	mask = CPU_ALLOC(CPUSET_MAX_CPUS);
+	if (!mask)
+		return runtime_error("out of memory");
+	if (sched_getaffinity(0, size, mask)) {
+		err = errno;
+		CPU_FREE(mask);
+		return runtime_error("cannot read this process's cpu affinity: %s", strerror(err));
+	}
+	cpuset_clear(&affinity);
+	for (cpu = 0; cpu < CPUSET_MAX_CPUS; cpu++)
+		if (CPU_ISSET_S(cpu, size, mask))
+			cpuset_add(&affinity, (unsigned int)cpu);
+	CPU_FREE(mask);
+	/* the cpuset, not the affinity the shell gave: what sched_setaffinity() accepts */
+	allowed_cpus_read(root, online, &affinity, allowed);
 	return 0;
 }
 

@@ -29,13 +29,17 @@ struct validity;
 int machine_open(const char *root_dir, struct sysroot **root, struct topology *topo);
 
 /**
- * machine_allowed_cpus - the online CPUs this process may run on
+ * machine_allowed_cpus - the online CPUs this process may be placed on
+ * @root: where its cgroups are read (machine_open()'s)
  * @online: the online CPUs
- * @allowed: receives those in the process's affinity
+ * @allowed: receives those its cpuset allows: isolcpus= starts a process
+ *	     on the housekeeping CPUs, yet it may move onto the isolated
+ *	     ones (allowed_cpus_read(), which says when it can only go by the
+ *	     affinity)
  *
  * Returns 0, or EXIT_ERROR after one line saying why.
  */
-int machine_allowed_cpus(const struct cpuset *online, struct cpuset *allowed);
+int machine_allowed_cpus(struct sysroot *root, const struct cpuset *online, struct cpuset *allowed);
 
 /*
  * What a measurement holds of the machine while it runs (timer, noise,

@@ -97,7 +97,7 @@ static bool open_machine(struct timer_session *s)
 	s->out = stdout;
 	status = machine_open(NULL, &s->root, &s->topo);
 	if (!status)
-		status = machine_allowed_cpus(&s->topo.online, &s->allowed);
+		status = machine_allowed_cpus(s->root, &s->topo.online, &s->allowed);
 	if (status)
 		part_record(&s->result, PART_NO_MACHINE, status, "cannot read the machine's cpus");
 	return !status;
