@@ -250,9 +250,23 @@ static void plan_steps(struct doctor_run *d)
 		d->asked[STEP_TIMER] ? d->opts.duration_ns - half : d->opts.duration_ns;
 }
 
+/* The threshold doctor chose for the noise, and why when not its default. */
+static void noise_threshold_json(const struct doctor_run *d, json_t *params)
+{
+	bool asked = d->asked[STEP_NOISE];
+
+	json_object_set_new(params, "noise_threshold_ns",
+			    asked ? json_integer((json_int_t)d->noise.opts.params.threshold_ns) :
+				    json_null());
+	json_object_set_new(params, "noise_read_cost_ns",
+			    asked ? json_integer((json_int_t)d->noise_read_cost_ns) : json_null());
+	json_object_set_new(params, "noise_threshold_note",
+			    d->noise_note[0] ? json_string(d->noise_note) : json_null());
+}
+
 static json_t *params_json(const struct doctor_run *d)
 {
-	return json_pack(
+	json_t *params = json_pack(
 		"{s:o, s:s, s:o, s:I, s:I, s:I, s:I, s:b, s:b, s:i, s:i, s:b}", "rt_cpus",
 		result_cpuset(&d->rt), "rt_cpus_source", d->rt_source, "housekeeping_cpus",
 		result_cpuset(&d->housekeeping), "duration_ns", (json_int_t)d->opts.duration_ns,
@@ -261,6 +275,10 @@ static json_t *params_json(const struct doctor_run *d)
 		"budget_ns", (json_int_t)d->opts.budget_ns, "timer", d->asked[STEP_TIMER], "noise",
 		d->asked[STEP_NOISE], "timer_priority", DOCTOR_TIMER_PRIORITY, "timer_interval_us",
 		DOCTOR_TIMER_INTERVAL_US, "pm_qos", d->pm_qos);
+
+	if (params)
+		noise_threshold_json(d, params);
+	return params;
 }
 
 static const char *const part_keys[NR_STEPS] = {

@@ -15,7 +15,9 @@
 #include "irq_context.h"
 #include "irq_report.h"
 #include "latscope/audit.h"
+#include "latscope/noise.h"
 #include "latscope/result.h"
+#include "latscope/tsc.h"
 
 const char *doctor_step_name(enum doctor_step step)
 {
@@ -164,6 +166,7 @@ void doctor_noise_options(const struct doctor_run *d, struct noise_options *o)
 	o->params.cpus = d->rt;
 	o->cpus_given = true;
 	o->params.duration_ns = d->step_ns[STEP_NOISE];
+	o->params.threshold_ns = doctor_noise_threshold(d->noise_read_cost_ns);
 	o->explain = EXPLAIN_WITH_TRACE;
 	o->quiet = true;
 	o->no_dma_latency = !d->pm_qos;
@@ -171,13 +174,20 @@ void doctor_noise_options(const struct doctor_run *d, struct noise_options *o)
 
 void doctor_noise_words(const struct noise_options *o, struct doctor_words *w)
 {
+	struct noise_params defaults;
 	char list[256];
 
+	noise_params_default(&defaults);
 	add_word(w, "noise");
 	add_word(w, "--cpus");
 	add_word(w, "%s", cpuset_format_list(&o->params.cpus, list, sizeof(list)));
 	add_word(w, "--duration");
 	add_duration(w, o->params.duration_ns);
+	/* the value chosen, in ns: rounded for the eye it could fall below the rule */
+	if (o->params.threshold_ns != defaults.threshold_ns) {
+		add_word(w, "--threshold");
+		add_word(w, "%lluns", (unsigned long long)o->params.threshold_ns);
+	}
 	if (o->explain == EXPLAIN_WITH_TRACE)
 		add_word(w, "--explain");
 	if (o->quiet)
@@ -205,16 +215,49 @@ static void prepare_timer(struct doctor_run *d)
 			 t->result.text);
 }
 
+/*
+ * What a read of the clock the noise loop will read costs (the clock its
+ * session picks: the TSC only where tsc_usable()), measured as its own
+ * check measures it: doctor picks the threshold, so it must pick one the
+ * loop resolves, and say so when that is not the noise's default.
+ */
+static void measure_noise_clock(struct doctor_run *d, const struct noise_options *o)
+{
+	const char *why;
+
+	d->noise_tsc = o->params.use_tsc && tsc_usable(d->root, &why);
+	d->noise_read_cost_ns = noise_read_cost_ns(d->noise_tsc);
+}
+
+static void say_noise_threshold(struct doctor_run *d, const struct noise_options *o)
+{
+	struct noise_params defaults;
+	char a[32], b[32], c[32];
+
+	noise_params_default(&defaults);
+	if (o->params.threshold_ns == defaults.threshold_ns)
+		return;
+	snprintf(d->noise_note, sizeof(d->noise_note),
+		 "noise threshold raised to %s from %s: a read costs %s on this machine (%s)",
+		 format_duration(o->params.threshold_ns, a, sizeof(a)),
+		 format_duration(defaults.threshold_ns, b, sizeof(b)),
+		 format_duration(d->noise_read_cost_ns, c, sizeof(c)),
+		 d->noise_tsc ? "the TSC" : "clock_gettime: no constant, nonstop TSC");
+	fprintf(stderr, "latscope doctor: %s\n", d->noise_note);
+}
+
 static void prepare_noise(struct doctor_run *d)
 {
 	struct noise_session *n = &d->noise;
 
 	cli_set_command_name("doctor noise");
 	noise_options_default(&n->opts);
+	measure_noise_clock(d, &n->opts);
 	doctor_noise_options(d, &n->opts);
 	doctor_noise_words(&n->opts, &d->noise_words);
 	d->prepared[STEP_NOISE] =
 		noise_session_configure(n, d->noise_words.argc, d->noise_words.argv);
+	say_noise_threshold(d, &n->opts);
 	if (!d->prepared[STEP_NOISE])
 		snprintf(d->missing[STEP_NOISE], sizeof(d->missing[STEP_NOISE]), "cannot run: %s",
 			 n->result.text);

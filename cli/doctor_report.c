@@ -89,6 +89,8 @@ static void print_verdict(FILE *out, const struct doctor_run *d)
 		fprintf(out, "  %s %s\n", i ? "          " : "not seen:  ", v->not_seen[i]);
 	if (!d->pm_qos)
 		fprintf(out, "  note: %s\n", d->pm_qos_note);
+	if (d->noise_note[0])
+		fprintf(out, "  note: %s\n", d->noise_note);
 }
 
 static void print_shares(FILE *out, const struct doctor_fix *f)

@@ -72,6 +72,10 @@ struct doctor_run {
 	struct timer_session timer;
 	struct noise_session noise;
 	struct doctor_words timer_words, noise_words; /* their command lines, for the record */
+	/* what a read of the noise loop's clock cost before it ran; 0: not measured */
+	uint64_t noise_read_cost_ns;
+	bool noise_tsc; /* that clock is the TSC, else clock_gettime */
+	char noise_note[256]; /* why the noise's threshold is not its default; "" when it is */
 	bool asked[NR_STEPS];
 	bool prepared[NR_STEPS]; /* timer and noise: checked before any work */
 	/* each part's document, NULL when it did not run; and why not */

@@ -79,23 +79,16 @@ static int check_size(struct noise_session *s)
 static int check_threshold(struct noise_session *s)
 {
 	const struct noise_options *o = &s->opts;
-	struct tsc_clock probe;
-	uint64_t floor_ns;
+	uint64_t cost_ns = noise_read_cost_ns(o->params.use_tsc);
 	char a[32], b[32], c[32];
 
-	tsc_calibrate_begin(&probe, o->params.use_tsc, 100000000ULL);
-	floor_ns = tsc_read_cost_ns(&probe);
-	/*
-	 * The suggestion has a margin: the read cost is measured again on the
-	 * next run, and a value just above this one's limit may fail there.
-	 */
-	if (o->params.threshold_ns <= 2 * floor_ns)
+	if (!noise_threshold_resolved(o->params.threshold_ns, cost_ns))
 		return part_refuse(&s->result, PART_REFUSED, EXIT_USAGE,
 				   "--threshold %s is below what the loop resolves on this "
 				   "machine (a read costs %s; use %s or more)",
 				   format_duration(o->params.threshold_ns, a, sizeof(a)),
-				   format_duration(floor_ns, b, sizeof(b)),
-				   format_duration((3 * floor_ns + 4) / 5 * 5, c, sizeof(c)));
+				   format_duration(cost_ns, b, sizeof(b)),
+				   format_duration(noise_threshold_least(cost_ns), c, sizeof(c)));
 	return 0;
 }
 

@@ -333,6 +333,35 @@ void noise_params_default(struct noise_params *params)
 	params->use_tsc = true;
 }
 
+uint64_t noise_read_cost_ns(bool use_tsc)
+{
+	struct tsc_clock probe;
+
+	/* calibrated as noise_prepare() calibrates: cycles become ns as in the run */
+	tsc_calibrate_begin(&probe, use_tsc, 100000000ULL);
+	return tsc_read_cost_ns(&probe);
+}
+
+bool noise_threshold_resolved(uint64_t threshold_ns, uint64_t read_cost_ns)
+{
+	/*
+	 * Every delta holds one read, and reads vary about their median: at
+	 * one read's cost every delta is a gap, and within two a read that was
+	 * merely slow would be taken for time the CPU lost.
+	 */
+	return threshold_ns > 2 * read_cost_ns;
+}
+
+uint64_t noise_threshold_least(uint64_t read_cost_ns)
+{
+	/*
+	 * Three reads, not just above two: the cost is measured afresh by
+	 * every run, and the next one may find a read a little dearer.
+	 * Rounded up to 5 ns: a value to type, not a measurement's digits.
+	 */
+	return (3 * read_cost_ns + 4) / 5 * 5;
+}
+
 int noise_prepare(struct noise_run *run, struct sysroot *root, const struct noise_params *params)
 {
 	unsigned int i = 0;

@@ -33,6 +33,18 @@
 #define DOCTOR_TIMER_PRIORITY 95 /* SCHED_FIFO, below the kernel's own 99 */
 #define DOCTOR_TIMER_INTERVAL_US 1000
 
+/**
+ * doctor_noise_threshold - the gap threshold doctor gives its noise part
+ * @read_cost_ns: what one read of the noise loop's clock costs on this
+ *		  machine (noise_read_cost_ns()); 0 when not measured
+ *
+ * The noise's default when the loop resolves it (noise_threshold_resolved()),
+ * else the least threshold the noise advises for that cost
+ * (noise_threshold_least()), which is above the default. A pure function
+ * of @read_cost_ns; returns the threshold in ns.
+ */
+uint64_t doctor_noise_threshold(uint64_t read_cost_ns);
+
 /* The parts that measure. */
 enum doctor_part {
 	DOCTOR_TIMER,

@@ -197,6 +197,35 @@ uint64_t noise_memory_estimate(const struct noise_params *params);
 void noise_params_default(struct noise_params *params);
 
 /**
+ * noise_read_cost_ns - what one read of the loop's clock costs here, in ns
+ * @use_tsc: the clock the loop will read (params.use_tsc, after tsc_usable())
+ *
+ * Calibrates the clock as a run does (100 ms for the TSC), then takes the
+ * median of back-to-back reads (tsc_read_cost_ns()). At least 1.
+ */
+uint64_t noise_read_cost_ns(bool use_tsc);
+
+/**
+ * noise_threshold_resolved - whether the loop tells a gap of @threshold_ns
+ * from the cost of its own reads
+ * @threshold_ns: the gap threshold asked for
+ * @read_cost_ns: what one read costs (noise_read_cost_ns())
+ *
+ * The one rule for a threshold: latscope noise refuses one that is not
+ * resolved, and latscope doctor never gives its noise part one.
+ */
+bool noise_threshold_resolved(uint64_t threshold_ns, uint64_t read_cost_ns);
+
+/**
+ * noise_threshold_least - the least threshold to advise for a read cost
+ * @read_cost_ns: what one read costs (noise_read_cost_ns())
+ *
+ * Resolved for @read_cost_ns with a margin for the next run's own
+ * measurement of it, and a round number of ns.
+ */
+uint64_t noise_threshold_least(uint64_t read_cost_ns);
+
+/**
  * noise_prepare - allocate the run and calibrate its clock
  * @run: receives the run state; release it with noise_release()
  * @root: where /proc is read (steal time); must outlive the run

@@ -12,6 +12,8 @@
 
 #include "latscope/audit.h"
 #include "latscope/doctor.h"
+#include "latscope/noise.h"
+#include "latscope/tsc.h"
 #include "json_load.h"
 #include "unit.h"
 
@@ -985,6 +987,99 @@ START_TEST(test_untraced)
 }
 END_TEST
 
+/* --- the noise part's threshold --- */
+
+static uint64_t noise_default_threshold(void)
+{
+	struct noise_params defaults;
+
+	noise_params_default(&defaults);
+	return defaults.threshold_ns;
+}
+
+/*
+ * A QEMU TCG guest (-cpu max) lists no constant_tsc: the noise loop reads
+ * clock_gettime, whose read costs hundreds of ns there, and the default of
+ * 1 us is one its own check refuses. doctor raises it to one it resolves.
+ */
+START_TEST(test_noise_threshold_without_constant_tsc)
+{
+	struct sysroot *root = sysroot_new(FIXTURE("cpuinfo/qemu-tcg"));
+	uint64_t chosen;
+	const char *why;
+
+	ck_assert_ptr_nonnull(root);
+	ck_assert(!tsc_usable(root, &why));
+	ck_assert_ptr_nonnull(strstr(why, "constant, nonstop"));
+	ck_assert(!noise_threshold_resolved(noise_default_threshold(), 600));
+	chosen = doctor_noise_threshold(600);
+	ck_assert(noise_threshold_resolved(chosen, 600));
+	ck_assert_uint_gt(chosen, noise_default_threshold());
+	/* what noise advises in its refusal, round: 1.8 us */
+	ck_assert_uint_eq(chosen, noise_threshold_least(600));
+	ck_assert_uint_eq(chosen, 1800);
+	sysroot_free(root);
+}
+END_TEST
+
+/* With a constant TSC a read costs tens of ns: the default stays. */
+START_TEST(test_noise_threshold_with_tsc)
+{
+	struct sysroot *root = sysroot_new(FIXTURE("cpuinfo/constant-tsc"));
+	const char *why;
+
+	ck_assert_ptr_nonnull(root);
+	if (TSC_AVAILABLE)
+		ck_assert(tsc_usable(root, &why));
+	ck_assert_uint_eq(doctor_noise_threshold(15), noise_default_threshold());
+	ck_assert_uint_eq(noise_default_threshold(), 1000);
+	/* not measured: nothing to raise it for */
+	ck_assert_uint_eq(doctor_noise_threshold(0), noise_default_threshold());
+	sysroot_free(root);
+}
+END_TEST
+
+/*
+ * At the refusal line: a read of 500 ns puts it exactly at the default,
+ * which is refused there (a gap must be longer than two reads), so doctor
+ * raises it; a nanosecond cheaper and the default is kept.
+ */
+START_TEST(test_noise_threshold_at_the_refusal_line)
+{
+	uint64_t line_cost = noise_default_threshold() / 2;
+
+	ck_assert(!noise_threshold_resolved(noise_default_threshold(), line_cost));
+	ck_assert_uint_eq(doctor_noise_threshold(line_cost), 1500);
+	ck_assert(noise_threshold_resolved(doctor_noise_threshold(line_cost), line_cost));
+	ck_assert(noise_threshold_resolved(noise_default_threshold(), line_cost - 1));
+	ck_assert_uint_eq(doctor_noise_threshold(line_cost - 1), noise_default_threshold());
+}
+END_TEST
+
+/*
+ * Whatever a read costs, doctor's choice is one the noise resolves, with the
+ * noise's margin, in whole 5 ns; and it is the default whenever that is.
+ */
+START_TEST(test_noise_threshold_always_resolved)
+{
+	uint64_t cost, chosen, dflt = noise_default_threshold();
+
+	for (cost = 0; cost <= 100000; cost += cost < 2000 ? 1 : 997) {
+		chosen = doctor_noise_threshold(cost);
+		ck_assert_msg(noise_threshold_resolved(chosen, cost), "%llu ns for a read of %llu",
+			      (unsigned long long)chosen, (unsigned long long)cost);
+		if (noise_threshold_resolved(dflt, cost)) {
+			ck_assert_uint_eq(chosen, dflt);
+			continue;
+		}
+		ck_assert_uint_gt(chosen, dflt);
+		ck_assert_uint_ge(chosen, 3 * cost);
+		ck_assert_uint_lt(chosen, 3 * cost + 5);
+		ck_assert_uint_eq(chosen % 5, 0);
+	}
+}
+END_TEST
+
 static Suite *doctor_suite(void)
 {
 	Suite *s = suite_create("doctor");
@@ -1006,6 +1101,10 @@ static Suite *doctor_suite(void)
 	tcase_add_test(tc, test_verdict_return_level);
 	tcase_add_test(tc, test_verdict_recorded);
 	tcase_add_test(tc, test_untraced);
+	tcase_add_test(tc, test_noise_threshold_without_constant_tsc);
+	tcase_add_test(tc, test_noise_threshold_with_tsc);
+	tcase_add_test(tc, test_noise_threshold_at_the_refusal_line);
+	tcase_add_test(tc, test_noise_threshold_always_resolved);
 	suite_add_tcase(s, tc);
 	return s;
 }

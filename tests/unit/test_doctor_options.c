@@ -196,13 +196,29 @@ START_TEST(timer_part)
 }
 END_TEST
 
-static void noise_round_trip(bool pm_qos)
+/* The words' value after @name, or NULL when the option is not among them. */
+static const char *word_after(const struct doctor_words *w, const char *name)
+{
+	int i;
+
+	for (i = 0; i + 1 < w->argc; i++)
+		if (!strcmp(w->argv[i], name))
+			return w->argv[i + 1];
+	return NULL;
+}
+
+/*
+ * @read_cost_ns: what a read of the noise's clock cost before the run, as
+ * prepare_noise() measures it (0: not measured)
+ */
+static void noise_round_trip(bool pm_qos, uint64_t read_cost_ns, const char *threshold)
 {
 	struct doctor_run *d = planned(DOCTOR_DEFAULT_BUDGET_NS, pm_qos);
 	struct noise_options filled, parsed;
 	struct doctor_words w = { 0 };
 	int status = -1;
 
+	d->noise_read_cost_ns = read_cost_ns;
 	noise_options_default(&filled);
 	doctor_noise_options(d, &filled);
 	ck_assert_int_eq(noise_command.finish(&filled, NULL), 0);
@@ -219,6 +235,12 @@ static void noise_round_trip(bool pm_qos)
 	ck_assert_uint_eq(filled.params.duration_ns, 1500 * NS_PER_MS + 1);
 	ck_assert(cpuset_equal(&filled.params.cpus, &d->rt));
 	ck_assert_int_eq(filled.params.policy, RT_POLICY_OTHER);
+	/* the threshold doctor chose is on the line only when it is not the default */
+	ck_assert_uint_eq(filled.params.threshold_ns, doctor_noise_threshold(read_cost_ns));
+	if (threshold)
+		ck_assert_str_eq(word_after(&w, "--threshold"), threshold);
+	else
+		ck_assert_ptr_null(word_after(&w, "--threshold"));
 	option_release(&noise_command, &filled);
 	option_release(&noise_command, &parsed);
 	free(d);
@@ -226,8 +248,13 @@ static void noise_round_trip(bool pm_qos)
 
 START_TEST(noise_part)
 {
-	noise_round_trip(true);
-	noise_round_trip(false);
+	noise_round_trip(true, 0, NULL);
+	noise_round_trip(false, 0, NULL);
+	/* a TSC read: the default stays, and the line is as it always was */
+	noise_round_trip(true, 15, NULL);
+	/* clock_gettime without a constant TSC (QEMU TCG): raised, and said */
+	noise_round_trip(true, 600, "1800ns");
+	noise_round_trip(false, 500, "1500ns");
 }
 END_TEST
 

@@ -243,10 +243,29 @@ START_TEST(throttled_blocks_without_their_gaps_are_lost)
 }
 END_TEST
 
+/*
+ * The rule latscope noise refuses a threshold by, and doctor chooses one
+ * by: a gap must be longer than two reads; the advice is three reads,
+ * rounded up to 5 ns.
+ */
+START_TEST(threshold_resolved_above_two_reads)
+{
+	ck_assert(noise_threshold_resolved(1000, 499));
+	ck_assert(!noise_threshold_resolved(1000, 500));
+	ck_assert(!noise_threshold_resolved(1000, 1000));
+	ck_assert_uint_eq(noise_threshold_least(600), 1800);
+	ck_assert_uint_eq(noise_threshold_least(347), 1045);
+	ck_assert(noise_threshold_resolved(noise_threshold_least(347), 347));
+	ck_assert_uint_eq(noise_threshold_least(1), 5);
+	ck_assert(noise_threshold_resolved(noise_threshold_least(1), 1));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("noise");
 	TCase *tc = tcase_create("drain");
+	TCase *threshold = tcase_create("threshold");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, drained_gaps_are_stored_in_order);
@@ -257,5 +276,7 @@ int main(void)
 	tcase_add_test(tc, throttled_blocks_take_their_largest_other_delta);
 	tcase_add_test(tc, throttled_blocks_without_their_gaps_are_lost);
 	suite_add_tcase(s, tc);
+	tcase_add_test(threshold, threshold_resolved_above_two_reads);
+	suite_add_tcase(s, threshold);
 	return unit_run(s);
 }
