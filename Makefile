@@ -29,13 +29,17 @@ run: deps build
 
 # the system tests as on a machine just booted (tracefs unmounted, no earlier
 # latscope state), then those that trace with tracefs mounted: each in a
-# private mount namespace (scripts/system-tests.sh)
+# private mount namespace (scripts/system-tests.sh); then the lab's tests,
+# each in a guest booted from Debian's RT or generic kernel (tests/lab/lab).
+# Each stage says how long it took.
 test: deps build
-	meson test -C $(BUILD) --no-suite system --print-errorlogs
-	./scripts/system-tests.sh $(BUILD)
-	$(MAKE) --no-print-directory sanitize
-	./scripts/fuzz.sh 20
-	./scripts/check-package.sh
+	./scripts/stage unit meson test -C $(BUILD) --no-suite system --no-suite lab \
+		--print-errorlogs
+	./scripts/stage system ./scripts/system-tests.sh $(BUILD)
+	./scripts/stage lab meson test -C $(BUILD) --no-rebuild --suite lab --print-errorlogs
+	./scripts/stage sanitize $(MAKE) --no-print-directory sanitize
+	./scripts/stage fuzz ./scripts/fuzz.sh 20
+	./scripts/stage package ./scripts/check-package.sh
 
 # ASan and UBSan: any report fails the test that triggered it
 sanitize:
