@@ -418,6 +418,7 @@ out:
 static int run_restore(const struct irq_options *options, struct irq_context *ctx)
 {
 	struct irq_restore_report report;
+	char unmovable[32];
 	json_t *doc = NULL;
 	int ret, status;
 
@@ -437,9 +438,12 @@ static int run_restore(const struct irq_options *options, struct irq_context *ct
 		goto out;
 	}
 	status = ret ? EXIT_ERROR : EXIT_OK;
-	printf("restored: %u irqs%s, %u gone, %u skipped, %u failed; journal %s\n", report.restored,
-	       report.default_restored ? " and default_smp_affinity" : "", report.gone,
-	       report.stale, report.failed, ret ? "kept" : "removed");
+	/* "N unmovable" only where there are some: the line as it was for the others */
+	snprintf(unmovable, sizeof(unmovable), ", %u unmovable", report.unmovable);
+	printf("restored: %u irqs%s, %u gone, %u skipped%s, %u failed; journal %s\n",
+	       report.restored, report.default_restored ? " and default_smp_affinity" : "",
+	       report.gone, report.stale, report.unmovable ? unmovable : "", report.failed,
+	       ret ? "kept" : "removed");
 	if (!options->json.path)
 		goto out;
 	/* the host facts name the CPUs; restore needed no topology until now */
@@ -450,6 +454,7 @@ static int run_restore(const struct irq_options *options, struct irq_context *ct
 	json_object_set_new(doc, "restored", json_integer(report.restored));
 	json_object_set_new(doc, "gone", json_integer(report.gone));
 	json_object_set_new(doc, "skipped", json_integer(report.stale));
+	json_object_set_new(doc, "unmovable", json_integer(report.unmovable));
 	json_object_set_new(doc, "failed", json_integer(report.failed));
 	json_object_set_new(doc, "default_restored", json_boolean(report.default_restored));
 	if (irq_json_write(doc, options))

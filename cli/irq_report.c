@@ -290,10 +290,14 @@ static unsigned int print_findings(const struct irq_context *ctx, const struct c
 				       list(rt, a, sizeof(a)));
 			else if (in_group == 1)
 				printf("  IRQs placed right, delivered to an RT cpu until their next interrupt (the kernel moves them then):\n");
-			printf("    irq %u %s: affinity %s, on cpu %s\n", irq->number,
+			printf("    irq %u %s: affinity %s, on cpu %s%s\n", irq->number,
 			       irq->name[0] ? irq->name : irq->chip,
 			       list(irq->affinity, a, sizeof(a)),
-			       list(irq_delivery_cpus(irq), b, sizeof(b)));
+			       list(irq_delivery_cpus(irq), b, sizeof(b)),
+			       /* managed_irq moves a queue only onto a CPU of its own */
+			       kind == MANAGED_ON_RT && cpuset_subset(irq->affinity, rt) ?
+				       " (no other cpu in its affinity: managed_irq leaves it there)" :
+				       "");
 		}
 		n += in_group;
 	}
@@ -483,6 +487,14 @@ static void member_cpus(struct json_writer *w, const char *key, const struct cpu
 	result_write_cpuset(w, set);
 }
 
+/* "EIO" for a probe refused with EIO; "taken" for a write the kernel took */
+static const char *probe_answer_text(int error)
+{
+	const char *name = error ? strerrorname_np(error) : "taken";
+
+	return name ? name : "?";
+}
+
 static void write_irq(struct json_writer *w, const struct irq_context *ctx, unsigned int row)
 {
 	const struct irq_info *irq = &ctx->table.irqs[row];
@@ -497,6 +509,12 @@ static void write_irq(struct json_writer *w, const struct irq_context *ctx, unsi
 	json_writer_member_string(w, "class", irq_device_class_name(irq->device_class));
 	json_writer_member_integer(w, "node", irq->node);
 	json_writer_member_bool(w, "movable", irq->movable);
+	/* how it was known: "mode" (the file's write bits) or "probe" (the kernel's answer) */
+	json_writer_member_string(w, "movable_by",
+				  irq->movable_by == IRQ_MOVABLE_BY_PROBE ? "probe" : "mode");
+	/* the probe's answer, where one was made: "EINVAL", "EIO"... */
+	if (irq->probed)
+		json_writer_member_string(w, "probe", probe_answer_text(irq->probe_error));
 	member_cpus(w, "affinity", irq->affinity);
 	member_cpus(w, "effective", irq->effective);
 	json_writer_member_real(w, "rate", ctx->rates[row]);

@@ -29,6 +29,18 @@ struct irq_store;
 /* "0000:00:1f.2"; VMD domains have more digits */
 #define IRQ_DEVICE_SIZE 32
 
+/* How irq_info.movable was known. */
+enum irq_movable_source {
+	/*
+	 * The affinity file's write bits: 0444 is unmovable; a writable file
+	 * counts as movable where no probe was made (a fixture tree, not
+	 * root) or the probe's answer said neither (probe_error says it).
+	 */
+	IRQ_MOVABLE_BY_MODE,
+	/* the kernel's answer to a write it cannot parse (irq_probe_verdict()) */
+	IRQ_MOVABLE_BY_PROBE,
+};
+
 /* One numbered interrupt. */
 struct irq_info {
 	unsigned int number;
@@ -65,12 +77,19 @@ struct irq_info {
 	 */
 	bool listed;
 	/*
-	 * The affinity file has a write bit. The kernel creates it 0444 for a
-	 * managed IRQ or one whose chip cannot be moved from user space; the
-	 * mode is checked rather than access(2) because root may write a 0444
-	 * file in a fixture tree.
+	 * User space may set its affinity. Recent kernels create the file
+	 * 0444 for a managed IRQ or one whose chip cannot be moved from user
+	 * space, and that mode alone says unmovable (checked rather than
+	 * access(2): root may write a 0444 file in a fixture tree). Older ones
+	 * (Debian's 6.1) leave it 0644 and refuse the write: where the mode
+	 * says writable, on the live system and as root, the kernel is asked
+	 * (irq_probe_verdict()). movable_by and probe_error say how it was known.
 	 */
 	bool movable;
+	enum irq_movable_source movable_by;
+	bool probed; /* the probe was made */
+	/* the errno the kernel answered it with (EINVAL, EIO...), 0 when the write was taken */
+	int probe_error;
 	/* PCI address of the owning device, "" when no PCI device claims it */
 	char device[IRQ_DEVICE_SIZE];
 	/* the device's PCI class code (0x020000 = ethernet), 0 without device */
@@ -133,8 +152,11 @@ struct irq_table {
  * /proc/irq/N vanished meanwhile stays in the table with has_affinity
  * false and affinity_error -ENOENT; an affinity file that cannot be read
  * or parsed is logged once, with its path and the reason, and recorded in
- * affinity_error or effective_error. Returns 0, or a negative errno code
- * when /proc/interrupts is missing or has no CPU header (logged).
+ * affinity_error or effective_error. On the live system and as root, each
+ * IRQ whose smp_affinity_list has a write bit is probed (irq_probe_verdict()):
+ * an open and a write of two bytes that the kernel refuses whatever the
+ * IRQ; a tree is never written. Returns 0, or a negative errno code when
+ * /proc/interrupts is missing or has no CPU header (logged).
  */
 int irq_table_load(struct sysroot *root, struct irq_table *table);
 
@@ -165,7 +187,8 @@ const char *irq_table_keep_text(struct irq_table *table, const char *text);
  * @table: a loaded table
  *
  * For a daemon that must notice changes made by someone else. Names,
- * devices and counts are kept. A file that cannot be read or parsed is
+ * devices and counts are kept; whether each IRQ is movable is decided
+ * again, as irq_table_load() does. A file that cannot be read or parsed is
  * logged when its error is new, not at every refresh. Returns 0 or a
  * negative errno code.
  */
@@ -205,6 +228,35 @@ bool irq_affinity_unreadable(const struct irq_info *irq);
  * "empty", "absent", "its directory cannot be read", or strerror()'s text.
  */
 const char *irq_file_error_text(int err);
+
+/* What the kernel's answer to the probe of an affinity file says. */
+enum irq_probe_verdict {
+	IRQ_PROBE_SETTABLE, /* the value was parsed: user space may set the affinity */
+	IRQ_PROBE_REFUSED, /* refused before parsing: managed, or a chip that cannot move it */
+	IRQ_PROBE_UNKNOWN, /* neither (no permission, read-only /proc, gone...): the mode decides */
+};
+
+/**
+ * irq_probe_verdict - sort the kernel's answer to the probe
+ * @error: the positive errno of writing "x\n" to /proc/irq/N/smp_affinity_list,
+ *	   0 when the write was taken
+ *
+ * Pure. The kernel's write_irq_affinity() (kernel/irq/proc.c) asks whether
+ * user space may set the IRQ's affinity before it parses the value: EIO
+ * (EPERM from Linux 6.12) means it may not, EINVAL that it may and the value
+ * did not parse. Neither changes anything. Any other answer, a write taken
+ * included, says nothing: IRQ_PROBE_UNKNOWN.
+ */
+enum irq_probe_verdict irq_probe_verdict(int error);
+
+/**
+ * irq_unmovable_why - how an IRQ that is not movable was known
+ * @irq: an IRQ of a loaded table whose movable is false
+ *
+ * Returns a static string for a reason in parentheses: "affinity file mode
+ * 0444", or "the kernel refused a test write with EIO" (or EPERM).
+ */
+const char *irq_unmovable_why(const struct irq_info *irq);
 
 /**
  * irq_delivery_cpus - the CPUs an IRQ is delivered to now

@@ -147,6 +147,8 @@ struct irq_restore_report {
 	unsigned int restored; /* IRQs written back and read back as recorded */
 	unsigned int gone; /* IRQs that no longer exist: nothing to restore */
 	unsigned int stale; /* the IRQ number now belongs to another action: skipped */
+	/* the kernel does not let user space set its affinity now (irq_info.movable): skipped */
+	unsigned int unmovable;
 	unsigned int failed; /* writes that failed, default_smp_affinity included */
 	bool default_restored;
 };
@@ -162,12 +164,16 @@ struct irq_restore_report {
  * an invalid value refuses the journal (each one logged). An entry whose
  * IRQ now has another action name than the one recorded is skipped and
  * named (its number was reused, or the device renamed it): its value would
- * land on the wrong interrupt. Then writes every entry, reads each back,
- * default_smp_affinity last, and logs each failed write with its reason.
+ * land on the wrong interrupt. An entry whose IRQ is not movable now, as
+ * irq_table_load() tells it, is skipped and named too: the kernel refuses
+ * the write (a managed IRQ an apply tried to move on a kernel that leaves
+ * its file writable; its affinity never changed). Then writes every entry,
+ * reads each back, default_smp_affinity last, and logs each failed write
+ * with its reason.
  *
  * The journal is removed when everything was restored (IRQs that are gone
- * aside), kept otherwise. An empty journal restores nothing and is
- * removed. Returns 0; -ENOENT without a journal (logged); -EINVAL for a
+ * or not movable aside), kept otherwise. An empty journal restores nothing
+ * and is removed. Returns 0; -ENOENT without a journal (logged); -EINVAL for a
  * journal refused (nothing written); -EIO when a write failed; -ESTALE when
  * entries were skipped for their name (logged); another negative errno
  * code when the system could not be read (nothing written).

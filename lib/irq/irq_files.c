@@ -31,6 +31,8 @@ int irq_files_open(struct irq_files *files, struct sysroot *root, struct irq_sto
 	files->proc_irq = sysroot_open(root, O_RDONLY | O_DIRECTORY, "/proc/irq");
 	files->proc_irq_error = files->proc_irq < 0 ? files->proc_irq : 0;
 	files->sys_irq = sysroot_open(root, O_RDONLY | O_DIRECTORY, "/sys/kernel/irq");
+	/* a tree is never written, and only root may write /proc/irq */
+	files->probe = files->proc_irq >= 0 && sysroot_is_live(root) && !geteuid();
 	return 0;
 }
 
@@ -191,13 +193,84 @@ static void note_error(struct irq_files *files, unsigned int number, const char 
 			    irq_file_error_text(err));
 }
 
+enum irq_probe_verdict irq_probe_verdict(int error)
+{
+	switch (error) {
+	case EINVAL:
+		return IRQ_PROBE_SETTABLE;
+	case EIO: /* before Linux 6.12 */
+	case EPERM:
+		return IRQ_PROBE_REFUSED;
+	default:
+		return IRQ_PROBE_UNKNOWN;
+	}
+}
+
+/*
+ * Ask the kernel whether user space may set an IRQ's affinity, setting
+ * nothing: write_irq_affinity() refuses a managed IRQ, or one whose chip
+ * cannot move it, before it parses the value, and a value no cpu list
+ * parser takes is refused by the parse otherwise. Debian's 6.1 kernels
+ * leave a managed IRQ's file 0644, where the mode alone said movable and
+ * every write failed. The path is absolute, not under files->proc_irq, so
+ * that bench/irq-policies' shim sees the write. Cost: an open, a write of
+ * two bytes and a close per IRQ whose file has a write bit. Returns the
+ * write's errno, 0 when it was taken.
+ */
+static int probe_affinity(struct irq_files *files, unsigned int number)
+{
+	static const char unparsable[] = "x\n";
+	ssize_t n;
+	int fd, error;
+
+	fd = sysroot_open(files->root, O_WRONLY | O_NONBLOCK, "/proc/irq/%u/smp_affinity_list",
+			  number);
+	if (fd < 0)
+		return -fd;
+	do
+		n = write(fd, unparsable, sizeof(unparsable) - 1);
+	while (n < 0 && errno == EINTR);
+	error = n < 0 ? errno : 0;
+	close(fd);
+	return error;
+}
+
+/*
+ * Whether an IRQ is movable, from its smp_affinity_list's mode and, where
+ * that says writable on the live system as root, the kernel's answer: the
+ * one place every command (show, plan, apply, balance, restore, check)
+ * gets it from.
+ */
+static void decide_movable(struct irq_files *files, struct irq_affinity *item, mode_t mode)
+{
+	item->movable = !item->affinity_error && (mode & 0222);
+	item->movable_by = IRQ_MOVABLE_BY_MODE;
+	item->probed = false;
+	item->probe_error = 0;
+	if (!item->movable || !files->probe)
+		return;
+	item->probed = true;
+	item->probe_error = probe_affinity(files, item->number);
+	switch (irq_probe_verdict(item->probe_error)) {
+	case IRQ_PROBE_SETTABLE:
+		item->movable_by = IRQ_MOVABLE_BY_PROBE;
+		break;
+	case IRQ_PROBE_REFUSED:
+		item->movable = false;
+		item->movable_by = IRQ_MOVABLE_BY_PROBE;
+		break;
+	case IRQ_PROBE_UNKNOWN:
+		break;
+	}
+}
+
 /* smp_affinity_list, whether it may be written, effective_affinity_list; no message */
 void irq_affinity_read(struct irq_files *files, struct irq_affinity *item)
 {
-	struct stat st;
+	struct stat st = { 0 };
 
 	item->affinity_error = read_list(files, item->number, false, &item->affinity, &st);
-	item->movable = !item->affinity_error && (st.st_mode & 0222);
+	decide_movable(files, item, st.st_mode);
 	item->effective_error = read_list(files, item->number, true, &item->effective, NULL);
 }
 
@@ -229,7 +302,7 @@ void irq_affinity_read_chunk(struct irq_files *files, struct irq_affinity *items
 
 				item->affinity_error = list_of_ring(files, item->number, false,
 								    &out[2 * i], &item->affinity);
-				item->movable = !item->affinity_error && (out[2 * i].mode & 0222);
+				decide_movable(files, item, out[2 * i].mode);
 				item->effective_error =
 					list_of_ring(files, item->number, true, &out[2 * i + 1],
 						     &item->effective);
@@ -379,6 +452,17 @@ void irq_affinity_apply(struct irq_info *irq, const struct irq_affinity *item)
 	irq->has_affinity = !item->affinity_error;
 	irq->has_effective = !item->effective_error;
 	irq->movable = item->movable;
+	irq->movable_by = item->movable_by;
+	irq->probed = item->probed;
+	irq->probe_error = item->probe_error;
+}
+
+const char *irq_unmovable_why(const struct irq_info *irq)
+{
+	if (irq->movable_by != IRQ_MOVABLE_BY_PROBE)
+		return "affinity file mode 0444";
+	return irq->probe_error == EPERM ? "the kernel refused a test write with EPERM" :
+					   "the kernel refused a test write with EIO";
 }
 
 bool irq_affinity_unreadable(const struct irq_info *irq)

@@ -131,6 +131,8 @@ struct irq_files {
 	int proc_irq; /* -1 when missing */
 	int proc_irq_error; /* why, a negative errno code; 0 when open */
 	int sys_irq; /* -1 without CONFIG_SPARSE_IRQ */
+	/* ask the kernel whether a writable affinity file can be set: live system, root */
+	bool probe;
 	char *text; /* LIST_TEXT_SIZE bytes */
 	/*
 	 * Most IRQs share an affinity ("0-1023"), and many an effective CPU:
@@ -183,6 +185,9 @@ struct irq_affinity {
 	const struct cpuset *affinity, *effective; /* kept by the files' store */
 	int affinity_error, effective_error; /* as in irq_info */
 	bool movable;
+	enum irq_movable_source movable_by; /* as in irq_info */
+	bool probed;
+	int probe_error;
 };
 
 /* Read one IRQ's files on this thread, a system call at a time; nothing is logged. */

@@ -376,6 +376,7 @@ enum entry_action {
 	ENTRY_WRITE,
 	ENTRY_GONE, /* no /proc/irq/N any more */
 	ENTRY_STALE, /* IRQ N has another action now */
+	ENTRY_UNMOVABLE, /* the kernel does not let user space set it */
 };
 
 struct restore_check {
@@ -436,6 +437,9 @@ static enum entry_action check_irq_entry(struct restore_check *c, json_t *entry)
 	now = irq_table_find(&c->table, number);
 	if (strcmp(recorded, now ? now->name : ""))
 		return ENTRY_STALE;
+	/* a write the kernel refuses: what it holds was never changed by one */
+	if (now && now->has_affinity && !now->movable)
+		return ENTRY_UNMOVABLE;
 	return ENTRY_WRITE;
 }
 
@@ -548,6 +552,11 @@ static void name_skipped(const struct restore_check *c, json_t *irqs)
 
 		if (c->actions[i] == ENTRY_GONE)
 			log_warning("irq %u %s is gone: nothing to restore", number, name);
+		if (c->actions[i] == ENTRY_UNMOVABLE)
+			log_warning("irq %u %s cannot be set from user space (%s): not written "
+				    "back",
+				    number, name,
+				    irq_unmovable_why(irq_table_find(&c->table, number)));
 		if (c->actions[i] != ENTRY_STALE)
 			continue;
 		now = irq_table_find(&c->table, number);
@@ -596,6 +605,7 @@ int irq_journal_restore(struct sysroot *root, const struct irq_journal_lock *loc
 			restore_irq(root, entry, report);
 		report->gone += c.actions[i] == ENTRY_GONE;
 		report->stale += c.actions[i] == ENTRY_STALE;
+		report->unmovable += c.actions[i] == ENTRY_UNMOVABLE;
 	}
 	if (text)
 		restore_default(root, text, report);

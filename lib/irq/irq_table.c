@@ -301,6 +301,32 @@ static void apply_affinities(struct irq_files *files, struct irq_table *table,
 	}
 }
 
+/* What the probes of the affinity files found, for -vv. */
+static void note_probes(const struct irq_table *table)
+{
+	unsigned int i, probed = 0, refused = 0, unclear = 0;
+	int first_unclear = 0;
+
+	for (i = 0; i < table->nr_irqs; i++) {
+		const struct irq_info *irq = &table->irqs[i];
+
+		if (!irq->probed)
+			continue;
+		probed++;
+		if (irq->movable_by != IRQ_MOVABLE_BY_PROBE && !unclear++)
+			first_unclear = irq->probe_error;
+		else if (!irq->movable)
+			refused++;
+	}
+	if (probed)
+		log_debug("%u IRQs with writable affinity files asked by a test write: %u refuse "
+			  "one (managed or fixed)",
+			  probed, refused);
+	if (unclear)
+		log_debug("%u test writes answered neither yes nor no (%s): the file mode decides",
+			  unclear, first_unclear ? strerror(first_unclear) : "taken");
+}
+
 /*
  * Names the line leaves in doubt (a layout of its own, several actions)
  * are what /sys/kernel/irq/N/actions says, when there is one; the others
@@ -474,8 +500,10 @@ int irq_table_load(struct sysroot *root, struct irq_table *table)
 		ret = assemble_counts(&state);
 	if (reading)
 		irq_reading_finish(reading);
-	if (!ret)
+	if (!ret) {
 		apply_affinities(&files, table, in_proc_irq, nr_in_proc_irq);
+		note_probes(table);
+	}
 	if (!ret)
 		ret = read_unsure_names(&files, &state);
 	if (!ret && files.proc_irq < 0 && table->nr_irqs)

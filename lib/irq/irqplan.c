@@ -562,14 +562,21 @@ static int classify(struct planner *p, struct pending **pending, unsigned int *n
 			if (cpuset_empty(&reach))
 				ret = add_unmovable(
 					p, row, false,
-					"managed or not settable from user space (affinity file mode 0444); effective cpu %s is not an RT cpu",
-					list(delivery, a, sizeof(a)));
-			else
+					"managed or not settable from user space (%s); effective cpu %s is not an RT cpu",
+					irq_unmovable_why(irq), list(delivery, a, sizeof(a)));
+			else if (cpuset_intersects(irq->affinity, &p->plan->allowed))
 				ret = add_unmovable(
 					p, row, true,
-					"managed or not settable from user space (affinity file mode 0444); effective cpu %s reaches RT cpu %s: boot with isolcpus=managed_irq,domain,%s",
-					list(delivery, a, sizeof(a)), list(&reach, b, sizeof(b)),
-					list(rt, c, sizeof(c)));
+					"managed or not settable from user space (%s); effective cpu %s reaches RT cpu %s: boot with isolcpus=managed_irq,domain,%s",
+					irq_unmovable_why(irq), list(delivery, a, sizeof(a)),
+					list(&reach, b, sizeof(b)), list(rt, c, sizeof(c)));
+			else
+				/* managed_irq moves a queue only onto a housekeeping CPU of its own */
+				ret = add_unmovable(
+					p, row, true,
+					"managed or not settable from user space (%s); effective cpu %s reaches RT cpu %s, and its affinity has no allowed cpu: even isolcpus=managed_irq,domain,%s leaves it there; keep I/O off those cpus, or give the device fewer queues",
+					irq_unmovable_why(irq), list(delivery, a, sizeof(a)),
+					list(&reach, b, sizeof(b)), list(rt, c, sizeof(c)));
 			continue;
 		}
 		/* what user space sets is what counts: a write cannot do more */

@@ -650,6 +650,132 @@ START_TEST(finds_a_running_irqbalance)
 }
 END_TEST
 
+/* The kernel's answer to a write of a value no parser takes, sorted. */
+START_TEST(probe_answers_are_sorted)
+{
+	/* parsed, so the kernel would have taken a good value */
+	ck_assert_int_eq(irq_probe_verdict(EINVAL), IRQ_PROBE_SETTABLE);
+	/* refused before the parse: EIO up to 6.11, EPERM from 6.12 */
+	ck_assert_int_eq(irq_probe_verdict(EIO), IRQ_PROBE_REFUSED);
+	ck_assert_int_eq(irq_probe_verdict(EPERM), IRQ_PROBE_REFUSED);
+	/* the write never reached the kernel's test, or said something else */
+	ck_assert_int_eq(irq_probe_verdict(EACCES), IRQ_PROBE_UNKNOWN);
+	ck_assert_int_eq(irq_probe_verdict(EROFS), IRQ_PROBE_UNKNOWN);
+	ck_assert_int_eq(irq_probe_verdict(ENOENT), IRQ_PROBE_UNKNOWN);
+	ck_assert_int_eq(irq_probe_verdict(ENOMEM), IRQ_PROBE_UNKNOWN);
+	ck_assert_int_eq(irq_probe_verdict(ERANGE), IRQ_PROBE_UNKNOWN);
+	/* a write taken says nothing either: no kernel takes "x" */
+	ck_assert_int_eq(irq_probe_verdict(0), IRQ_PROBE_UNKNOWN);
+}
+END_TEST
+
+START_TEST(unmovable_says_how_it_was_known)
+{
+	struct irq_info irq = { .movable = false };
+
+	ck_assert_str_eq(irq_unmovable_why(&irq), "affinity file mode 0444");
+	irq.movable_by = IRQ_MOVABLE_BY_PROBE;
+	irq.probed = true;
+	irq.probe_error = EIO;
+	ck_assert_str_eq(irq_unmovable_why(&irq), "the kernel refused a test write with EIO");
+	irq.probe_error = EPERM;
+	ck_assert_str_eq(irq_unmovable_why(&irq), "the kernel refused a test write with EPERM");
+}
+END_TEST
+
+/* the text of every /proc/irq/N/smp_affinity_list of a tree, in one buffer */
+static void read_affinity_files(const char *dir, char *text, size_t size)
+{
+	char path[1024], line[128];
+	unsigned int number;
+	FILE *f;
+
+	text[0] = '\0';
+	for (number = 0; number < 1024; number++) {
+		snprintf(path, sizeof(path), "%s/proc/irq/%u/smp_affinity_list", dir, number);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (!fgets(line, sizeof(line), f))
+			line[0] = '\0';
+		fclose(f);
+		snprintf(text + strlen(text), size - strlen(text), "%u:%s", number, line);
+	}
+}
+
+/*
+ * A tree keeps the mode rule: no probe is written into it, even by root
+ * (who may write its 0444 files too), and every IRQ says it was told by
+ * the mode.
+ */
+START_TEST(a_tree_is_never_probed)
+{
+	char before[4096], after[4096];
+	struct fixture_copy copy;
+	struct irq_table table;
+	struct sysroot *root;
+	unsigned int i;
+
+	fixture_copy(&copy, FIXTURE("irq-numa2"));
+	read_affinity_files(copy.dir, before, sizeof(before));
+	ck_assert_ptr_nonnull(strstr(before, "62:4-7"));
+	root = sysroot_new(copy.dir);
+	ck_assert_ptr_nonnull(root);
+	ck_assert_int_eq(irq_table_load(root, &table), 0);
+	ck_assert_int_eq(irq_table_refresh_affinity(root, &table), 0);
+	read_affinity_files(copy.dir, after, sizeof(after));
+	ck_assert_str_eq(after, before);
+	for (i = 0; i < table.nr_irqs; i++) {
+		ck_assert(!table.irqs[i].probed);
+		ck_assert_int_eq(table.irqs[i].movable_by, IRQ_MOVABLE_BY_MODE);
+	}
+	/* 0444: unmovable by its mode alone */
+	ck_assert(!irq_table_find(&table, 62)->movable);
+	ck_assert_str_eq(irq_unmovable_why(irq_table_find(&table, 62)), "affinity file mode 0444");
+	ck_assert(irq_table_find(&table, 43)->movable);
+	unload(&copy, root, &table);
+}
+END_TEST
+
+/*
+ * On the live machine as root, every IRQ whose affinity file has a write
+ * bit is asked, and the asking changes no affinity.
+ */
+START_TEST(live_probe_changes_nothing)
+{
+	char before[8192], after[8192], path[64];
+	struct sysroot *root;
+	struct irq_table table;
+	struct stat st;
+	unsigned int i;
+
+	if (geteuid() || access("/proc/irq", R_OK))
+		return; /* only root probes */
+	read_affinity_files("", before, sizeof(before));
+	root = sysroot_new(NULL);
+	ck_assert_int_eq(irq_table_load(root, &table), 0);
+	read_affinity_files("", after, sizeof(after));
+	ck_assert_str_eq(after, before);
+	for (i = 0; i < table.nr_irqs; i++) {
+		const struct irq_info *irq = &table.irqs[i];
+
+		if (!irq->has_affinity)
+			continue;
+		snprintf(path, sizeof(path), "/proc/irq/%u/smp_affinity_list", irq->number);
+		if (stat(path, &st))
+			continue; /* gone meanwhile */
+		/* a 0444 file is not asked; a writable one is, and the answer decides */
+		ck_assert_msg(irq->probed == !!(st.st_mode & 0222), "irq %u", irq->number);
+		if (irq->probed && irq_probe_verdict(irq->probe_error) != IRQ_PROBE_UNKNOWN)
+			ck_assert_msg(irq->movable_by == IRQ_MOVABLE_BY_PROBE &&
+					      irq->movable == (irq->probe_error == EINVAL),
+				      "irq %u: probe %d", irq->number, irq->probe_error);
+	}
+	irq_table_release(&table);
+	sysroot_free(root);
+}
+END_TEST
+
 START_TEST(live_machine_loads)
 {
 	struct sysroot *root = sysroot_new(NULL);
@@ -691,6 +817,10 @@ int main(void)
 	tcase_add_test(tc, no_proc_irq_is_no_irq_gone);
 	tcase_add_test(tc, delivery_cpus_and_classes);
 	tcase_add_test(tc, finds_a_running_irqbalance);
+	tcase_add_test(tc, probe_answers_are_sorted);
+	tcase_add_test(tc, unmovable_says_how_it_was_known);
+	tcase_add_test(tc, a_tree_is_never_probed);
+	tcase_add_test(tc, live_probe_changes_nothing);
 	tcase_add_test(tc, live_machine_loads);
 	suite_add_tcase(s, tc);
 	return unit_run(s);

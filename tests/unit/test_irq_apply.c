@@ -421,6 +421,37 @@ START_TEST(renamed_irqs_are_skipped_and_named)
 }
 END_TEST
 
+/*
+ * A journal that names an IRQ the kernel does not let user space set (an
+ * apply of an older latscope journaled managed IRQs before the kernel
+ * refused them): skipped and named, not a failed write; the others are
+ * restored and the journal is done with.
+ */
+START_TEST(unmovable_irqs_are_skipped_and_named)
+{
+	struct irq_restore_report restored;
+	struct state s;
+
+	start(&s, FIXTURE("irq-numa2"));
+	log_set_hook(capture);
+	put_journal(&s, ENTRY(62, "nvme0q2", "0-15\\n") ", " ENTRY(45, "eth0-TxRx-4", "4-7\\n"),
+		    NULL);
+	said[0] = '\0';
+	ck_assert_int_eq(restore(&s, &restored), 0);
+	ck_assert_uint_eq(restored.unmovable, 1);
+	ck_assert_uint_eq(restored.restored, 1);
+	ck_assert_uint_eq(restored.failed, 0);
+	ck_assert_ptr_nonnull(strstr(said, "irq 62 nvme0q2 cannot be set from user space "
+					   "(affinity file mode 0444): not written back"));
+	/* a tree's 0444 file root could write: not written, as the kernel would refuse */
+	ck_assert_str_eq(file_text(&s, "proc/irq/62/smp_affinity_list"), "4-7\n");
+	ck_assert_str_eq(file_text(&s, "proc/irq/45/smp_affinity_list"), "4-7\n");
+	ck_assert_int_eq(access(s.journal, F_OK), -1);
+	log_set_hook(NULL);
+	finish(&s);
+}
+END_TEST
+
 START_TEST(failed_writes_are_named_and_counted)
 {
 	struct irq_restore_report restored;
@@ -711,6 +742,7 @@ int main(void)
 	tcase_add_test(tc, invalid_journals_are_refused_whole);
 	tcase_add_test(tc, renamed_irqs_are_skipped_and_named);
 	tcase_add_test(tc, failed_writes_are_named_and_counted);
+	tcase_add_test(tc, unmovable_irqs_are_skipped_and_named);
 	tcase_add_test(tc, refused_writes_are_journaled);
 	tcase_add_test(tc, a_read_back_that_is_no_file_is_named);
 	tcase_add_test(tc, an_empty_journal_is_a_fresh_one);

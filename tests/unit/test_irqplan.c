@@ -448,6 +448,52 @@ START_TEST(unreadable_affinities_are_not_judged)
 }
 END_TEST
 
+/*
+ * A managed IRQ whose file is writable (Debian's 6.1): the kernel's refusal
+ * of a test write told it, and the plan says so instead of the mode.
+ */
+START_TEST(unmovable_by_probe_says_so)
+{
+	const struct irqplan_unmovable *u;
+	struct machine m;
+	struct irqplan p;
+	struct irq_info *irq;
+
+	machine_init(&m, 4, 1, 1, "2-3", "2-3");
+	add_irq(&m, 29, "virtio2-req.0", 0, false, "0", "0", 1);
+	add_irq(&m, 30, "virtio2-req.1", 0, false, "1,3", "3", 1);
+	irq = add_irq(&m, 31, "virtio2-req.2", 0, false, "2", "2", 1);
+	irq->movable_by = IRQ_MOVABLE_BY_PROBE;
+	irq->probed = true;
+	irq->probe_error = EIO;
+	irq = add_irq(&m, 34, "virtio3-input.0", 0, true, "0-3", "0", 1);
+	irq->movable_by = IRQ_MOVABLE_BY_PROBE;
+	irq->probed = true;
+	irq->probe_error = EINVAL;
+	m.input.default_affinity = m.topo.housekeeping;
+	plan(&m, &p);
+	ck_assert_uint_eq(p.nr_moves, 1);
+	ck_assert_uint_eq(p.moves[0].irq, 34);
+	u = unmovable_of(&p, 31);
+	ck_assert_ptr_nonnull(u);
+	ck_assert(u->reaches_rt);
+	ck_assert_ptr_nonnull(strstr(u->reason, "(the kernel refused a test write with EIO); "
+						"effective cpu 2 reaches RT cpu 2"));
+	/* its queue has cpu 2 alone: managed_irq has nowhere else to put it */
+	ck_assert_ptr_nonnull(
+		strstr(u->reason, "even isolcpus=managed_irq,domain,2-3 leaves it there"));
+	/* a queue with a housekeeping cpu: the boot line moves it */
+	u = unmovable_of(&p, 30);
+	ck_assert_ptr_nonnull(strstr(u->reason, "reaches RT cpu 3: boot with "
+						"isolcpus=managed_irq,domain,2-3"));
+	u = unmovable_of(&p, 29);
+	ck_assert(!u->reaches_rt);
+	ck_assert_ptr_nonnull(strstr(u->reason, "(affinity file mode 0444)"));
+	irqplan_release(&p);
+	machine_release(&m);
+}
+END_TEST
+
 START_TEST(gone_offline_and_remote_affinities)
 {
 	const struct irqplan_unmovable *u;
@@ -1293,6 +1339,7 @@ int main(void)
 	tcase_add_test(tc, half_the_budget_is_kept_for_a_cpu_one_flow_holds_up);
 	tcase_add_test(tc, budget_does_not_hold_back_safety_or_new_irqs);
 	tcase_add_test(tc, rate_formatting);
+	tcase_add_test(tc, unmovable_by_probe_says_so);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
