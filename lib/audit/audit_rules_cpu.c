@@ -246,6 +246,16 @@ static void check_idle_states(struct audit_context *ctx, struct audit_finding *f
 		    AUDIT_MAX_EXIT_LATENCY_US, cpus_text(&deep, &b), AUDIT_MAX_EXIT_LATENCY_US + 1);
 }
 
+/* what the kernel writes in smt/control when there are no siblings, in words */
+static const struct {
+	const char *control, *words;
+} smt_off[] = {
+	{ "off", "off" },
+	{ "forceoff", "forced off (nosmt=force)" },
+	{ "notsupported", "not supported by the CPU" },
+	{ "notimplemented", "not implemented by the kernel for this architecture" },
+};
+
 static void check_smt_siblings(struct audit_context *ctx, struct audit_finding *f)
 {
 	struct cpuset siblings, shared, all_shared;
@@ -258,10 +268,11 @@ static void check_smt_siblings(struct audit_context *ctx, struct audit_finding *
 		return;
 	/* only what the kernel writes there says SMT is off; anything else: the siblings tell */
 	ret = audit_read(ctx, f, control, sizeof(control), CPU_DIR "/smt/control");
-	if (ret >= 0 && (!strcmp(control, "off") || !strcmp(control, "forceoff") ||
-			 !strcmp(control, "notsupported") || !strcmp(control, "notimplemented"))) {
-		finding_pass(f, "SMT is %s", control);
-		return;
+	for (size_t i = 0; ret >= 0 && i < ARRAY_SIZE(smt_off); i++) {
+		if (!strcmp(control, smt_off[i].control)) {
+			finding_pass(f, "SMT is %s", smt_off[i].words);
+			return;
+		}
 	}
 	cpuset_clear(&all_shared);
 	cpuset_for_each(cpu, &ctx->rt) {

@@ -168,6 +168,56 @@ static void skip_unjudged(struct audit_finding *f, const struct unjudged *u)
 	finding_skip(f, "cannot judge %u IRQ%s: %s", u->count, u->count == 1 ? "" : "s", u->first);
 }
 
+/*
+ * How the IRQs a rule listed were told movable or not, when not by the mode
+ * alone on a tree: the kernel's answers to test writes (irq_probe_verdict()),
+ * or, on the live system, a mode nothing confirmed. @by_probe and
+ * @by_mode_live count the listed IRQs of each kind (a rule lists movable
+ * IRQs only, or unmovable ones only); @first_probed and @first are the
+ * first of each.
+ */
+struct movable_sources {
+	unsigned int by_probe, by_mode_live;
+	const struct irq_info *first, *first_probed;
+};
+
+static void count_source(struct audit_context *ctx, struct movable_sources *s,
+			 const struct irq_info *irq)
+{
+	if (irq->movable_by == IRQ_MOVABLE_BY_PROBE) {
+		if (!s->by_probe++)
+			s->first_probed = irq;
+	} else if (sysroot_is_live(ctx->root) && irq->movable) {
+		if (!s->by_mode_live++)
+			s->first = irq;
+	}
+}
+
+static void note_sources(struct audit_finding *f, const struct movable_sources *s)
+{
+	if (s->by_probe)
+		finding_evidence(f, "/proc/irq/N/smp_affinity_list",
+				 "%u of them told %s by a test write of a value no parser takes "
+				 "(the kernel refuses a managed IRQ's affinity before parsing it)",
+				 s->by_probe, s->first_probed->movable ? "movable" : "not movable");
+	if (!s->by_mode_live)
+		return;
+	if (s->first->probed)
+		finding_evidence(f, "/proc/irq/N/smp_affinity_list",
+				 "%u told movable by the file's write bit alone: a test write "
+				 "answered %s (some kernels, Debian's 6.1, leave a managed IRQ's "
+				 "file writable)",
+				 s->by_mode_live,
+				 s->first->probe_error ? strerror(s->first->probe_error) :
+							 "by taking it");
+	else
+		finding_evidence(f, "/proc/irq/N/smp_affinity_list",
+				 "%u told movable by the file's write bit alone, not asked by a "
+				 "test write (root only; some kernels, Debian's 6.1, leave a "
+				 "managed IRQ's file writable)",
+				 s->by_mode_live);
+}
+
 /* "41, 42" as written by audit_list_append() into "41 42" for a shell loop */
 static void commas_to_spaces(char *text)
 {
@@ -184,6 +234,7 @@ static void check_device_affinity(struct audit_context *ctx, struct audit_findin
 	struct cpuset on_rt;
 	struct cpus_text a, b;
 	struct unjudged unjudged = { 0 };
+	struct movable_sources sources = { 0 };
 	char numbers[256] = "";
 	unsigned int i, listed = 0;
 
@@ -220,8 +271,10 @@ static void check_device_affinity(struct audit_context *ctx, struct audit_findin
 		}
 		cpuset_or(&on_rt, &on_rt, &reach);
 		note_irq(f, irq, &listed, numbers, sizeof(numbers));
+		count_source(ctx, &sources, irq);
 	}
 	audit_evidence_rest(f, listed, "/proc/irq", "IRQs");
+	note_sources(f, &sources);
 	if (!listed && unjudged.count) {
 		skip_unjudged(f, &unjudged);
 		return;
@@ -241,8 +294,9 @@ static void check_device_affinity(struct audit_context *ctx, struct audit_findin
 
 static void check_managed(struct audit_context *ctx, struct audit_finding *f)
 {
-	char isolcpus[512], numbers[256] = "";
+	char isolcpus[512], numbers[256] = "", stuck[256] = "";
 	struct unjudged unjudged = { 0 };
+	struct movable_sources sources = { 0 };
 	struct cpuset on_rt;
 	struct cpus_text a, b;
 	unsigned int i, listed = 0;
@@ -258,7 +312,7 @@ static void check_managed(struct audit_context *ctx, struct audit_finding *f)
 		const struct irq_info *irq = &ctx->irqs.irqs[i];
 		struct cpuset reach;
 
-		/* 0444 affinity: the kernel placed it and user space cannot move it */
+		/* not movable (0444, or a test write refused): the kernel placed it */
 		if (note_unusable_file(f, &unjudged, irq, false) || irq->movable ||
 		    !irq->has_affinity)
 			continue;
@@ -273,9 +327,14 @@ static void check_managed(struct audit_context *ctx, struct audit_finding *f)
 		    note_unusable_file(f, &unjudged, irq, true))
 			continue;
 		cpuset_or(&on_rt, &on_rt, &reach);
+		if (listed < AUDIT_MAX_LISTED &&
+		    !cpuset_intersects(irq->affinity, &ctx->housekeeping))
+			audit_list_append(stuck, sizeof(stuck), "%u", irq->number);
 		note_irq(f, irq, &listed, numbers, sizeof(numbers));
+		count_source(ctx, &sources, irq);
 	}
 	audit_evidence_rest(f, listed, "/proc/irq", "IRQs");
+	note_sources(f, &sources);
 	if (!listed && unjudged.count) {
 		skip_unjudged(f, &unjudged);
 		return;
@@ -301,7 +360,15 @@ static void check_managed(struct audit_context *ctx, struct audit_finding *f)
 		     "%u managed IRQs (%s) are delivered to RT CPUs %s and cannot be moved "
 		     "from user space",
 		     listed, numbers, cpus_text(&on_rt, &a));
-	finding_fix(f, "boot with isolcpus=managed_irq,domain,%s", cpus_text(&ctx->rt, &b));
+	/* managed_irq keeps a queue off isolated CPUs only where it has another CPU */
+	if (stuck[0])
+		finding_fix(f,
+			    "boot with isolcpus=managed_irq,domain,%s; IRQs %s stay even then "
+			    "(their queues have no housekeeping CPU): keep I/O off the RT CPUs, "
+			    "or reduce the device's queues so each includes a housekeeping CPU",
+			    cpus_text(&ctx->rt, &b), stuck);
+	else
+		finding_fix(f, "boot with isolcpus=managed_irq,domain,%s", cpus_text(&ctx->rt, &b));
 }
 
 /* The banned CPUs irqbalance was started with, from its environment or its config file. */

@@ -333,11 +333,24 @@ static void check_task_affinity(struct audit_context *ctx, struct audit_finding 
 	else
 		finding_fail(f, "%u %s may run on RT CPUs %s", listed,
 			     kthreads ? "kthreads" : "processes", cpus_text(&on_rt, &a));
-	if (kthreads)
+	/*
+	 * kthreadd gives new kthreads the housekeeping CPUs of nohz_full=
+	 * (HK_TYPE_KTHREAD); isolcpus=domain leaves them everywhere. With
+	 * nohz_full= over the RT CPUs, what is left set its own affinity:
+	 * kswapd and kcompactd take their node's CPUs.
+	 */
+	if (kthreads && cpuset_subset(&ctx->rt, &ctx->topo->nohz_full))
 		finding_fix(f,
-			    "for p in %s; do taskset -pc %s $p; done (boot with "
-			    "isolcpus=domain,... or nohz_full= to confine new kthreads)",
+			    "for p in %s; do taskset -pc %s $p; done (after each boot: nohz_full= "
+			    "already keeps new kthreads off the RT CPUs; these set their own "
+			    "affinity, as kswapd and kcompactd take their node's CPUs)",
 			    pids, cpus_text(&ctx->housekeeping, &b));
+	else if (kthreads)
+		finding_fix(
+			f,
+			"for p in %s; do taskset -pc %s $p; done (boot with nohz_full=%s to keep "
+			"new kthreads off them; isolcpus=domain does not)",
+			pids, cpus_text(&ctx->housekeeping, &b), cpus_text(&ctx->rt, &a));
 	else
 		finding_fix(f,
 			    "for p in %s; do taskset -apc %s $p; done; for services: "

@@ -342,9 +342,33 @@ static void check_lockup_detector(struct audit_context *ctx, struct audit_findin
 			     "default",
 			     soft ? "soft" : "", soft && nmi ? " and " : "", nmi ? "NMI" : "",
 			     cpus_text(&mask, &a));
+		/* every CPU is housekeeping: a cpumask of them keeps it everywhere */
+		finding_fix(f, "sysctl -w kernel.watchdog=0 (boot: nowatchdog); once there are RT "
+			       "CPUs, kernel.watchdog_cpumask can keep it off them instead");
 		return;
 	}
 	finding_fail(f, "the lockup detectors run on RT CPUs %s", cpus_text(&on_rt, &a));
+}
+
+/*
+ * True when no online CPU has a cpufreq driver (no
+ * /sys/devices/system/cpu/cpuN/cpufreq): no governor runs, whichever the
+ * build chose, and the frequency is the firmware's or the hypervisor's.
+ * Said as evidence.
+ */
+static bool no_cpufreq_driver(struct audit_context *ctx, struct audit_finding *f)
+{
+	struct cpus_text a;
+	int cpu;
+
+	if (cpuset_empty(&ctx->topo->online))
+		return false;
+	cpuset_for_each(cpu, &ctx->topo->online)
+		if (sysroot_exists(ctx->root, "/sys/devices/system/cpu/cpu%d/cpufreq", cpu))
+			return false;
+	finding_evidence(f, "/sys/devices/system/cpu/cpuN/cpufreq", "absent on CPUs %s",
+			 cpus_text(&ctx->topo->online, &a));
+	return true;
 }
 
 static void check_cpufreq_default(struct audit_context *ctx, struct audit_finding *f)
@@ -369,6 +393,11 @@ static void check_cpufreq_default(struct audit_context *ctx, struct audit_findin
 		finding_pass(f, "cpufreq.default_governor=performance on the command line");
 		return;
 	}
+	if (no_cpufreq_driver(ctx, f)) {
+		finding_pass(f, "the default governor is not performance, but no CPU has a cpufreq "
+				"driver: no governor runs");
+		return;
+	}
 	finding_fail(f, "the default governor is not performance: each CPU starts with a "
 			"governor that changes its frequency");
 	finding_fix(f, "boot with cpufreq.default_governor=performance, or rebuild with "
@@ -378,10 +407,20 @@ static void check_cpufreq_default(struct audit_context *ctx, struct audit_findin
 static void check_cpufreq_governors(struct audit_context *ctx, struct audit_finding *f)
 {
 	static const char *const names[] = { "CPU_FREQ_GOV_ONDEMAND", "CPU_FREQ_GOV_CONSERVATIVE" };
+	char *enabled;
 
 	finding_expected(f, "CONFIG_CPU_FREQ_GOV_ONDEMAND and CONFIG_CPU_FREQ_GOV_CONSERVATIVE "
 			    "not set");
 	check_options_off(ctx, f, names, ARRAY_SIZE(names));
+	if (f->status != AUDIT_FAIL || !no_cpufreq_driver(ctx, f))
+		return;
+	/* built, but nothing can use them here: the rebuild fixes nothing on this machine */
+	enabled = f->detail ? strdup(f->detail) : NULL;
+	finding_pass(f, "%s, but no CPU has a cpufreq driver: no governor runs",
+		     enabled ? enabled : "enabled");
+	free(enabled);
+	free(f->fix);
+	f->fix = NULL;
 }
 
 static bool has_word(const char *list, const char *word)

@@ -229,6 +229,36 @@ struct rule_case {
 		"proc/sys/kernel/version", "#1 SMP PREEMPT_DYNAMIC" \
 	}
 
+#define VM "check-vm"
+/* the vm's config swapped for one whose default governor samples, with ondemand as a module */
+#define VM_SCHEDUTIL_CONFIG                                                            \
+	{ "proc/config.gz", REMOVE },                                                  \
+	{                                                                              \
+		"boot/config-6.18.44-fc",                                              \
+			"CONFIG_CPU_FREQ=y\nCONFIG_CPU_FREQ_DEFAULT_GOV_SCHEDUTIL=y\n" \
+			"CONFIG_CPU_FREQ_GOV_ONDEMAND=m\n"                             \
+	}
+/*
+ * A PCI config space of 256 bytes: a virtio device (1af4:1000, class
+ * 020000) with a capability list (status bit 4, pointer 0x40): MSI-X at
+ * 0x40, then @cap at 0x50, "10" a PCI Express capability, "09" a vendor one.
+ */
+#define ZEROS_16 "00000000000000000000000000000000"
+#define PCI_HEADER "f41a0010000010000000000200000000"
+#define PCI_CAPABILITY_POINTER "00000000400000000000000000000000"
+#define PCI_MSIX_THEN_0X50 "11500000000000000000000000000000"
+#define PCI_LAST_CAPABILITY(cap) cap "000000000000000000000000000000"
+#define ZEROS_160 \
+	ZEROS_16 ZEROS_16 ZEROS_16 ZEROS_16 ZEROS_16 ZEROS_16 ZEROS_16 ZEROS_16 ZEROS_16 ZEROS_16
+#define PCI_CONFIG(cap)                                                               \
+	"hex:" PCI_HEADER ZEROS_16 ZEROS_16 PCI_CAPABILITY_POINTER PCI_MSIX_THEN_0X50 \
+	PCI_LAST_CAPABILITY(cap) ZEROS_160
+#define RT_BOX_PCI_CONFIG "sys/bus/pci/devices/0000:01:00.0/config"
+#define ASPM_DEFAULT                                                                        \
+	{                                                                                   \
+		"sys/module/pcie_aspm/parameters/policy", "[default] performance powersave" \
+	}
+
 static const struct rule_case rule_cases[] = {
 	{ RT_BOX,
 	  "kernel.preempt_rt",
@@ -308,6 +338,9 @@ static const struct rule_case rule_cases[] = {
 	  "kernel.cpufreq_governors",
 	  AUDIT_FAIL,
 	  { BOOT_CONFIG("CONFIG_CPU_FREQ_GOV_ONDEMAND=y\n") } },
+	/* no CPU has a cpufreq driver: whatever governor the build has runs nowhere */
+	{ VM, "kernel.cpufreq_default_governor", AUDIT_PASS, { VM_SCHEDUTIL_CONFIG } },
+	{ VM, "kernel.cpufreq_governors", AUDIT_PASS, { VM_SCHEDUTIL_CONFIG } },
 	{ RT_BOX, "kernel.efi_runtime", AUDIT_FAIL, { BOOT_CONFIG("CONFIG_EFI=y\n") } },
 	{ RT_BOX,
 	  "kernel.efi_runtime",
@@ -383,6 +416,15 @@ static const struct rule_case rule_cases[] = {
 	  "isolation.nohz_full",
 	  AUDIT_WARN,
 	  { { "sys/devices/system/cpu/nohz_full", "3-7" } } },
+	/* 6.1 booted without nohz_full= prints the unallocated mask, padded to 8 cpu ids */
+	{ RT_BOX,
+	  "isolation.nohz_full",
+	  AUDIT_WARN,
+	  { { "sys/devices/system/cpu/nohz_full", "  (null)\n" } } },
+	{ RT_BOX,
+	  "isolation.nohz_full",
+	  AUDIT_WARN,
+	  { { "sys/devices/system/cpu/nohz_full", "(null)\n" } } },
 	{ RT_BOX,
 	  "isolation.rcu_nocbs",
 	  AUDIT_FAIL,
@@ -565,6 +607,21 @@ static const struct rule_case rule_cases[] = {
 	  { { "sys/module/pcie_aspm/parameters/policy", "[default] performance powersave" },
 	    { "proc/cmdline", "ro pcie_aspm=off" } } },
 	{ RT_BOX, "platform.pcie_aspm", AUDIT_SKIP, { { "sys/module/pcie_aspm", REMOVE } } },
+	/* every device on conventional PCI (a QEMU pc guest): no link to sleep */
+	{ RT_BOX,
+	  "platform.pcie_aspm",
+	  AUDIT_PASS,
+	  { ASPM_DEFAULT, { RT_BOX_PCI_CONFIG, PCI_CONFIG("09") } } },
+	{ RT_BOX,
+	  "platform.pcie_aspm",
+	  AUDIT_WARN,
+	  { ASPM_DEFAULT, { RT_BOX_PCI_CONFIG, PCI_CONFIG("10") } } },
+	/* 64 bytes, as a user who is not root reads it: the list cannot be walked */
+	{ RT_BOX,
+	  "platform.pcie_aspm",
+	  AUDIT_WARN,
+	  { ASPM_DEFAULT,
+	    { RT_BOX_PCI_CONFIG, "hex:" PCI_HEADER ZEROS_16 ZEROS_16 PCI_CAPABILITY_POINTER } } },
 	{ RT_BOX,
 	  "platform.machine_check",
 	  AUDIT_WARN,
@@ -878,6 +935,136 @@ START_TEST(an_empty_tree_does_not_crash)
 }
 END_TEST
 
+/* IRQ 25 of the rt box, managed (0444), now allowed and delivered on RT cpu 3 */
+static void managed_irq_on_cpu_3(struct fixture_copy *tree)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/proc/irq/25/smp_affinity_list", tree->dir);
+	ck_assert_int_eq(chmod(path, 0644), 0);
+	fixture_put(tree, "proc/irq/25/smp_affinity_list", "3\n");
+	ck_assert_int_eq(chmod(path, 0444), 0);
+	fixture_put(tree, "proc/irq/25/effective_affinity_list", "3\n");
+}
+
+static bool evidence_names(const struct audit_finding *f, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < f->nr_evidence; i++)
+		if (!strcmp(f->evidence[i].path, path))
+			return true;
+	return false;
+}
+
+/*
+ * A managed IRQ on an RT CPU is irq.managed's to judge: irq.device_affinity
+ * neither lists it nor writes it in its fix (the kernel would refuse it).
+ */
+START_TEST(managed_irqs_are_left_to_irq_managed)
+{
+	const struct audit_finding *device, *managed;
+	struct audit_report report;
+	struct fixture_copy tree;
+
+	fixture_copy(&tree, FIXTURE(RT_BOX));
+	managed_irq_on_cpu_3(&tree);
+	ck_assert_int_eq(run_audit(tree.dir, NULL, &report), 0);
+	device = find(&report, "irq.device_affinity");
+	ck_assert_int_eq(device->status, AUDIT_PASS);
+	ck_assert(!evidence_names(device, "/proc/irq/25/smp_affinity_list"));
+	managed = find(&report, "irq.managed");
+	ck_assert_int_eq(managed->status, AUDIT_WARN);
+	ck_assert(evidence_names(managed, "/proc/irq/25/smp_affinity_list"));
+	audit_report_release(&report);
+
+	/* with a movable IRQ on the RT cpus too: that one alone is listed and fixed */
+	fixture_put(&tree, "proc/irq/24/smp_affinity_list", "0-7\n");
+	ck_assert_int_eq(run_audit(tree.dir, NULL, &report), 0);
+	device = find(&report, "irq.device_affinity");
+	ck_assert_int_eq(device->status, AUDIT_FAIL);
+	ck_assert_str_eq(device->detail, "1 IRQs may fire on RT CPUs 2-7");
+	ck_assert(evidence_names(device, "/proc/irq/24/smp_affinity_list"));
+	ck_assert(!evidence_names(device, "/proc/irq/25/smp_affinity_list"));
+	ck_assert_str_eq(device->fix,
+			 "for i in 24; do echo 0-1 > /proc/irq/$i/smp_affinity_list; done");
+	ck_assert_int_eq(find(&report, "irq.managed")->status, AUDIT_WARN);
+	audit_report_release(&report);
+
+	/* without managed_irq: the boot line is the fix, but this queue has only cpu 3 */
+	fixture_put(&tree, "proc/cmdline", "ro isolcpus=domain,2-7 nohz_full=2-7\n");
+	ck_assert_int_eq(run_audit(tree.dir, NULL, &report), 0);
+	managed = find(&report, "irq.managed");
+	ck_assert_int_eq(managed->status, AUDIT_FAIL);
+	ck_assert_ptr_nonnull(strstr(managed->fix, "boot with isolcpus=managed_irq,domain,2-7; "
+						   "IRQs 25 stay even then"));
+	audit_report_release(&report);
+	fixture_remove(&tree);
+}
+END_TEST
+
+/* Details and fixes say what is true of the machine judged. */
+START_TEST(details_fit_the_machine)
+{
+	const struct audit_finding *f;
+	struct audit_report report;
+	struct fixture_copy tree;
+
+	/* no RT cpus: a watchdog_cpumask of every cpu would change nothing */
+	ck_assert_int_eq(run_audit(FIXTURE(VM), NULL, &report), 0);
+	f = find(&report, "kernel.lockup_detector");
+	ck_assert_int_eq(f->status, AUDIT_WARN);
+	ck_assert_ptr_null(strstr(f->fix, "watchdog_cpumask=0-1"));
+	ck_assert_ptr_nonnull(strstr(f->fix, "sysctl -w kernel.watchdog=0"));
+	audit_report_release(&report);
+
+	/* smt/control's word, said in words */
+	fixture_copy(&tree, FIXTURE(RT_BOX));
+	fixture_put(&tree, "sys/devices/system/cpu/smt/control", "notsupported\n");
+	ck_assert_int_eq(run_audit(tree.dir, NULL, &report), 0);
+	f = find(&report, "cpu.smt_siblings");
+	ck_assert_int_eq(f->status, AUDIT_PASS);
+	ck_assert_str_eq(f->detail, "SMT is not supported by the CPU");
+	audit_report_release(&report);
+
+	/* a kthread allowed everywhere, on nohz_full RT cpus: the boot line did its part */
+	fixture_put(&tree, "proc/2/status", "Name:\tkthreadd\nCpus_allowed_list:\t0-7");
+	ck_assert_int_eq(run_audit(tree.dir, NULL, &report), 0);
+	f = find(&report, "isolation.kthreads");
+	ck_assert_int_eq(f->status, AUDIT_WARN);
+	ck_assert_ptr_nonnull(strstr(f->fix, "nohz_full= already keeps new kthreads off"));
+	audit_report_release(&report);
+	/* isolated without nohz_full: isolcpus=domain leaves new kthreads everywhere */
+	fixture_put(&tree, "sys/devices/system/cpu/nohz_full", "\n");
+	ck_assert_int_eq(run_audit(tree.dir, NULL, &report), 0);
+	f = find(&report, "isolation.kthreads");
+	ck_assert_int_eq(f->status, AUDIT_WARN);
+	ck_assert_ptr_nonnull(strstr(f->fix, "(boot with nohz_full=2-7 to keep new kthreads off "
+					     "them; isolcpus=domain does not)"));
+	audit_report_release(&report);
+
+	/* no cpufreq driver: the governors pass, saying why */
+	fixture_remove(&tree);
+	fixture_copy(&tree, FIXTURE(VM));
+	{
+		const struct change config[] = { VM_SCHEDUTIL_CONFIG };
+
+		apply(&tree, &config[0]);
+		apply(&tree, &config[1]);
+	}
+	ck_assert_int_eq(run_audit(tree.dir, NULL, &report), 0);
+	f = find(&report, "kernel.cpufreq_default_governor");
+	ck_assert_str_eq(f->detail, "the default governor is not performance, but no CPU has a "
+				    "cpufreq driver: no governor runs");
+	f = find(&report, "kernel.cpufreq_governors");
+	ck_assert_str_eq(f->detail, "enabled: CONFIG_CPU_FREQ_GOV_ONDEMAND, but no CPU has a "
+				    "cpufreq driver: no governor runs");
+	ck_assert_ptr_null(f->fix);
+	audit_report_release(&report);
+	fixture_remove(&tree);
+}
+END_TEST
+
 START_TEST(live_machine_audits)
 {
 	struct audit_report report;
@@ -903,6 +1090,8 @@ int main(void)
 	tcase_add_test(machines, json_has_the_issue_fields);
 	tcase_add_test(machines, an_empty_tree_does_not_crash);
 	tcase_add_test(machines, live_machine_audits);
+	tcase_add_test(machines, managed_irqs_are_left_to_irq_managed);
+	tcase_add_test(machines, details_fit_the_machine);
 	tcase_add_loop_test(rules, rule_case, 0, sizeof(rule_cases) / sizeof(rule_cases[0]));
 	tcase_add_test(rules, every_rule_has_a_failing_case);
 	tcase_add_test(rules, own_tracing_session_is_not_a_finding);
