@@ -217,6 +217,21 @@ int cpuset_parse_list(const char *text, struct cpuset *set)
 	return *p ? -EINVAL : 0;
 }
 
+int cpuset_parse_kernel_list(const char *text, struct cpuset *set)
+{
+	const char *p = text + strspn(text, " ");
+
+	if (!strncmp(p, "(null)", 6)) {
+		for (p += 6; isspace((unsigned char)*p); p++)
+			;
+		if (!*p) {
+			cpuset_clear(set);
+			return 0;
+		}
+	}
+	return cpuset_parse_list(text, set);
+}
+
 static int hex_digit(char c)
 {
 	if (c >= '0' && c <= '9')

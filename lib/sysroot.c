@@ -263,16 +263,7 @@ int sysroot_read_cpulist(struct sysroot *root, struct cpuset *set, const char *f
 	ret = read_whole(root, path, &text, NULL);
 	if (ret)
 		return ret;
-	/*
-	 * A mask the kernel never allocated prints as "(null)", padded on the
-	 * left to the number of CPU ids: nohz_full on a 6.1 kernel built with
-	 * NO_HZ_FULL and booted without nohz_full= (Debian's RT kernel). It
-	 * holds no CPU.
-	 */
-	if (!strcmp(text + strspn(text, " "), "(null)\n"))
-		cpuset_clear(set);
-	else if (cpuset_parse_list(text, set))
-		ret = -EINVAL;
+	ret = cpuset_parse_kernel_list(text, set) ? -EINVAL : 0;
 	free(text);
 	return ret;
 }

@@ -59,6 +59,19 @@ int cpuset_next(const struct cpuset *set, int cpu);
 int cpuset_parse_list(const char *text, struct cpuset *set);
 
 /**
+ * cpuset_parse_kernel_list - parse a cpu list as a kernel file holds one
+ * @text: the file's text
+ * @set: receives the set
+ *
+ * As cpuset_parse_list(), and "(null)", padded on the left to the width of
+ * the CPU ids, is the empty set: the kernel prints a mask it never
+ * allocated so (nohz_full on a 6.1 kernel built with NO_HZ_FULL and booted
+ * without nohz_full=, as Debian's RT kernel). Not for lists users type.
+ * Returns as cpuset_parse_list().
+ */
+int cpuset_parse_kernel_list(const char *text, struct cpuset *set);
+
+/**
  * cpuset_parse_mask - parse a hexadecimal cpumask such as "ff,00000003"
  * @text: the mask in the format of /proc/irq/N/smp_affinity
  * @set: receives the set

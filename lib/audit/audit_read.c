@@ -62,16 +62,7 @@ static int parse_integer_text(const char *text, void *out)
 
 static int parse_cpulist_text(const char *text, void *out)
 {
-	/*
-	 * A mask the kernel never allocated reads "(null)", padded to the
-	 * width of the CPU ids ("  (null)" with 8): nohz_full on Debian's 6.1
-	 * RT kernel booted without nohz_full=. No CPU, as sysroot reads it.
-	 */
-	if (!strcmp(text + strspn(text, " "), "(null)")) {
-		cpuset_clear(out);
-		return 0;
-	}
-	return cpuset_parse_list(text, out) ? -EINVAL : 0;
+	return cpuset_parse_kernel_list(text, out) ? -EINVAL : 0;
 }
 
 /* Read and parse; the text seen is evidence even when it does not parse. */

@@ -85,6 +85,28 @@ START_TEST(lists_rejected)
 	for (int i = 0; bad[i]; i++)
 		ck_assert_msg(cpuset_parse_list(bad[i], &set) == -EINVAL, "'%s' accepted", bad[i]);
 	ck_assert_int_eq(cpuset_parse_list("8192", &set), -ERANGE);
+	/* what the kernel prints for a mask it never allocated is no list a user types */
+	ck_assert_int_eq(cpuset_parse_list("(null)", &set), -EINVAL);
+}
+END_TEST
+
+/* nohz_full of a 6.1 kernel with NO_HZ_FULL booted without nohz_full=, on 4 and 8 CPUs */
+START_TEST(unallocated_kernel_masks_are_empty)
+{
+	static const char *const empty[] = { "(null)\n", "  (null)\n", "(null)", NULL };
+	static const char *const bad[] = { "(null)x\n", "(nul)\n", "1,(null)\n", NULL };
+	struct cpuset set;
+
+	for (int i = 0; empty[i]; i++) {
+		cpuset_add(&set, 3);
+		ck_assert_int_eq(cpuset_parse_kernel_list(empty[i], &set), 0);
+		ck_assert_msg(cpuset_empty(&set), "'%s' not empty", empty[i]);
+	}
+	for (int i = 0; bad[i]; i++)
+		ck_assert_msg(cpuset_parse_kernel_list(bad[i], &set) == -EINVAL, "'%s' accepted",
+			      bad[i]);
+	ck_assert_int_eq(cpuset_parse_kernel_list("2-3\n", &set), 0);
+	ck_assert_uint_eq(cpuset_count(&set), 2);
 }
 END_TEST
 
@@ -152,6 +174,7 @@ int main(void)
 	tcase_add_test(tc, lists_parse_and_format);
 	tcase_add_test(tc, ranges_across_words);
 	tcase_add_test(tc, lists_rejected);
+	tcase_add_test(tc, unallocated_kernel_masks_are_empty);
 	tcase_add_test(tc, masks);
 	tcase_add_test(tc, set_algebra);
 	tcase_add_test(tc, long_lists_are_cut_visibly);
