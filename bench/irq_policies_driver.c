@@ -297,6 +297,15 @@ static int answer(struct driver *d, char *request)
 	row = irq_sim_find(&d->sim, number);
 	if (row < 0)
 		return -ENOENT;
+	/*
+	 * As the kernel's write_irq_affinity(): whether user space may set the
+	 * IRQ is asked before the value is parsed, so a managed IRQ answers
+	 * EIO to any text (latscope's probe writes "x" to tell it so).
+	 */
+	if (d->sim.irqs[row].managed) {
+		d->eio++;
+		return -EIO;
+	}
 	ret = kind == 'l' ? cpuset_parse_list(text, &mask) : cpuset_parse_mask(text, &mask);
 	if (ret)
 		return -EINVAL;
