@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Cpu lists ("0-3,8") and masks ("ff,00000001"), from users and /sys.
+ * Cpu lists ("0-3,8") and masks ("ff,00000001"), from users and /sys
+ * (where a mask never allocated reads "(null)").
  * What parses must survive a round trip through the formatter.
  */
 #include "fuzz.h"
@@ -36,6 +37,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		round_trip_mask(&set);
 	}
 	if (!cpuset_parse_mask(text, &set))
+		round_trip_list(&set);
+	/* a kernel file's list: the user's rule, or "(null)" for no CPU */
+	if (!cpuset_parse_kernel_list(text, &set))
 		round_trip_list(&set);
 	free(text);
 	return 0;
