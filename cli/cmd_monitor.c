@@ -53,19 +53,24 @@ struct monitor_run {
 	struct validity validity; /* the conditions of the run, read as it starts */
 };
 
-/* The measured CPUs must be online; the library says it too, but as a usage error here. */
+/*
+ * The measured CPUs must be online and allowed; the library says the first
+ * too, but as a usage error here, before any work.
+ */
 static int check_cpus(const struct monitor_run *r)
 {
-	struct cpuset offline;
-	char list[256], online[256];
+	struct cpuset allowed;
+	char why[1024];
+	int ret;
 
 	if (!r->o.cpus_given)
 		return 0;
-	cpuset_andnot(&offline, &r->o.params.cpus, &r->topo.online);
-	if (!cpuset_empty(&offline))
-		return usage_error("cpu %s in --cpus is not online (online: %s)",
-				   cpuset_format_list(&offline, list, sizeof(list)),
-				   cpuset_format_list(&r->topo.online, online, sizeof(online)));
+	ret = machine_allowed_cpus(r->root, &r->topo.online, &allowed);
+	if (ret)
+		return ret;
+	if (machine_cpus_refused("--cpus", &r->o.params.cpus, &r->topo.online, &allowed, why,
+				 sizeof(why)))
+		return usage_error("%s", why);
 	return 0;
 }
 

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
@@ -43,6 +44,29 @@ int machine_allowed_cpus(struct sysroot *root, const struct cpuset *online, stru
 	/* the cpuset, not the affinity the shell gave: what sched_setaffinity() accepts */
 	allowed_cpus_read(root, online, &affinity, allowed);
 	return 0;
+}
+
+bool machine_cpus_refused(const char *option, const struct cpuset *set, const struct cpuset *online,
+			  const struct cpuset *allowed, char *why, size_t size)
+{
+	struct cpuset outside;
+	char cpus[256], list[256];
+
+	cpuset_andnot(&outside, set, online);
+	if (!cpuset_empty(&outside)) {
+		snprintf(why, size, "cpu %s in %s is not online (online: %s)",
+			 cpuset_format_list(&outside, cpus, sizeof(cpus)), option,
+			 cpuset_format_list(online, list, sizeof(list)));
+		return true;
+	}
+	cpuset_andnot(&outside, set, allowed);
+	if (!cpuset_empty(&outside)) {
+		snprintf(why, size, "cpu %s in %s is not available to this process (allowed: %s)",
+			 cpuset_format_list(&outside, cpus, sizeof(cpus)), option,
+			 cpuset_format_list(allowed, list, sizeof(list)));
+		return true;
+	}
+	return false;
 }
 
 int machine_hold(struct machine_hold *hold, struct sysroot *root, const struct machine_wants *wants)

@@ -41,6 +41,22 @@ int machine_open(const char *root_dir, struct sysroot **root, struct topology *t
  */
 int machine_allowed_cpus(struct sysroot *root, const struct cpuset *online, struct cpuset *allowed);
 
+/**
+ * machine_cpus_refused - whether the machine cannot give a user's CPUs
+ * @option: the option as the user gave it, for the message ("--cpus",
+ *	    "-a '2,3'")
+ * @set: the CPUs asked
+ * @online: the online CPUs
+ * @allowed: those this process may be placed on (machine_allowed_cpus())
+ * @why: receives the one line that says which CPUs and why, when refused
+ * @size: its size
+ *
+ * The one rule for a CPU list a command measures on: online, and allowed
+ * by the process's cpuset. Checked before any work.
+ */
+bool machine_cpus_refused(const char *option, const struct cpuset *set, const struct cpuset *online,
+			  const struct cpuset *allowed, char *why, size_t size);
+
 /*
  * What a measurement holds of the machine while it runs (timer, noise,
  * monitor): locked memory, a PM QoS request on /dev/cpu_dma_latency, and

@@ -22,17 +22,19 @@ static int check_against_machine(struct noise_session *s)
 {
 	struct noise_options *o = &s->opts;
 	const struct topology *topo = &s->topo;
-	struct cpuset offline;
-	char list[256], online[256];
+	struct cpuset allowed;
+	char why[1024], online[256];
+	int ret;
 
 	if (!o->cpus_given)
 		o->params.cpus = cpuset_empty(&topo->isolated) ? topo->online : topo->isolated;
-	cpuset_andnot(&offline, &o->params.cpus, &topo->online);
-	if (!cpuset_empty(&offline))
-		return part_refuse(&s->result, PART_REFUSED, EXIT_USAGE,
-				   "cpu %s in --cpus is not online (online: %s)",
-				   cpuset_format_list(&offline, list, sizeof(list)),
-				   cpuset_format_list(&topo->online, online, sizeof(online)));
+	ret = machine_allowed_cpus(s->root, &topo->online, &allowed);
+	if (ret)
+		return part_refuse(&s->result, PART_NO_MACHINE, ret,
+				   "cannot read the machine's cpus");
+	if (machine_cpus_refused("--cpus", &o->params.cpus, &topo->online, &allowed, why,
+				 sizeof(why)))
+		return part_refuse(&s->result, PART_REFUSED, EXIT_USAGE, "%s", why);
 	if (rt_policy_is_realtime(o->params.policy) && !o->force &&
 	    cpuset_subset(&topo->online, &o->params.cpus))
 		return part_refuse(&s->result, PART_REFUSED, EXIT_USAGE,

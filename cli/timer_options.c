@@ -12,26 +12,18 @@
 #include "common_options.h"
 #include "latscope/log.h"
 #include "latscope/parse.h"
+#include "machine.h"
 #include "option_table.h"
 #include "timer_options.h"
 
 static int check_cpus(const char *option, const char *arg, const struct cpuset *set,
 		      const struct cpuset *online, const struct cpuset *allowed)
 {
-	struct cpuset outside;
-	char list[256];
+	char spelled[512], why[1024];
 
-	cpuset_andnot(&outside, set, online);
-	if (!cpuset_empty(&outside))
-		return usage_error("cpu %d in %s '%s' is not online (online: %s)",
-				   cpuset_next(&outside, -1), option, arg,
-				   cpuset_format_list(online, list, sizeof(list)));
-	cpuset_andnot(&outside, set, allowed);
-	if (!cpuset_empty(&outside))
-		return usage_error(
-			"cpu %d in %s '%s' is not available to this process (allowed: %s)",
-			cpuset_next(&outside, -1), option, arg,
-			cpuset_format_list(allowed, list, sizeof(list)));
+	snprintf(spelled, sizeof(spelled), "%s '%s'", option, arg);
+	if (machine_cpus_refused(spelled, set, online, allowed, why, sizeof(why)))
+		return usage_error("%s", why);
 	return 0;
 }
 
