@@ -133,14 +133,17 @@ static int parse_timer_words(int argc, char **argv)
 	struct sysroot *root = NULL;
 	struct topology topo = { 0 };
 	struct timer_options opts;
-	struct cpuset allowed;
+	struct cpuset allowed, affinity;
+	struct timer_machine machine = { &topo.online, &allowed, &affinity };
 	int status;
 
 	status = machine_open(NULL, &root, &topo);
 	if (!status)
 		status = machine_allowed_cpus(root, &topo.online, &allowed);
+	if (!status)
+		status = machine_affinity_cpus(&topo.online, &affinity);
 	if (!status) {
-		if (timer_options_parse(argc, argv, &topo.online, &allowed, &opts, &status))
+		if (timer_options_parse(argc, argv, &machine, &opts, &status))
 			timer_options_release(&opts);
 		else if (status == EXIT_OK)
 			status = -1;

@@ -20,10 +20,9 @@ int machine_open(const char *root_dir, struct sysroot **root, struct topology *t
 	return topology_load(*root, topo) ? EXIT_ERROR : 0;
 }
 
-int machine_allowed_cpus(struct sysroot *root, const struct cpuset *online, struct cpuset *allowed)
+int machine_affinity_cpus(const struct cpuset *online, struct cpuset *affinity)
 {
 	size_t size = CPU_ALLOC_SIZE(CPUSET_MAX_CPUS);
-	struct cpuset affinity;
 	cpu_set_t *mask;
 	int cpu, err;
 
@@ -36,14 +35,23 @@ int machine_allowed_cpus(struct sysroot *root, const struct cpuset *online, stru
 		CPU_FREE(mask);
 		return runtime_error("cannot read this process's cpu affinity: %s", strerror(err));
 	}
-	cpuset_clear(&affinity);
+	cpuset_clear(affinity);
 	for (cpu = 0; cpu < CPUSET_MAX_CPUS; cpu++)
-		if (CPU_ISSET_S(cpu, size, mask))
-			cpuset_add(&affinity, (unsigned int)cpu);
+		if (CPU_ISSET_S(cpu, size, mask) && cpuset_has(online, (unsigned int)cpu))
+			cpuset_add(affinity, (unsigned int)cpu);
 	CPU_FREE(mask);
-	/* the cpuset, not the affinity the shell gave: what sched_setaffinity() accepts */
-	allowed_cpus_read(root, online, &affinity, allowed);
 	return 0;
+}
+
+int machine_allowed_cpus(struct sysroot *root, const struct cpuset *online, struct cpuset *allowed)
+{
+	struct cpuset affinity;
+	int ret = machine_affinity_cpus(online, &affinity);
+
+	/* the cpuset, not the affinity the shell gave: what sched_setaffinity() accepts */
+	if (!ret)
+		allowed_cpus_read(root, online, &affinity, allowed);
+	return ret;
 }
 
 bool machine_cpus_refused(const char *option, const struct cpuset *set, const struct cpuset *online,

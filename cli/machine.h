@@ -29,6 +29,17 @@ struct validity;
 int machine_open(const char *root_dir, struct sysroot **root, struct topology *topo);
 
 /**
+ * machine_affinity_cpus - the online CPUs this process runs on now
+ * @online: the online CPUs
+ * @affinity: receives those of its affinity: the shell's choice (taskset,
+ *	      or the housekeeping CPUs under isolcpus=), which a command
+ *	      takes where the user names no CPU, as cyclictest does
+ *
+ * Returns 0, or EXIT_ERROR after one line saying why.
+ */
+int machine_affinity_cpus(const struct cpuset *online, struct cpuset *affinity);
+
+/**
  * machine_allowed_cpus - the online CPUs this process may be placed on
  * @root: where its cgroups are read (machine_open()'s)
  * @online: the online CPUs

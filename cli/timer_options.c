@@ -46,7 +46,7 @@ static int parse_main_affinity(const struct option_value *v)
 	return parse_cpus(v, v->field);
 }
 
-/* -a alone pins to the allowed CPUs: it is told apart from -a LIST */
+/* -a alone pins to the CPUs of the affinity: it is told apart from -a LIST */
 static int parse_affinity(const struct option_value *v)
 {
 	struct timer_words *words = &((struct timer_options *)v->options)->words;
@@ -129,7 +129,7 @@ static const struct option_spec timer_option_specs[] = {
 	  .where = TIMER(words.nr_threads),
 	  .given = TIMER(words.threads_given),
 	  .integer = { 1, CPUSET_MAX_CPUS },
-	  .help = "N threads; without N one per allowed CPU",
+	  .help = "N threads; without N one per CPU of this process's affinity",
 	  .default_text = "1" },
 	{ .long_name = "affinity",
 	  .short_name = 'a',
@@ -139,13 +139,14 @@ static const struct option_spec timer_option_specs[] = {
 	  .parse = parse_affinity,
 	  .complete_as = OPTION_CPUS,
 	  .value_name = "LIST",
-	  .help = "pin threads round-robin to LIST; without LIST to the allowed CPUs; "
+	  .help = "pin threads round-robin to LIST; without LIST to the CPUs of this "
+		  "process's affinity; "
 		  "without -a threads are not pinned" },
 	{ .long_name = "smp",
 	  .short_name = 'S',
 	  .kind = OPTION_FLAG,
 	  .where = TIMER(words.smp),
-	  .help = "-a -t: one pinned thread per allowed CPU" },
+	  .help = "-a -t: one pinned thread per CPU of this process's affinity" },
 	{ .long_name = "priority",
 	  .short_name = 'p',
 	  .kind = OPTION_INTEGER,
@@ -333,28 +334,31 @@ static void timer_defaults(void *options)
 	opts->distance_us = TIMER_DEFAULT_DISTANCE_US;
 }
 
-/* Threads, their CPUs, priorities and intervals, by cyclictest's rules. */
-static int lay_out_threads(const struct timer_words *given, const struct cpuset *allowed,
+/*
+ * Threads, their CPUs, priorities and intervals, by cyclictest's rules; what
+ * names no CPU takes @affinity's, where this process runs.
+ */
+static int lay_out_threads(const struct timer_words *given, const struct cpuset *affinity,
 			   struct timer_options *opts)
 {
-	const struct cpuset *pool = allowed;
+	const struct cpuset *pool = affinity;
 	unsigned int nr = 1, i, pool_size;
 	int cpu = -1;
 
 	if (given->smp) {
 		if (given->threads_given)
-			log_warning("-t is ignored with -S: one thread per allowed cpu");
+			log_warning("-t is ignored with -S: one thread per cpu of the affinity");
 		if (given->affinity_given)
-			log_warning("-a is ignored with -S: one thread per allowed cpu");
+			log_warning("-a is ignored with -S: one thread per cpu of the affinity");
 		opts->pinned = true;
-		nr = cpuset_count(allowed);
+		nr = cpuset_count(affinity);
 	} else {
 		if (given->affinity_given && !given->affinity_bare)
 			pool = &given->affinity;
 		opts->pinned = given->affinity_given;
 		if (given->threads_given)
 			nr = given->nr_threads ? given->nr_threads :
-						 cpuset_count(opts->pinned ? pool : allowed);
+						 cpuset_count(opts->pinned ? pool : affinity);
 	}
 	if (!nr)
 		return usage_error("no cpu to run a thread on");
@@ -479,7 +483,7 @@ static int timer_finish(void *options, void *context)
 	opts->pm_qos = !opts->words.default_system;
 	ret = check_combinations(&opts->words, opts);
 	if (!ret)
-		ret = lay_out_threads(&opts->words, machine->allowed, opts);
+		ret = lay_out_threads(&opts->words, machine->affinity, opts);
 	if (!ret)
 		fill_params(&opts->words, opts);
 	if (!ret)
@@ -514,12 +518,11 @@ const struct option_command timer_command = {
 		  "see latscope-timer(1), DIFFERENCES FROM CYCLICTEST",
 };
 
-bool timer_options_parse(int argc, char **argv, const struct cpuset *online,
-			 const struct cpuset *allowed, struct timer_options *opts, int *status)
+bool timer_options_parse(int argc, char **argv, const struct timer_machine *machine,
+			 struct timer_options *opts, int *status)
 {
-	struct timer_machine machine = { online, allowed };
-
-	if (option_parse(&timer_command, argc, argv, opts, &machine, status))
+	/* the parser's context is not const: its callbacks only read it */
+	if (option_parse(&timer_command, argc, argv, opts, (void *)machine, status))
 		return true;
 	timer_options_release(opts);
 	return false;
@@ -536,10 +539,7 @@ void timer_options_default(struct timer_options *opts)
 	timer_defaults(opts);
 }
 
-int timer_options_finish(struct timer_options *opts, const struct cpuset *online,
-			 const struct cpuset *allowed)
+int timer_options_finish(struct timer_options *opts, const struct timer_machine *machine)
 {
-	struct timer_machine machine = { online, allowed };
-
-	return timer_finish(opts, &machine);
+	return timer_finish(opts, (void *)machine);
 }

@@ -30,7 +30,12 @@
 /* The machine timer_command's options are checked against (the parser's context). */
 struct timer_machine {
 	const struct cpuset *online; /* -a, --mainaffinity must name online CPUs */
-	const struct cpuset *allowed; /* the CPUs this process may run on */
+	const struct cpuset *allowed; /* its cpuset's: what -a LIST and "all" may name */
+	/*
+	 * where it runs now (machine_affinity_cpus()): what bare -a, -t and -S
+	 * take, as cyclictest does; under isolcpus= the housekeeping CPUs
+	 */
+	const struct cpuset *affinity;
 };
 
 /* What the words said, before cyclictest's rules lay the threads out. */
@@ -97,16 +102,15 @@ struct timer_options {
  * timer_options_parse - parse cyclictest-style options
  * @argc: number of words, the command's name first
  * @argv: the words
- * @online: the online CPUs (-a, --mainaffinity must name online CPUs)
- * @allowed: the CPUs this process may run on (bare -a, -t, -S use them)
+ * @machine: the CPUs the options are checked against and laid out on
  * @opts: receives the options; release with timer_options_release()
  * @status: receives the exit status when false is returned
  *
  * As option_parse(): true to run; false after --help (status 0) or a
  * usage error naming the bad option and value (129).
  */
-bool timer_options_parse(int argc, char **argv, const struct cpuset *online,
-			 const struct cpuset *allowed, struct timer_options *opts, int *status);
+bool timer_options_parse(int argc, char **argv, const struct timer_machine *machine,
+			 struct timer_options *opts, int *status);
 /*
  * For a caller that fills the options itself (doctor): the defaults the
  * parser starts from, then, once the caller has set the fields its words
@@ -115,8 +119,7 @@ bool timer_options_parse(int argc, char **argv, const struct cpuset *online,
  * 0, or the exit status after one line saying why; release as after a parse.
  */
 void timer_options_default(struct timer_options *opts);
-int timer_options_finish(struct timer_options *opts, const struct cpuset *online,
-			 const struct cpuset *allowed);
+int timer_options_finish(struct timer_options *opts, const struct timer_machine *machine);
 /* Free what timer_options_parse() allocated (the threads); safe to repeat. */
 void timer_options_release(struct timer_options *opts);
 

@@ -98,6 +98,8 @@ static bool open_machine(struct timer_session *s)
 	status = machine_open(NULL, &s->root, &s->topo);
 	if (!status)
 		status = machine_allowed_cpus(s->root, &s->topo.online, &s->allowed);
+	if (!status)
+		status = machine_affinity_cpus(&s->topo.online, &s->affinity);
 	if (status)
 		part_record(&s->result, PART_NO_MACHINE, status, "cannot read the machine's cpus");
 	return !status;
@@ -129,13 +131,21 @@ static bool check_run(struct timer_session *s, int argc, char **argv)
 	return true;
 }
 
+/* The CPUs the timer's options are checked against and laid out on. */
+static struct timer_machine session_machine(const struct timer_session *s)
+{
+	return (struct timer_machine){ &s->topo.online, &s->allowed, &s->affinity };
+}
+
 bool timer_session_prepare(struct timer_session *s, int argc, char **argv, int *status)
 {
+	struct timer_machine machine = session_machine(s);
+
 	if (!open_machine(s)) {
 		*status = s->result.status;
 		return false;
 	}
-	if (!timer_options_parse(argc, argv, &s->topo.online, &s->allowed, &s->opts, status))
+	if (!timer_options_parse(argc, argv, &machine, &s->opts, status))
 		return false;
 	if (check_run(s, argc, argv))
 		return true;
@@ -154,18 +164,15 @@ bool timer_session_open(struct timer_session *s)
 bool timer_session_configure(struct timer_session *s, int argc, char **argv)
 {
 	const struct timer_words *words = &s->opts.words;
-	struct cpuset outside;
-	char list[256], allowed[256];
+	struct timer_machine machine = session_machine(s);
+	char why[1024];
 	int status;
 
 	/* what the parser checks of -a LIST as it reads it */
-	cpuset_andnot(&outside, &words->affinity, &s->allowed);
-	if (words->affinity_given && !cpuset_empty(&outside))
-		return !part_refuse(&s->result, PART_REFUSED, EXIT_USAGE,
-				    "cpu %s is not available to this process (allowed: %s)",
-				    cpuset_format_list(&outside, list, sizeof(list)),
-				    cpuset_format_list(&s->allowed, allowed, sizeof(allowed)));
-	status = timer_options_finish(&s->opts, &s->topo.online, &s->allowed);
+	if (words->affinity_given && machine_cpus_refused("-a", &words->affinity, &s->topo.online,
+							  &s->allowed, why, sizeof(why)))
+		return !part_refuse(&s->result, PART_REFUSED, EXIT_USAGE, "%s", why);
+	status = timer_options_finish(&s->opts, &machine);
 	if (status) {
 		part_record(&s->result, PART_REFUSED, status, "refused by its own checks");
 		return false;
@@ -194,7 +201,7 @@ int timer_session_start(struct timer_session *s)
 	int ret;
 
 	if (validity_init(&s->validity, s->root, &s->topo,
-			  opts->pinned ? &opts->measured : &s->allowed))
+			  opts->pinned ? &opts->measured : &s->affinity))
 		return part_refuse(&s->result, PART_NO_MEMORY, EXIT_ERROR, "out of memory");
 	s->validity.realtime_wanted = true;
 
@@ -238,7 +245,7 @@ int timer_session_start(struct timer_session *s)
 	 * cpus. Pinned ones leave their cpus to themselves when a
 	 * housekeeping cpu exists; a failure here costs accuracy, not the run.
 	 */
-	machine_place_main(&s->allowed, opts->pinned ? &opts->measured : &s->allowed,
+	machine_place_main(&s->affinity, opts->pinned ? &opts->measured : &s->affinity,
 			   opts->main_affinity_given ? &opts->main_affinity : NULL);
 	return read_threads(s);
 }

@@ -23,7 +23,8 @@ struct timer_session {
 	struct timer_options opts;
 	struct sysroot *root;
 	struct topology topo;
-	struct cpuset allowed;
+	struct cpuset allowed; /* what -a LIST may name: the cpuset's */
+	struct cpuset affinity; /* where it runs: what names no CPU takes */
 	struct timer_run *run;
 	struct machine_hold hold; /* while measuring: locked memory (-m), PM QoS */
 	json_t *doc;

@@ -12,6 +12,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text = fuzz_text(data, size), *argv[MAX_WORDS + 2];
 	struct cpuset online, allowed;
+	/* a cpuset wider than where the process runs, as under isolcpus= */
+	struct cpuset affinity;
+	struct timer_machine machine = { &online, &allowed, &affinity };
 	struct timer_options opts;
 	int argc = 1, status;
 	size_t at = 0;
@@ -29,7 +32,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cpuset_add(&online, 3);
 	cpuset_add(&allowed, 1);
 	cpuset_add(&allowed, 3);
-	if (timer_options_parse(argc, argv, &online, &allowed, &opts, &status))
+	cpuset_clear(&affinity);
+	cpuset_add(&affinity, 1);
+	if (timer_options_parse(argc, argv, &machine, &opts, &status))
 		timer_options_release(&opts);
 	free(text);
 	return 0;

@@ -159,15 +159,16 @@ static void timer_round_trip(uint64_t budget_ns, bool pm_qos)
 	struct timer_options filled, parsed;
 	struct doctor_words w = { 0 };
 	struct cpuset online;
+	struct timer_machine machine = { &online, &online, &online };
 	int status = -1;
 
 	ck_assert_int_eq(cpuset_parse_list("0-3", &online), 0);
 	timer_options_default(&filled);
 	doctor_timer_options(d, &filled);
-	ck_assert_int_eq(timer_options_finish(&filled, &online, &online), 0);
+	ck_assert_int_eq(timer_options_finish(&filled, &machine), 0);
 	doctor_timer_words(&filled, &w);
 	ck_assert_str_eq(w.argv[0], "timer");
-	ck_assert_msg(timer_options_parse(w.argc, w.argv, &online, &online, &parsed, &status),
+	ck_assert_msg(timer_options_parse(w.argc, w.argv, &machine, &parsed, &status),
 		      "the timer's words were refused (exit %d)", status);
 	same_timer_options(&filled, &parsed);
 	ck_assert_uint_eq(filled.params.nr_threads, 3);

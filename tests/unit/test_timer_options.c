@@ -6,12 +6,15 @@
 #include "timer_options.h"
 #include "unit.h"
 
-static struct cpuset online, allowed;
+static struct cpuset online, allowed, affinity;
+static struct timer_machine machine_cpus = { &online, &allowed, &affinity };
 
+/* where the process runs is what its cpuset allows (a machine without isolcpus=) */
 static void machine(const char *online_list, const char *allowed_list)
 {
 	ck_assert_int_eq(cpuset_parse_list(online_list, &online), 0);
 	ck_assert_int_eq(cpuset_parse_list(allowed_list, &allowed), 0);
+	affinity = allowed;
 }
 
 /* Parse a command line given as one string, words split at spaces. */
@@ -27,7 +30,7 @@ static int parse(const char *line, struct timer_options *opts)
 	for (word = strtok_r(text, " ", &save); word; word = strtok_r(NULL, " ", &save))
 		argv[argc++] = word;
 	argv[argc] = NULL;
-	return timer_options_parse(argc, argv, &online, &allowed, opts, &status) ? 0 : status;
+	return timer_options_parse(argc, argv, &machine_cpus, opts, &status) ? 0 : status;
 }
 
 static void parse_ok(const char *line, struct timer_options *opts)
@@ -421,6 +424,34 @@ START_TEST(cpus_outside_the_process_are_refused)
 }
 END_TEST
 
+/*
+ * isolcpus=2-3: every process starts on 0-1, its cpuset allows 0-3. A list
+ * may name the isolated CPUs (as cyclictest's -a may); what names no CPU
+ * takes the affinity, as cyclictest does.
+ */
+START_TEST(isolated_cpus_are_named_not_taken)
+{
+	static const int isolated[] = { 2, 3 }, housekeeping[] = { 0, 1 };
+	struct timer_options opts;
+
+	machine("0-3", "0-3");
+	ck_assert_int_eq(cpuset_parse_list("0-1", &affinity), 0);
+	parse_ok("-a 2,3 -t 2", &opts);
+	check_cpus(&opts, isolated, 2);
+	timer_options_release(&opts);
+	parse_ok("--affinity=all -t 4", &opts);
+	ck_assert_int_eq(opts.threads[3].cpu, 3);
+	timer_options_release(&opts);
+	parse_ok("-S", &opts);
+	check_cpus(&opts, housekeeping, 2);
+	timer_options_release(&opts);
+	parse_ok("-a -t", &opts);
+	check_cpus(&opts, housekeeping, 2);
+	timer_options_release(&opts);
+	rejected("-a 4");
+}
+END_TEST
+
 /* OSADL's QA farm runs cyclictest with this line on every board */
 START_TEST(osadl_line)
 {
@@ -506,8 +537,7 @@ static const struct exercise_hint hints[] = {
 
 START_TEST(every_option_in_every_spelling)
 {
-	struct timer_machine cpus = { &online, &allowed };
-	struct exercise x = { .command = &timer_command, .context = &cpus, .hints = hints };
+	struct exercise x = { .command = &timer_command, .context = &machine_cpus, .hints = hints };
 
 	machine("0-7", "0-7");
 	exercise_command(&x);
@@ -532,6 +562,7 @@ int main(void)
 	tcase_add_test(tc, bad_combinations_are_usage_errors);
 	tcase_add_test(tc, unsupported_cyclictest_options_are_named);
 	tcase_add_test(tc, cpus_outside_the_process_are_refused);
+	tcase_add_test(tc, isolated_cpus_are_named_not_taken);
 	tcase_add_test(tc, osadl_line);
 	tcase_add_test(tc, long_forms);
 	tcase_add_test(tc, every_option_in_every_spelling);
