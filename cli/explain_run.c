@@ -10,10 +10,13 @@
 #include "latscope/explain_result.h"
 #include "latscope/log.h"
 #include "latscope/result.h"
+#include "latscope/validity.h"
 
 int explain_run_begin(struct explain_run *x, enum explain_choice choice, struct sysroot *root,
 		      const struct cpuset *cpus, const struct explain_session_options *options)
 {
+	struct explain_session_options session = *options;
+
 	memset(x, 0, sizeof(*x));
 	x->choice = choice;
 	x->nr_lanes = options->nr_lanes;
@@ -28,7 +31,9 @@ int explain_run_begin(struct explain_run *x, enum explain_choice choice, struct 
 	x->joins = calloc(x->nr_lanes, sizeof(*x->joins));
 	if (!x->horizon || !x->joins)
 		return -ENOMEM;
-	x->session = explain_session_start(options);
+	/* a softirq right after a hardirq still ran in a thread there */
+	session.threaded_softirqs = validity_kernel_preempt_rt(root) == 1;
+	x->session = explain_session_start(&session);
 	if (!x->session) {
 		log_warning("cannot trace: explaining with interrupt and softirq counts only");
 		x->choice = EXPLAIN_WITH_COUNTERS;

@@ -44,6 +44,12 @@ enum cause_kind {
 struct cause_key {
 	uint8_t kind; /* enum cause_kind */
 	int64_t id; /* irq number, vector, softirq number or pid; 0 otherwise */
+	/*
+	 * a softirq: the thread it ran in (ksoftirqd, ktimers or an IRQ
+	 * thread, or any thread enabling bottom halves, as every softirq
+	 * runs on PREEMPT_RT); 0 when it ran on an interrupt's way out
+	 */
+	int32_t thread;
 };
 
 struct explain_window {
@@ -85,6 +91,14 @@ struct explain_cause {
 	struct cause_key key;
 	uint32_t name; /* irq action, task comm; 0 when none */
 	int32_t prio; /* threads: kernel priority last seen, -1 unknown */
+	/*
+	 * a thread that runs an IRQ's handler (irq/NN-name, as every device
+	 * handler runs on PREEMPT_RT): the IRQ, -1 for any other thread; its
+	 * action, as the hardirq that woke the thread named it (the comm is
+	 * cut at 15 characters), 0 when no wake-up was seen
+	 */
+	int32_t irq_thread_of;
+	uint32_t irq_action;
 	uint64_t spikes; /* windows it took part in */
 	uint64_t total_ns;
 	uint64_t max_ns; /* largest contribution to one window */
@@ -120,6 +134,22 @@ void explain_cpu_free(struct explain_cpu *engine);
 
 /* The measuring tool's own main thread, so its label says so (0: none). */
 void explain_cpu_set_tool_pid(struct explain_cpu *engine, int32_t pid);
+
+/*
+ * The kernel runs every softirq in a thread (PREEMPT_RT): never on an
+ * interrupt's way out, so a softirq is charged to the thread it ran in even
+ * right after a hardirq. Without it the engine tells the two apart by what
+ * came before the softirq.
+ */
+void explain_cpu_set_threaded_softirqs(struct explain_cpu *engine, bool threaded);
+
+/*
+ * The full name of the IRQ thread @cause is ("irq/31-virtio2-req.2"), from
+ * its IRQ and the action the hardirq named; false when it is no IRQ thread
+ * or the action is unknown (the comm then says what is known).
+ */
+bool explain_irq_thread_name(const struct explain_cpu *engine, const struct explain_cause *cause,
+			     char *buf, size_t size);
 
 /*
  * The exact number of events this CPU's trace lost so far, when the
@@ -238,7 +268,9 @@ const char *explain_kind_name(enum cause_kind kind);
 
 /**
  * explain_cause_label - a cause in words: "irq 36 virtio1-req.0",
- * "local_timer", "TIMER softirq", "stress:4242 (rt 50)", "unexplained"
+ * "local_timer", "TIMER softirq", "TIMER softirq in ktimers/2",
+ * "stress:4242 (rt 50)", "irq/36-virtio1-req.0:120 (rt 50), thread of irq 36",
+ * "unexplained"
  * Returns @buf.
  */
 char *explain_cause_label(const struct explain_cpu *engine, const struct explain_cause *cause,

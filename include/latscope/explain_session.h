@@ -28,6 +28,7 @@ struct explain_session_options {
 	const struct tsc_clock *tsc; /* for "x86-tsc": converts to the ns timeline */
 	unsigned int worst_kept; /* spikes kept in detail per CPU */
 	uint64_t capture_margin_ns; /* raw events kept around them; 0: none */
+	bool threaded_softirqs; /* PREEMPT_RT: every softirq runs in a thread */
 };
 
 /**

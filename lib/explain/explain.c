@@ -23,6 +23,8 @@ struct task {
 	int32_t pid;
 	int32_t prio;
 	uint32_t comm;
+	int32_t irq; /* an IRQ thread's IRQ, from its comm; -1 for other tasks */
+	uint32_t irq_action; /* the action of the hardirq seen waking it */
 };
 
 /* The window being charged. */
@@ -46,6 +48,14 @@ struct explain_cpu {
 	int32_t pid, prio;
 	uint32_t comm;
 	uint64_t last_ts;
+	/*
+	 * what last returned to task context with no switch since: a device
+	 * IRQ (CAUSE_IRQ), a system vector (CAUSE_VECTOR), or nothing
+	 * (CAUSE_KINDS); a softirq now may run on its way out, not in the task
+	 * (never so when the kernel threads every softirq)
+	 */
+	uint8_t after_hardirq;
+	bool threaded_softirqs;
 	struct task tasks[TASK_SLOTS]; /* names and priorities seen */
 	struct {
 		int32_t pid, prio;
@@ -106,6 +116,7 @@ struct explain_cpu *explain_cpu_new(unsigned int cpu, enum explain_mode mode,
 	e->worst_kept = worst_kept;
 	e->pid = -1;
 	e->prio = -1;
+	e->after_hardirq = CAUSE_KINDS;
 	for (unsigned int i = 0; i < TASK_SLOTS; i++)
 		e->tasks[i].pid = -1;
 	e->index_size = 64;
@@ -121,6 +132,11 @@ struct explain_cpu *explain_cpu_new(unsigned int cpu, enum explain_mode mode,
 void explain_cpu_set_tool_pid(struct explain_cpu *e, int32_t pid)
 {
 	e->tool_pid = pid;
+}
+
+void explain_cpu_set_threaded_softirqs(struct explain_cpu *e, bool threaded)
+{
+	e->threaded_softirqs = threaded;
 }
 
 void explain_cpu_set_window_hook(struct explain_cpu *e, explain_window_hook hook, void *context)
@@ -177,7 +193,8 @@ void explain_cpu_free(struct explain_cpu *e)
 
 static uint64_t key_hash(const struct cause_key *key)
 {
-	return ((uint64_t)key->id * 0x9E3779B97F4A7C15ULL) ^ ((uint64_t)key->kind << 56);
+	return ((uint64_t)key->id * 0x9E3779B97F4A7C15ULL) ^ ((uint64_t)key->kind << 56) ^
+	       ((uint64_t)(uint32_t)key->thread * 0xC2B2AE3D27D4EB4FULL);
 }
 
 static int grow_index(struct explain_cpu *e)
@@ -200,17 +217,21 @@ static int grow_index(struct explain_cpu *e)
 	return 0;
 }
 
-/* The cause for a key, created on first use; UINT32_MAX when out of memory. */
-static uint32_t cause_of(struct explain_cpu *e, uint8_t kind, int64_t id, uint32_t name)
+static bool same_key(const struct cause_key *a, const struct cause_key *b)
 {
-	struct cause_key key = { .kind = kind, .id = id };
+	return a->kind == b->kind && a->id == b->id && a->thread == b->thread;
+}
+
+/* The cause for a key, created on first use; UINT32_MAX when out of memory. */
+static uint32_t cause_of_key(struct explain_cpu *e, struct cause_key key, uint32_t name)
+{
 	uint64_t at = key_hash(&key) & (e->index_size - 1);
 	struct explain_cause *cause, *bigger;
 	uint32_t slot;
 
 	while ((slot = e->index[at])) {
 		cause = &e->causes[slot - 1];
-		if (cause->key.kind == kind && cause->key.id == id) {
+		if (same_key(&cause->key, &key)) {
 			if (name)
 				cause->name = name;
 			return slot - 1;
@@ -226,11 +247,46 @@ static uint32_t cause_of(struct explain_cpu *e, uint8_t kind, int64_t id, uint32
 	cause->key = key;
 	cause->name = name;
 	cause->prio = -1;
+	cause->irq_thread_of = -1;
 	e->index[at] = e->nr_causes + 1;
 	e->nr_causes++;
 	if (e->nr_causes * 2 > e->index_size && grow_index(e))
 		return UINT32_MAX;
 	return e->nr_causes - 1;
+}
+
+static uint32_t cause_of(struct explain_cpu *e, uint8_t kind, int64_t id, uint32_t name)
+{
+	return cause_of_key(e, (struct cause_key){ .kind = kind, .id = id }, name);
+}
+
+/* A cause if it exists; NULL otherwise. */
+static const struct explain_cause *find_cause(const struct explain_cpu *e, struct cause_key key)
+{
+	uint64_t at = key_hash(&key) & (e->index_size - 1);
+	uint32_t slot;
+
+	while ((slot = e->index[at])) {
+		if (same_key(&e->causes[slot - 1].key, &key))
+			return &e->causes[slot - 1];
+		at = (at + 1) & (e->index_size - 1);
+	}
+	return NULL;
+}
+
+static struct task *task_of(struct explain_cpu *e, int32_t pid);
+
+/* What is known of the task a thread or softirq cause names, for its label. */
+static void describe_task(struct explain_cpu *e, uint32_t cause, int32_t pid)
+{
+	const struct task *t;
+
+	if (cause == UINT32_MAX || pid <= 0)
+		return;
+	t = task_of(e, pid);
+	e->causes[cause].irq_thread_of = t->irq;
+	if (t->irq_action)
+		e->causes[cause].irq_action = t->irq_action;
 }
 
 /* The cause of whatever runs now, in the window being charged. */
@@ -241,7 +297,9 @@ static uint32_t current_cause(struct explain_cpu *e, const struct open_window *w
 
 	if (e->depth) {
 		top = &e->stack[e->depth - 1];
-		return cause_of(e, top->key.kind, top->key.id, top->name);
+		cause = cause_of_key(e, top->key, top->name);
+		describe_task(e, cause, top->key.thread);
+		return cause;
 	}
 	if (e->mode == EXPLAIN_NOISE) {
 		if (w->window.throttled)
@@ -260,6 +318,7 @@ static uint32_t current_cause(struct explain_cpu *e, const struct open_window *w
 	cause = cause_of(e, CAUSE_THREAD, e->pid, e->comm);
 	if (cause != UINT32_MAX)
 		e->causes[cause].prio = e->prio;
+	describe_task(e, cause, e->pid);
 	return cause;
 }
 
@@ -463,11 +522,18 @@ int explain_cpu_add_window(struct explain_cpu *e, const struct explain_window *w
 	return 0;
 }
 
-static void push(struct explain_cpu *e, uint8_t kind, int64_t id, uint32_t name)
+static void push_key(struct explain_cpu *e, struct cause_key key, uint32_t name)
 {
 	if (e->depth < MAX_DEPTH)
-		e->stack[e->depth++] = (struct context){ { kind, id }, name };
+		e->stack[e->depth++] = (struct context){ key, name };
 }
+
+static void push(struct explain_cpu *e, uint8_t kind, int64_t id, uint32_t name)
+{
+	push_key(e, (struct cause_key){ .kind = kind, .id = id }, name);
+}
+
+static void push_softirq(struct explain_cpu *e, uint32_t vec);
 
 /*
  * Leave a context. The usual case is the top of the stack. An exit with no
@@ -486,7 +552,10 @@ static void pop(struct explain_cpu *e, uint8_t kind, int64_t id, uint64_t ts)
 		}
 	}
 	/* not entered as far as we know: it ran since the last event */
-	push(e, kind, id, 0);
+	if (kind == CAUSE_SOFTIRQ)
+		push_softirq(e, (uint32_t)id);
+	else
+		push(e, kind, id, 0);
 	charge(e, e->last_ts, ts);
 	e->depth--;
 }
@@ -538,26 +607,52 @@ void explain_cpu_count_lost(struct explain_cpu *e, uint64_t lost)
 		e->kernel_lost = lost;
 }
 
+static uint32_t task_slot(int32_t pid)
+{
+	return ((uint32_t)pid * 2654435761U) & (TASK_SLOTS - 1);
+}
+
 /* What is known of a task: its name and priority, from switches and wake-ups. */
 static struct task *task_of(struct explain_cpu *e, int32_t pid)
 {
-	uint32_t at = ((uint32_t)pid * 2654435761U) & (TASK_SLOTS - 1);
+	uint32_t at = task_slot(pid);
 
 	/* a small cache: a colliding task replaces the older one */
 	if (e->tasks[at].pid != pid) {
 		e->tasks[at].pid = pid;
 		e->tasks[at].comm = 0;
 		e->tasks[at].prio = -1;
+		e->tasks[at].irq = -1;
+		e->tasks[at].irq_action = 0;
 	}
 	return &e->tasks[at];
+}
+
+/*
+ * The IRQ a thread named "irq/NN-..." handles: the kernel names a
+ * threaded handler so ("irq/NN-s-..." for a secondary one); -1 otherwise.
+ */
+static int32_t irq_of_thread_name(const char *comm)
+{
+	long irq = 0;
+	const char *p;
+
+	if (strncmp(comm, "irq/", 4))
+		return -1;
+	for (p = comm + 4; *p >= '0' && *p <= '9' && irq < 100000000; p++)
+		irq = irq * 10 + (*p - '0');
+	return p > comm + 4 && *p == '-' ? (int32_t)irq : -1;
 }
 
 static void learn_task(struct explain_cpu *e, int32_t pid, uint32_t comm, int32_t prio)
 {
 	struct task *t = task_of(e, pid);
 
-	if (comm)
+	if (comm && comm != t->comm) {
 		t->comm = comm;
+		t->irq = irq_of_thread_name(names_get(e->names, comm));
+		t->irq_action = 0;
+	}
 	if (prio >= 0)
 		t->prio = prio;
 }
@@ -608,14 +703,70 @@ static void leave_idle_for_woken(struct explain_cpu *e)
 	make_current(e, e->woken[best].pid);
 }
 
+/*
+ * A hardirq waking its handler's thread (PREEMPT_RT, threadirqs): the
+ * thread is that IRQ's, and the hardirq's action names the device the
+ * thread's comm was cut short of.
+ */
+static void join_irq_thread(struct explain_cpu *e, const struct trace_record *r)
+{
+	const struct context *top = e->depth ? &e->stack[e->depth - 1] : NULL;
+	struct task *t;
+
+	if (!top || top->key.kind != CAUSE_IRQ || !top->name)
+		return;
+	t = task_of(e, r->waking.pid);
+	if (t->irq == top->key.id)
+		t->irq_action = top->name;
+}
+
 static void remember_woken(struct explain_cpu *e, const struct trace_record *r)
 {
 	learn_task(e, r->waking.pid, r->waking.comm, r->waking.prio);
+	join_irq_thread(e, r);
 	if (r->waking.target_cpu != (int32_t)e->cpu || e->nr_woken == MAX_WOKEN)
 		return;
 	e->woken[e->nr_woken].pid = r->waking.pid;
 	e->woken[e->nr_woken].prio = r->waking.prio;
 	e->nr_woken++;
+}
+
+/*
+ * Where a softirq entering now runs: in the current thread (ksoftirqd,
+ * ktimers, an IRQ thread, a thread enabling bottom halves again), or on
+ * an interrupt's way out, which no thread chose (0).
+ */
+static int32_t softirq_thread(const struct explain_cpu *e, uint32_t vec)
+{
+	const struct task *t;
+
+	if (e->pid <= 0 || e->depth)
+		return 0;
+	if (e->threaded_softirqs)
+		return e->pid;
+	/* ksoftirqd is interrupted too, and goes on with its softirqs */
+	t = &e->tasks[task_slot(e->pid)];
+	if (t->pid == e->pid && t->comm && !strncmp(names_get(e->names, t->comm), "ksoftirqd/", 10))
+		return e->pid;
+	if (e->after_hardirq == CAUSE_IRQ)
+		return 0;
+	/*
+	 * A tick or an IPI raises no device work: NET_TX, NET_RX, BLOCK or
+	 * IRQ_POLL pending then was raised with bottom halves off (loopback
+	 * traffic, a block submission), which kept the vector's way out from
+	 * running it, and runs where the thread turns them on again.
+	 */
+	if (e->after_hardirq == CAUSE_VECTOR && (vec < 2 || vec > 5))
+		return 0;
+	return e->pid;
+}
+
+static void push_softirq(struct explain_cpu *e, uint32_t vec)
+{
+	struct cause_key key = { .kind = CAUSE_SOFTIRQ, .id = vec };
+
+	key.thread = softirq_thread(e, vec);
+	push_key(e, key, key.thread ? e->comm : 0);
 }
 
 void explain_cpu_feed(struct explain_cpu *e, const struct trace_record *r)
@@ -660,14 +811,18 @@ void explain_cpu_feed(struct explain_cpu *e, const struct trace_record *r)
 		push(e, CAUSE_IRQ, r->irq.irq, r->irq.name);
 		break;
 	case TRACE_SOFTIRQ_ENTRY:
-		push(e, CAUSE_SOFTIRQ, r->softirq.vec, 0);
+		push_softirq(e, r->softirq.vec);
 		break;
 	case TRACE_VECTOR_ENTRY:
 		push(e, CAUSE_VECTOR, r->vector.vector, 0);
 		break;
 	case TRACE_IRQ_EXIT:
-	case TRACE_SOFTIRQ_EXIT:
 	case TRACE_VECTOR_EXIT:
+		if (!e->depth)
+			e->after_hardirq = r->kind == TRACE_IRQ_EXIT ? CAUSE_IRQ : CAUSE_VECTOR;
+		leave_idle_for_woken(e);
+		break;
+	case TRACE_SOFTIRQ_EXIT:
 		leave_idle_for_woken(e);
 		break;
 	case TRACE_SWITCH:
@@ -679,6 +834,7 @@ void explain_cpu_feed(struct explain_cpu *e, const struct trace_record *r)
 		e->nr_woken = 0;
 		/* a switch happens in thread context: nothing can be nested */
 		e->depth = 0;
+		e->after_hardirq = CAUSE_KINDS;
 		break;
 	case TRACE_WAKING:
 		remember_woken(e, r);
@@ -878,30 +1034,80 @@ static void priority_label(int32_t prio, char *buf, size_t size)
 		buf[0] = '\0';
 }
 
+bool explain_irq_thread_name(const struct explain_cpu *e, const struct explain_cause *cause,
+			     char *buf, size_t size)
+{
+	const struct explain_cause *irq;
+	const char *action, *comm = names_get(e->names, cause->name);
+	uint32_t known = cause->irq_action;
+
+	if (cause->irq_thread_of < 0)
+		return false;
+	/* not seen waking it: the hardirq seen on this CPU names the device */
+	if (!known) {
+		irq = find_cause(
+			e, (struct cause_key){ .kind = CAUSE_IRQ, .id = cause->irq_thread_of });
+		known = irq ? irq->name : 0;
+	}
+	action = names_get(e->names, known);
+	if (!*action)
+		return false;
+	snprintf(buf, size, "irq/%d-%s", cause->irq_thread_of, action);
+	/* a secondary thread ("irq/NN-s-...") or a stranger's name: as it is */
+	if (strncmp(buf, comm, strlen(comm)))
+		snprintf(buf, size, "%s", comm);
+	return true;
+}
+
+/* The thread a thread or softirq cause names, in full when it is an IRQ's. */
+static const char *thread_name(const struct explain_cpu *e, const struct explain_cause *cause,
+			       char *buf, size_t size)
+{
+	const char *comm = names_get(e->names, cause->name);
+
+	if (explain_irq_thread_name(e, cause, buf, size))
+		return buf;
+	snprintf(buf, size, "%s", *comm ? comm : "task");
+	return buf;
+}
+
 char *explain_cause_label(const struct explain_cpu *e, const struct explain_cause *cause, char *buf,
 			  size_t size)
 {
-	const char *name = names_get(e->names, cause->name);
-	char priority[24];
+	char priority[24], thread[64], handles[32] = "";
 
 	switch (cause->key.kind) {
-	case CAUSE_IRQ:
+	case CAUSE_IRQ: {
+		const char *name = names_get(e->names, cause->name);
+
 		snprintf(buf, size, "irq %lld%s%s", (long long)cause->key.id, *name ? " " : "",
 			 name);
 		break;
+	}
 	case CAUSE_VECTOR:
 		snprintf(buf, size, "%s", trace_vector_name((enum trace_vector)cause->key.id));
 		break;
 	case CAUSE_SOFTIRQ:
-		snprintf(buf, size, "%s softirq", trace_softirq_name((uint32_t)cause->key.id));
+		/* by name alone: the monitor's series must outlive a pid */
+		if (cause->key.thread)
+			snprintf(buf, size, "%s softirq in %s",
+				 trace_softirq_name((uint32_t)cause->key.id),
+				 thread_name(e, cause, thread, sizeof(thread)));
+		else
+			snprintf(buf, size, "%s softirq",
+				 trace_softirq_name((uint32_t)cause->key.id));
 		break;
 	case CAUSE_THREAD:
 		priority_label(cause->prio, priority, sizeof(priority));
+		if (cause->irq_thread_of >= 0)
+			snprintf(handles, sizeof(handles), ", thread of irq %d",
+				 cause->irq_thread_of);
 		if (cause->key.id == 0)
 			snprintf(buf, size, "idle");
 		else
-			snprintf(buf, size, "%s:%lld%s%s", *name ? name : "task",
-				 (long long)cause->key.id, priority,
+			snprintf(buf, size, "%s:%lld%s%s%s",
+				 thread_name(e, cause, thread, sizeof(thread)),
+				 (long long)cause->key.id, priority, handles,
 				 e->tool_pid && cause->key.id == e->tool_pid ?
 					 " (this run's main thread)" :
 					 "");

@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include <stdio.h>
+#include <string.h>
+
 #include "latscope/explain_result.h"
 
 static const char *cause_name(const struct explain_cause *cause, const struct names *names)
@@ -14,6 +17,44 @@ static const char *cause_name(const struct explain_cause *cause, const struct na
 	default:
 		return explain_kind_name((enum cause_kind)cause->key.kind);
 	}
+}
+
+/*
+ * An IRQ thread's IRQ and the action the hardirq named ("irq/31-virtio2-
+ * req.2" serves irq 31, virtio2-req.2); null for any other thread.
+ */
+static json_t *irq_thread_json(const struct explain_cpu *engine, const struct explain_cause *cause,
+			       const struct names *names)
+{
+	const char *action = names_get(names, cause->irq_action);
+	char full[64];
+	bool known;
+
+	if (cause->irq_thread_of < 0)
+		return json_null();
+	known = explain_irq_thread_name(engine, cause, full, sizeof(full));
+	/* no wake-up seen: the full name, when it was made of the action, says it */
+	if (!*action && known && strcmp(full, names_get(names, cause->name)) && strchr(full, '-'))
+		action = strchr(full, '-') + 1;
+	return json_pack("{s:i, s:o, s:s}", "irq", cause->irq_thread_of, "name",
+			 *action ? json_string(action) : json_null(), "thread",
+			 known ? full : names_get(names, cause->name));
+}
+
+/* The thread a softirq ran in; null when it ran on an interrupt's way out. */
+static json_t *softirq_thread_json(const struct explain_cpu *engine,
+				   const struct explain_cause *cause, const struct names *names)
+{
+	char full[64];
+
+	if (!cause->key.thread)
+		return json_null();
+	if (!explain_irq_thread_name(engine, cause, full, sizeof(full)))
+		snprintf(full, sizeof(full), "%s", names_get(names, cause->name));
+	return json_pack("{s:i, s:s, s:s, s:o}", "pid", cause->key.thread, "comm",
+			 names_get(names, cause->name), "name", full, "irq",
+			 cause->irq_thread_of >= 0 ? json_integer(cause->irq_thread_of) :
+						     json_null());
 }
 
 static json_t *train_json(const struct explain_cpu *engine, const struct explain_cause *causes,
@@ -82,7 +123,10 @@ static json_t *cause_json(const struct explain_cpu *engine, const struct explain
 		json_object_set_new(c, "comm", json_string(names_get(names, cause->name)));
 		json_object_set_new(c, "kernel_priority",
 				    cause->prio >= 0 ? json_integer(cause->prio) : json_null());
+		json_object_set_new(c, "irq_thread", irq_thread_json(engine, cause, names));
 	}
+	if (cause->key.kind == CAUSE_SOFTIRQ)
+		json_object_set_new(c, "thread", softirq_thread_json(engine, cause, names));
 	json_object_set_new(c, "spikes", json_integer((json_int_t)cause->spikes));
 	json_object_set_new(c, "total_ns", json_integer((json_int_t)cause->total_ns));
 	json_object_set_new(c, "max_ns", json_integer((json_int_t)cause->max_ns));

@@ -133,6 +133,7 @@ struct explain_session *explain_session_start(const struct explain_session_optio
 			goto fail;
 		/* it reads the trace while measuring: name it when it is in the way */
 		explain_cpu_set_tool_pid(l->engine, (int32_t)getpid());
+		explain_cpu_set_threaded_softirqs(l->engine, options->threaded_softirqs);
 	}
 	trace.cpus = s->cpus;
 	trace.clock = options->clock;
