@@ -2,104 +2,12 @@
 #include <errno.h>
 #include <string.h>
 
-#include "latscope/explain.h"
+#include "explain_stream.h"
 #include "latscope/explain_session.h"
-#include "unit.h"
-
-#define OWN 100
-
-static struct names *names;
-static struct explain_cpu *engine;
-
-static void setup(void)
-{
-	names = names_new();
-	engine = explain_cpu_new(1, EXPLAIN_NOISE, names, 5);
-}
 
 static void setup_timer(void)
 {
-	names = names_new();
-	engine = explain_cpu_new(1, EXPLAIN_TIMER, names, 5);
-}
-
-static void teardown(void)
-{
-	explain_cpu_free(engine);
-	names_free(names);
-}
-
-static uint32_t name(const char *text)
-{
-	return names_intern(names, text, strlen(text));
-}
-
-static void window(uint64_t start, uint64_t end)
-{
-	struct explain_window w = { .start_ns = start, .end_ns = end, .own_pid = OWN };
-
-	ck_assert_int_eq(explain_cpu_add_window(engine, &w), 0);
-}
-
-/* Records of these tests leave common_pid unknown unless they set it. */
-static void feed_as(struct trace_record r, int32_t current)
-{
-	r.cpu = 1;
-	r.pid = current;
-	explain_cpu_feed(engine, &r);
-}
-
-static void feed(struct trace_record r)
-{
-	feed_as(r, -1);
-}
-
-static void sw(uint64_t ts, int pid, const char *comm, int prio)
-{
-	struct trace_record r = { .ts = ts, .kind = TRACE_SWITCH };
-
-	r.sched_switch.next_pid = pid;
-	r.sched_switch.next_comm = name(comm);
-	r.sched_switch.next_prio = prio;
-	feed(r);
-}
-
-static void irq(uint64_t ts, bool entry, int number, const char *action)
-{
-	struct trace_record r = { .ts = ts, .kind = entry ? TRACE_IRQ_ENTRY : TRACE_IRQ_EXIT };
-
-	r.irq.irq = number;
-	r.irq.name = entry ? name(action) : 0;
-	feed(r);
-}
-
-static void softirq(uint64_t ts, bool entry, unsigned int vec)
-{
-	struct trace_record r = { .ts = ts,
-				  .kind = entry ? TRACE_SOFTIRQ_ENTRY : TRACE_SOFTIRQ_EXIT };
-
-	r.softirq.vec = vec;
-	feed(r);
-}
-
-static void vector(uint64_t ts, bool entry, enum trace_vector v)
-{
-	struct trace_record r = { .ts = ts,
-				  .kind = entry ? TRACE_VECTOR_ENTRY : TRACE_VECTOR_EXIT };
-
-	r.vector.vector = v;
-	feed(r);
-}
-
-static void waking_on(uint64_t ts, int pid, int prio, const char *comm, int current)
-{
-	struct trace_record r = { .ts = ts, .kind = TRACE_WAKING };
-
-	r.waking.pid = pid;
-	r.waking.prio = prio;
-	r.waking.comm = name(comm);
-	r.waking.target_cpu = 1;
-	feed_as(r, current);
+	engine_open(1, EXPLAIN_TIMER);
 }
 
 static void waking(uint64_t ts, int pid)

@@ -5,96 +5,25 @@
  * any thread enabling bottom halves. Synthetic streams for each rule, and
  * two streams recorded in the lab's rt-tuned guest.
  */
-#include <string.h>
-
-#include "latscope/explain.h"
-#include "latscope/explain_result.h"
+/* before explain_stream.h: its parameters are named as that file's engine */
 #include "recording.h"
-#include "unit.h"
 
-#define OWN 100
+#include "explain_stream.h"
+#include "latscope/explain_result.h"
+
 #define IRQ_THREAD 150
 #define SOFTIRQ_VEC_TIMER 1
 #define SOFTIRQ_VEC_NET_RX 3
 
-static struct names *names;
-static struct explain_cpu *engine;
-
-static void setup(void)
-{
-	names = names_new();
-	engine = explain_cpu_new(1, EXPLAIN_NOISE, names, 5);
-}
-
 /* the recordings are of the lab's CPU 2 */
 static void setup_recorded(void)
 {
-	names = names_new();
-	engine = explain_cpu_new(2, EXPLAIN_NOISE, names, 5);
-}
-
-static void teardown(void)
-{
-	explain_cpu_free(engine);
-	names_free(names);
-}
-
-static uint32_t name(const char *text)
-{
-	return names_intern(names, text, strlen(text));
-}
-
-static void window(uint64_t start, uint64_t end)
-{
-	struct explain_window w = { .start_ns = start, .end_ns = end, .own_pid = OWN };
-
-	ck_assert_int_eq(explain_cpu_add_window(engine, &w), 0);
-}
-
-static void feed(struct trace_record r)
-{
-	r.cpu = 1;
-	r.pid = -1;
-	explain_cpu_feed(engine, &r);
-}
-
-static void sw(uint64_t ts, int pid, const char *comm, int prio)
-{
-	struct trace_record r = { .ts = ts, .kind = TRACE_SWITCH };
-
-	r.sched_switch.next_pid = pid;
-	r.sched_switch.next_comm = name(comm);
-	r.sched_switch.next_prio = prio;
-	feed(r);
-}
-
-static void irq(uint64_t ts, bool entry, int number, const char *action)
-{
-	struct trace_record r = { .ts = ts, .kind = entry ? TRACE_IRQ_ENTRY : TRACE_IRQ_EXIT };
-
-	r.irq.irq = number;
-	r.irq.name = entry ? name(action) : 0;
-	feed(r);
-}
-
-static void softirq(uint64_t ts, bool entry, unsigned int vec)
-{
-	struct trace_record r = { .ts = ts,
-				  .kind = entry ? TRACE_SOFTIRQ_ENTRY : TRACE_SOFTIRQ_EXIT };
-
-	r.softirq.vec = vec;
-	feed(r);
+	engine_open(2, EXPLAIN_NOISE);
 }
 
 static void waking(uint64_t ts, int pid, int prio, const char *comm)
 {
-	struct trace_record r = { .ts = ts, .kind = TRACE_WAKING };
-
-	r.waking.pid = pid;
-	r.waking.prio = prio;
-	r.waking.comm = name(comm);
-	r.waking.target_cpu = 1;
-	feed(r);
+	waking_on(ts, pid, prio, comm, -1);
 }
 
 static const struct explain_cause *find(uint8_t kind, int64_t id, int32_t thread)
@@ -299,15 +228,6 @@ END_TEST
  * A tick raises TIMER, never device work: NET_RX right after it was raised
  * by the thread with bottom halves off (loopback), and runs in the thread.
  */
-static void vector(uint64_t ts, bool entry, enum trace_vector v)
-{
-	struct trace_record r = { .ts = ts,
-				  .kind = entry ? TRACE_VECTOR_ENTRY : TRACE_VECTOR_EXIT };
-
-	r.vector.vector = v;
-	feed(r);
-}
-
 START_TEST(device_softirq_after_a_tick_runs_in_the_thread)
 {
 	sw(0, OWN, "latscope", 120);
