@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "cli.h"
 #include "explain_report.h"
+#include "latscope/explain_analysis.h"
 
 #define WORST_SHOWN 5
 
@@ -209,6 +210,47 @@ static void print_causes(FILE *out, const struct explain_cpu *engine,
 	}
 }
 
+/*
+ * A spike in rtla's words: "IRQ latency 12 us (IRQ handler delay 10 us),
+ * timer IRQ 3 us, blocking thread lab-fifo:204 (rt 90) 1.98 ms, thread
+ * latency 2.0 ms"; the interference by class after the handler.
+ */
+static void print_analysis(FILE *out, const struct explain_cpu *engine,
+			   const struct explain_spike *s)
+{
+	const struct explain_cause *causes;
+	struct explain_analysis a;
+	char a1[32], a2[32], a3[32], label[128];
+	unsigned int nr, k;
+	const char *sep = " ";
+
+	causes = explain_cpu_causes(engine, &nr);
+	explain_analyse(engine, s, &a);
+	if (a.has_irq_latency) {
+		fprintf(out, "       IRQ latency %s (IRQ handler delay %s, previous IRQs %s)",
+			format_duration(a.irq_latency_ns, a1, sizeof(a1)),
+			format_duration(a.part_ns[PART_IRQ_HANDLER_DELAY], a2, sizeof(a2)),
+			format_duration(a.previous_irq_ns, a3, sizeof(a3)));
+		if (a.handler != UINT32_MAX)
+			fprintf(out, ", timer IRQ %s",
+				format_duration(a.part_ns[PART_TIMER_IRQ], a1, sizeof(a1)));
+		if (a.blocking_thread != UINT32_MAX)
+			fprintf(out, ", blocking thread %s %s",
+				explain_cause_label(engine, &causes[a.blocking_thread], label,
+						    sizeof(label)),
+				format_duration(a.blocking_ns, a1, sizeof(a1)));
+		fprintf(out, "\n");
+	}
+	fprintf(out, "       interference:");
+	for (k = 0; k < EXPLAIN_INTERFERENCES; k++) {
+		fprintf(out, "%s%s %s", sep, explain_part_words(explain_interferences[k]),
+			format_duration(a.interference_ns[explain_interferences[k]], a1,
+					sizeof(a1)));
+		sep = ", ";
+	}
+	fprintf(out, "; largest part: %s\n", explain_part_words(a.main));
+}
+
 void explain_report_spike(FILE *out, const char *prefix, const struct explain_cpu *engine,
 			  const struct explain_spike *s, uint64_t origin_ns)
 {
@@ -221,6 +263,7 @@ void explain_report_spike(FILE *out, const char *prefix, const struct explain_cp
 		format_duration(s->window.end_ns - s->window.start_ns, length, sizeof(length)),
 		(double)(s->window.start_ns - origin_ns) / 1e9,
 		s->incomplete ? " (trace events were lost during it)" : "");
+	print_analysis(out, engine, s);
 	for (k = 0; k < s->nr_segments; k++) {
 		const struct explain_segment *g = &s->timeline[k];
 		char offset[32], duration[32], label[128];
@@ -230,6 +273,23 @@ void explain_report_spike(FILE *out, const char *prefix, const struct explain_cp
 			format_duration(g->end_ns - g->start_ns, duration, sizeof(duration)),
 			explain_cause_label(engine, &causes[g->cause], label, sizeof(label)));
 	}
+}
+
+/* Every spike by its largest part: "thread 141, IRQ handler delay 30". */
+static void print_main_parts(FILE *out, const struct explain_totals *totals, const char *spike_word)
+{
+	const char *sep = " ";
+	unsigned int i;
+
+	fprintf(out, "  %s by their largest part:", spike_word);
+	for (i = 0; i < EXPLAIN_PARTS; i++) {
+		if (!totals->by_main_part[i])
+			continue;
+		fprintf(out, "%s%s %llu", sep, explain_part_words((enum explain_part)i),
+			(unsigned long long)totals->by_main_part[i]);
+		sep = ", ";
+	}
+	fprintf(out, "\n");
 }
 
 static void print_worst(FILE *out, const struct explain_cpu *engine, uint64_t origin_ns)
@@ -262,6 +322,7 @@ void explain_report_cpu(FILE *out, const char *heading, const char *spike_word,
 	if (!totals.windows)
 		return;
 	print_causes(out, engine, join, virtual_machine, &totals);
+	print_main_parts(out, &totals, spike_word);
 	fprintf(out, "  steal time meanwhile: %s%s\n",
 		format_duration(steal_ns, steal, sizeof(steal)),
 		steal_ns ? " (the hypervisor ran something else on this vCPU)" : "");

@@ -41,6 +41,24 @@ enum cause_kind {
 	CAUSE_KINDS,
 };
 
+/*
+ * The parts of a spike in rtla's words (latscope/explain_analysis.h), by
+ * which the engine counts every spike's largest part.
+ */
+enum explain_part {
+	PART_IRQ_HANDLER_DELAY, /* nothing traced ran: idle exit, interrupts off */
+	PART_TIMER_IRQ, /* the handler that issued the wake-up */
+	PART_NMI,
+	PART_IRQ, /* device IRQs and system vectors, before or after the handler */
+	PART_SOFTIRQ,
+	PART_THREAD, /* the blocking thread and every other thread that ran */
+	PART_SCHEDULING, /* switch-in and return to user space */
+	PART_UNEXPLAINED, /* no event covers it: firmware, hypervisor */
+	PART_LOST, /* the trace lost events here */
+	PART_THROTTLING, /* RT throttling held the loop off */
+	EXPLAIN_PARTS,
+};
+
 struct cause_key {
 	uint8_t kind; /* enum cause_kind */
 	int64_t id; /* irq number, vector, softirq number or pid; 0 otherwise */
@@ -78,6 +96,8 @@ struct explain_spike {
 	struct explain_segment *timeline; /* in time order */
 	unsigned int nr_segments;
 	bool incomplete; /* events were lost during it */
+	/* timer: when the measuring thread's wake-up was issued; 0 unseen */
+	uint64_t woken_ns;
 };
 
 /* A cause's part in one window. */
@@ -211,6 +231,8 @@ struct explain_totals {
 	uint64_t lost_events; /* events the ring buffer dropped */
 	uint64_t incomplete; /* windows that overlapped a loss */
 	uint64_t events; /* events fed */
+	/* spikes by their largest part (latscope/explain_analysis.h) */
+	uint64_t by_main_part[EXPLAIN_PARTS];
 };
 
 void explain_cpu_totals(const struct explain_cpu *engine, struct explain_totals *totals);

@@ -13,7 +13,8 @@
  * max_ns, share, periodic: the strongest train or null, periods: every
  * train with found_by, spike_source, with, alone, phase_group),
  * "worst_spikes" (start_ns, duration_ns, incomplete, contributions,
- * timeline) and "explained_spikes"
+ * timeline, analysis: rtla's parts, latscope/explain_analysis.h) and
+ * "explained_spikes" (with by_main_part)
  * @engine: a finished engine
  * @names: the names its records use
  * @join: its join, or NULL (then "periods" lists the cause's own trains)
@@ -33,7 +34,8 @@ void explain_result_sources(const struct explain_cpu *engine, const struct names
 
 /**
  * explain_result_spike - one spike of a finished engine as JSON: start_ns,
- * duration_ns, incomplete, contributions and timeline, as in "worst_spikes"
+ * duration_ns, incomplete, contributions, timeline and analysis, as in
+ * "worst_spikes"
  * Returns a new reference, or NULL.
  */
 json_t *explain_result_spike(const struct explain_cpu *engine, const struct explain_spike *spike);

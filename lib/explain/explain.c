@@ -6,6 +6,7 @@
 
 #include "latscope/array.h"
 #include "latscope/explain.h"
+#include "latscope/explain_analysis.h"
 
 #define MAX_DEPTH 16
 #define MAX_WINDOW_CAUSES 64
@@ -31,6 +32,7 @@ struct task {
 struct open_window {
 	struct explain_window window;
 	bool fired; /* timer: the measuring thread's wake-up was issued */
+	uint64_t woken_ns; /* when */
 	bool incomplete;
 	struct explain_contribution contributions[MAX_WINDOW_CAUSES];
 	unsigned int nr_contributions;
@@ -403,6 +405,7 @@ static void keep_if_worst(struct explain_cpu *e, struct open_window *w)
 	memset(spike, 0, sizeof(*spike));
 	spike->window = w->window;
 	spike->incomplete = w->incomplete;
+	spike->woken_ns = w->woken_ns;
 	spike->contributions = malloc(w->nr_contributions * sizeof(*spike->contributions) + 1);
 	if (spike->contributions) {
 		memcpy(spike->contributions, w->contributions,
@@ -419,6 +422,16 @@ static void keep_if_worst(struct explain_cpu *e, struct open_window *w)
 static void close_window(struct explain_cpu *e)
 {
 	struct open_window *w = &e->open;
+	struct explain_spike view = {
+		.window = w->window,
+		.contributions = w->contributions,
+		.nr_contributions = w->nr_contributions,
+		.timeline = w->timeline,
+		.nr_segments = w->nr_segments,
+		.incomplete = w->incomplete,
+		.woken_ns = w->woken_ns,
+	};
+	struct explain_analysis analysis;
 	unsigned int i;
 
 	qsort(w->contributions, w->nr_contributions, sizeof(*w->contributions),
@@ -437,18 +450,10 @@ static void close_window(struct explain_cpu *e)
 	e->totals.window_ns += w->window.end_ns - w->window.start_ns;
 	if (w->incomplete)
 		e->totals.incomplete++;
-	if (e->window_hook) {
-		struct explain_spike view = {
-			.window = w->window,
-			.contributions = w->contributions,
-			.nr_contributions = w->nr_contributions,
-			.timeline = w->timeline,
-			.nr_segments = w->nr_segments,
-			.incomplete = w->incomplete,
-		};
-
+	explain_analyse(e, &view, &analysis);
+	e->totals.by_main_part[analysis.main]++;
+	if (e->window_hook)
 		e->window_hook(e->window_hook_context, e, &view);
-	}
 	keep_if_worst(e, w);
 	w->nr_contributions = 0;
 	w->nr_segments = 0;
@@ -465,6 +470,7 @@ static bool open_next_window(struct explain_cpu *e)
 	e->pending_head = (e->pending_head + 1) % e->pending_capacity;
 	e->nr_pending--;
 	w->fired = false;
+	w->woken_ns = 0;
 	w->incomplete = false;
 	w->nr_contributions = 0;
 	w->nr_segments = 0;
@@ -839,8 +845,10 @@ void explain_cpu_feed(struct explain_cpu *e, const struct trace_record *r)
 	case TRACE_WAKING:
 		remember_woken(e, r);
 		if (e->is_open && r->waking.pid == e->open.window.own_pid &&
-		    ts >= e->open.window.start_ns)
+		    ts >= e->open.window.start_ns && !e->open.fired) {
 			e->open.fired = true;
+			e->open.woken_ns = ts;
+		}
 		break;
 	default:
 		break;

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "latscope/explain_analysis.h"
 #include "latscope/explain_result.h"
 
 static const char *cause_name(const struct explain_cause *cause, const struct names *names)
@@ -146,6 +147,81 @@ static json_t *cause_json(const struct explain_cpu *engine, const struct explain
 	return c;
 }
 
+static json_t *duration_or_null(bool known, uint64_t ns)
+{
+	return known ? json_integer((json_int_t)ns) : json_null();
+}
+
+/* A cause of the analysis by its label, and more for a thread. */
+static json_t *analysis_cause_json(const struct explain_cpu *engine,
+				   const struct explain_cause *cause, uint64_t ns)
+{
+	char label[128];
+	json_t *entry = json_pack("{s:s, s:s, s:I}", "kind", explain_kind_name(cause->key.kind),
+				  "label", explain_cause_label(engine, cause, label, sizeof(label)),
+				  "ns", (json_int_t)ns);
+
+	if (cause->key.kind == CAUSE_THREAD)
+		json_object_set_new(entry, "pid", json_integer(cause->key.id));
+	return entry;
+}
+
+/*
+ * The spike in rtla's auto-analysis words: the latencies when the wake-up
+ * was seen, each part's time and the causes after the handler by class.
+ */
+static json_t *analysis_json(const struct explain_cpu *engine, const struct explain_spike *spike,
+			     const struct explain_cause *causes)
+{
+	struct explain_analysis a;
+	json_t *out, *parts = json_object(), *interference = json_object();
+	unsigned int i, k;
+
+	explain_analyse(engine, spike, &a);
+	for (i = 0; i < EXPLAIN_PARTS; i++)
+		json_object_set_new(parts, explain_part_name((enum explain_part)i),
+				    json_integer((json_int_t)a.part_ns[i]));
+	for (k = 0; k < EXPLAIN_INTERFERENCES; k++) {
+		json_t *sources = json_array();
+
+		for (i = 0; i < a.nr_sources; i++) {
+			const struct explain_cause *c = &causes[a.sources[i].cause];
+
+			if (a.sources[i].cause != a.blocking_thread &&
+			    explain_cause_part((enum cause_kind)c->key.kind) ==
+				    explain_interferences[k])
+				json_array_append_new(
+					sources, analysis_cause_json(engine, c, a.sources[i].ns));
+		}
+		json_object_set_new(
+			interference, explain_part_name(explain_interferences[k]),
+			json_pack("{s:I, s:o}", "ns",
+				  (json_int_t)a.interference_ns[explain_interferences[k]],
+				  "sources", sources));
+	}
+	out = json_pack("{s:o, s:o, s:o, s:o, s:s}", "thread_latency_ns",
+			duration_or_null(a.has_irq_latency, a.thread_latency_ns), "irq_latency_ns",
+			duration_or_null(a.has_irq_latency, a.irq_latency_ns),
+			"irq_handler_delay_ns",
+			duration_or_null(a.has_irq_latency, a.part_ns[PART_IRQ_HANDLER_DELAY]),
+			"previous_irq_interference_ns",
+			duration_or_null(a.has_irq_latency, a.previous_irq_ns), "main",
+			explain_part_name(a.main));
+	json_object_set_new(
+		out, "timer_irq",
+		a.handler == UINT32_MAX ?
+			json_null() :
+			analysis_cause_json(engine, &causes[a.handler], a.part_ns[PART_TIMER_IRQ]));
+	json_object_set_new(
+		out, "blocking_thread",
+		a.blocking_thread == UINT32_MAX ?
+			json_null() :
+			analysis_cause_json(engine, &causes[a.blocking_thread], a.blocking_ns));
+	json_object_set_new(out, "interference", interference);
+	json_object_set_new(out, "parts_ns", parts);
+	return out;
+}
+
 static json_t *spike_json(const struct explain_cpu *engine, const struct explain_spike *spike,
 			  const struct explain_cause *causes)
 {
@@ -182,6 +258,7 @@ static json_t *spike_json(const struct explain_cpu *engine, const struct explain
 	json_object_set_new(s, "incomplete", json_boolean(spike->incomplete));
 	json_object_set_new(s, "contributions", contributions);
 	json_object_set_new(s, "timeline", timeline);
+	json_object_set_new(s, "analysis", analysis_json(engine, spike, causes));
 	return s;
 }
 
@@ -218,6 +295,7 @@ json_t *explain_result_cpu(const struct explain_cpu *engine, const struct names 
 	struct explain_totals totals;
 	unsigned int nr_causes, nr_worst, i;
 	json_t *out = json_object(), *list = json_array(), *spikes = json_array();
+	json_t *by_part = json_object();
 
 	causes = explain_cpu_causes(engine, &nr_causes);
 	worst = explain_cpu_worst(engine, &nr_worst);
@@ -229,11 +307,15 @@ json_t *explain_result_cpu(const struct explain_cpu *engine, const struct names 
 		json_array_append_new(spikes, spike_json(engine, &worst[i], causes));
 	json_object_set_new(out, "causes", list);
 	json_object_set_new(out, "worst_spikes", spikes);
+	for (i = 0; i < EXPLAIN_PARTS; i++)
+		json_object_set_new(by_part, explain_part_name((enum explain_part)i),
+				    json_integer((json_int_t)totals.by_main_part[i]));
 	json_object_set_new(out, "explained_spikes",
-			    json_pack("{s:I, s:I, s:I, s:I}", "count", (json_int_t)totals.windows,
-				      "total_ns", (json_int_t)totals.window_ns, "incomplete",
+			    json_pack("{s:I, s:I, s:I, s:I, s:o}", "count",
+				      (json_int_t)totals.windows, "total_ns",
+				      (json_int_t)totals.window_ns, "incomplete",
 				      (json_int_t)totals.incomplete, "events",
-				      (json_int_t)totals.events));
+				      (json_int_t)totals.events, "by_main_part", by_part));
 	json_object_set_new(out, "lost_events", json_integer((json_int_t)totals.lost_events));
 	json_object_set_new(out, "lost_spans", lost_spans_json(engine));
 	return out;
