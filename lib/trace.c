@@ -29,6 +29,7 @@ enum decoder {
 	DECODE_HRTIMER_START,
 	DECODE_HRTIMER_EXPIRE_ENTRY,
 	DECODE_HRTIMER_EXPIRE_EXIT,
+	DECODE_PI_SETPRIO,
 };
 
 struct wanted_event {
@@ -65,6 +66,7 @@ static const struct wanted_event wanted[] = {
 	{ "nmi", "nmi_handler", DECODE_NMI, 0 },
 	{ "sched", "sched_switch", DECODE_SWITCH, 0 },
 	{ "sched", "sched_waking", DECODE_WAKING, 0 },
+	{ "sched", "sched_pi_setprio", DECODE_PI_SETPRIO, 0 },
 	{ "timer", "hrtimer_start", DECODE_HRTIMER_START, 0 },
 	{ "timer", "hrtimer_expire_entry", DECODE_HRTIMER_EXPIRE_ENTRY, 0 },
 	{ "timer", "hrtimer_expire_exit", DECODE_HRTIMER_EXPIRE_EXIT, 0 },
@@ -150,6 +152,7 @@ static const char *const decoder_fields[][7] = {
 	[DECODE_HRTIMER_START] = { "hrtimer", "expires" },
 	[DECODE_HRTIMER_EXPIRE_ENTRY] = { "hrtimer", "now" },
 	[DECODE_HRTIMER_EXPIRE_EXIT] = { "hrtimer" },
+	[DECODE_PI_SETPRIO] = { "comm", "pid", "oldprio", "newprio" },
 };
 
 static int enable_events(struct trace_session *s)
@@ -466,6 +469,13 @@ static void decode(struct trace_session *s, unsigned int cpu, uint64_t ts, const
 	case DECODE_HRTIMER_EXPIRE_EXIT:
 		r.kind = TRACE_HRTIMER_EXPIRE_EXIT;
 		r.hrtimer.timer = (uint64_t)read_signed(data, &d->f[0]);
+		break;
+	case DECODE_PI_SETPRIO:
+		r.kind = TRACE_PI_SETPRIO;
+		r.pi.comm = read_name(s, data, &d->f[0]);
+		r.pi.pid = (int32_t)read_signed(data, &d->f[1]);
+		r.pi.oldprio = (int32_t)read_signed(data, &d->f[2]);
+		r.pi.newprio = (int32_t)read_signed(data, &d->f[3]);
 		break;
 	default:
 		return;

@@ -86,6 +86,10 @@ char *trace_record_format(const struct trace_record *r, const struct names *name
 	case TRACE_LOST:
 		snprintf(buf, size, "LOST %" PRIu64 " EVENTS", r->lost.count);
 		break;
+	case TRACE_PI_SETPRIO:
+		snprintf(buf, size, "sched_pi_setprio comm=%s pid=%d oldprio=%d newprio=%d",
+			 names_get(names, r->pi.comm), r->pi.pid, r->pi.oldprio, r->pi.newprio);
+		break;
 	default:
 		snprintf(buf, size, "unknown event %u", r->kind);
 		break;

@@ -112,6 +112,12 @@ struct explain_cause {
 	uint32_t name; /* irq action, task comm; 0 when none */
 	int32_t prio; /* threads: kernel priority last seen, -1 unknown */
 	/*
+	 * threads: the highest priority it ran at while priority inheritance
+	 * boosted it (it held a lock a higher one waited for; prio is then
+	 * its own), -1 never seen boosted
+	 */
+	int32_t boosted_prio;
+	/*
 	 * a thread that runs an IRQ's handler (irq/NN-name, as every device
 	 * handler runs on PREEMPT_RT): the IRQ, -1 for any other thread; its
 	 * action, as the hardirq that woke the thread named it (the comm is
@@ -292,6 +298,7 @@ const char *explain_kind_name(enum cause_kind kind);
  * explain_cause_label - a cause in words: "irq 36 virtio1-req.0",
  * "local_timer", "TIMER softirq", "TIMER softirq in ktimers/2",
  * "stress:4242 (rt 50)", "irq/36-virtio1-req.0:120 (rt 50), thread of irq 36",
+ * "holder:77 (boosted to rt 90)",
  * "unexplained"
  * Returns @buf.
  */

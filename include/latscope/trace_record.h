@@ -26,6 +26,9 @@ enum trace_kind {
 	TRACE_HRTIMER_EXPIRE_ENTRY, /* timer:hrtimer_expire_entry */
 	TRACE_HRTIMER_EXPIRE_EXIT,
 	TRACE_LOST, /* the ring buffer dropped events before ts */
+	/* sched:sched_pi_setprio: priority inheritance boosted a lock holder
+	 * or ended its boost (after TRACE_LOST: recordings keep their numbers) */
+	TRACE_PI_SETPRIO,
 	TRACE_KINDS,
 };
 
@@ -82,6 +85,10 @@ struct trace_record {
 		struct {
 			uint64_t count; /* how many were lost; 0 when unknown */
 		} lost;
+		struct {
+			int32_t pid, oldprio, newprio; /* kernel prio */
+			uint32_t comm;
+		} pi;
 	};
 };
 

@@ -22,7 +22,8 @@ struct context {
 
 struct task {
 	int32_t pid;
-	int32_t prio;
+	int32_t prio; /* as it runs: boosted by priority inheritance, if so */
+	int32_t own_prio; /* while boosted: its own priority; -1 otherwise */
 	uint32_t comm;
 	int32_t irq; /* an IRQ thread's IRQ, from its comm; -1 for other tasks */
 	uint32_t irq_action; /* the action of the hardirq seen waking it */
@@ -47,7 +48,7 @@ struct explain_cpu {
 	/* what runs now */
 	struct context stack[MAX_DEPTH];
 	unsigned int depth;
-	int32_t pid, prio;
+	int32_t pid, prio, own_prio; /* as in struct task */
 	uint32_t comm;
 	uint64_t last_ts;
 	/*
@@ -118,6 +119,7 @@ struct explain_cpu *explain_cpu_new(unsigned int cpu, enum explain_mode mode,
 	e->worst_kept = worst_kept;
 	e->pid = -1;
 	e->prio = -1;
+	e->own_prio = -1;
 	e->after_hardirq = CAUSE_KINDS;
 	for (unsigned int i = 0; i < TASK_SLOTS; i++)
 		e->tasks[i].pid = -1;
@@ -249,6 +251,7 @@ static uint32_t cause_of_key(struct explain_cpu *e, struct cause_key key, uint32
 	cause->key = key;
 	cause->name = name;
 	cause->prio = -1;
+	cause->boosted_prio = -1;
 	cause->irq_thread_of = -1;
 	e->index[at] = e->nr_causes + 1;
 	e->nr_causes++;
@@ -291,6 +294,21 @@ static void describe_task(struct explain_cpu *e, uint32_t cause, int32_t pid)
 		e->causes[cause].irq_action = t->irq_action;
 }
 
+/*
+ * A thread cause ran at @prio; @own_prio is its own while priority
+ * inheritance boosts it (-1 otherwise): the label says both.
+ */
+static void thread_ran_at(struct explain_cause *cause, int32_t prio, int32_t own_prio)
+{
+	if (own_prio < 0) {
+		cause->prio = prio;
+		return;
+	}
+	cause->prio = own_prio;
+	if (cause->boosted_prio < 0 || prio < cause->boosted_prio)
+		cause->boosted_prio = prio;
+}
+
 /* The cause of whatever runs now, in the window being charged. */
 static uint32_t current_cause(struct explain_cpu *e, const struct open_window *w)
 {
@@ -319,7 +337,7 @@ static uint32_t current_cause(struct explain_cpu *e, const struct open_window *w
 		return cause_of(e, CAUSE_UNEXPLAINED, 0, 0);
 	cause = cause_of(e, CAUSE_THREAD, e->pid, e->comm);
 	if (cause != UINT32_MAX)
-		e->causes[cause].prio = e->prio;
+		thread_ran_at(&e->causes[cause], e->prio, e->own_prio);
 	describe_task(e, cause, e->pid);
 	return cause;
 }
@@ -628,6 +646,7 @@ static struct task *task_of(struct explain_cpu *e, int32_t pid)
 		e->tasks[at].pid = pid;
 		e->tasks[at].comm = 0;
 		e->tasks[at].prio = -1;
+		e->tasks[at].own_prio = -1;
 		e->tasks[at].irq = -1;
 		e->tasks[at].irq_action = 0;
 	}
@@ -663,6 +682,43 @@ static void learn_task(struct explain_cpu *e, int32_t pid, uint32_t comm, int32_
 		t->prio = prio;
 }
 
+/*
+ * Priority inheritance changed a task's priority. A boost is often issued
+ * on the waiter's CPU, out of this one's trace; its end is issued here, by
+ * the holder releasing the lock: then the time the running holder was
+ * charged in the open window is known to have run boosted.
+ */
+static void change_priority(struct explain_cpu *e, const struct trace_record *r)
+{
+	struct task *t;
+	int32_t own;
+	unsigned int i;
+
+	learn_task(e, r->pi.pid, r->pi.comm, -1);
+	t = task_of(e, r->pi.pid);
+	own = t->own_prio >= 0 ? t->own_prio : r->pi.oldprio;
+	if (r->pi.newprio < own) {
+		t->own_prio = own;
+		t->prio = r->pi.newprio;
+	} else {
+		if (t->own_prio < 0 && r->pi.oldprio < r->pi.newprio && r->pi.pid == e->pid &&
+		    e->is_open)
+			for (i = 0; i < e->open.nr_contributions; i++) {
+				struct explain_cause *c =
+					&e->causes[e->open.contributions[i].cause];
+
+				if (c->key.kind == CAUSE_THREAD && c->key.id == r->pi.pid)
+					thread_ran_at(c, r->pi.oldprio, r->pi.newprio);
+			}
+		t->own_prio = -1;
+		t->prio = r->pi.newprio;
+	}
+	if (r->pi.pid == e->pid) {
+		e->prio = t->prio;
+		e->own_prio = t->own_prio;
+	}
+}
+
 static void make_current(struct explain_cpu *e, int32_t pid)
 {
 	struct task *t = task_of(e, pid);
@@ -670,6 +726,7 @@ static void make_current(struct explain_cpu *e, int32_t pid)
 	e->pid = pid;
 	e->comm = t->comm;
 	e->prio = t->prio;
+	e->own_prio = t->own_prio;
 }
 
 /*
@@ -841,6 +898,9 @@ void explain_cpu_feed(struct explain_cpu *e, const struct trace_record *r)
 		/* a switch happens in thread context: nothing can be nested */
 		e->depth = 0;
 		e->after_hardirq = CAUSE_KINDS;
+		break;
+	case TRACE_PI_SETPRIO:
+		change_priority(e, r);
 		break;
 	case TRACE_WAKING:
 		remember_woken(e, r);
@@ -1029,15 +1089,28 @@ void explain_cpu_totals(const struct explain_cpu *e, struct explain_totals *tota
 		totals->lost_events = e->kernel_lost;
 }
 
-/* A task's kernel priority as users say it. */
-static void priority_label(int32_t prio, char *buf, size_t size)
+/* A kernel priority as users say it: "rt 90", "nice 5"; "" for nice 0. */
+static void priority_words(int32_t prio, char *buf, size_t size)
 {
-	if (prio < 0)
+	if (prio >= 0 && prio < 100)
+		snprintf(buf, size, "rt %d", 99 - prio);
+	else if (prio >= 100 && prio != 120)
+		snprintf(buf, size, "nice %d", prio - 120);
+	else
 		buf[0] = '\0';
-	else if (prio < 100)
-		snprintf(buf, size, " (rt %d)", 99 - prio);
-	else if (prio != 120)
-		snprintf(buf, size, " (nice %d)", prio - 120);
+}
+
+/* " (rt 90)", " (nice 5, boosted to rt 90)", " (boosted to rt 90)" or "" */
+static void priority_label(const struct explain_cause *cause, char *buf, size_t size)
+{
+	char own[16], boosted[16];
+
+	priority_words(cause->prio, own, sizeof(own));
+	priority_words(cause->boosted_prio, boosted, sizeof(boosted));
+	if (cause->boosted_prio >= 0)
+		snprintf(buf, size, " (%s%sboosted to %s)", own, *own ? ", " : "", boosted);
+	else if (*own)
+		snprintf(buf, size, " (%s)", own);
 	else
 		buf[0] = '\0';
 }
@@ -1082,7 +1155,7 @@ static const char *thread_name(const struct explain_cpu *e, const struct explain
 char *explain_cause_label(const struct explain_cpu *e, const struct explain_cause *cause, char *buf,
 			  size_t size)
 {
-	char priority[24], thread[64], handles[32] = "";
+	char priority[48], thread[64], handles[32] = "";
 
 	switch (cause->key.kind) {
 	case CAUSE_IRQ: {
@@ -1106,7 +1179,7 @@ char *explain_cause_label(const struct explain_cpu *e, const struct explain_caus
 				 trace_softirq_name((uint32_t)cause->key.id));
 		break;
 	case CAUSE_THREAD:
-		priority_label(cause->prio, priority, sizeof(priority));
+		priority_label(cause, priority, sizeof(priority));
 		if (cause->irq_thread_of >= 0)
 			snprintf(handles, sizeof(handles), ", thread of irq %d",
 				 cause->irq_thread_of);

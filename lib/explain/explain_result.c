@@ -124,6 +124,10 @@ static json_t *cause_json(const struct explain_cpu *engine, const struct explain
 		json_object_set_new(c, "comm", json_string(names_get(names, cause->name)));
 		json_object_set_new(c, "kernel_priority",
 				    cause->prio >= 0 ? json_integer(cause->prio) : json_null());
+		/* priority inheritance: the highest it was boosted to, while holding a lock */
+		json_object_set_new(c, "boosted_priority",
+				    cause->boosted_prio >= 0 ? json_integer(cause->boosted_prio) :
+							       json_null());
 		json_object_set_new(c, "irq_thread", irq_thread_json(engine, cause, names));
 	}
 	if (cause->key.kind == CAUSE_SOFTIRQ)

@@ -18,6 +18,7 @@ import time
 
 LATSCOPE = os.environ.get("LATSCOPE", "latscope")
 DISTURB = os.environ.get("DISTURB", "disturb")
+LOCK_HOLDER = os.environ.get("LOCK_HOLDER", "lock-holder")
 SKIP = 77
 # the result schemas this version reads: latscope/1 wrote CPU sets as arrays
 # of numbers, latscope/2 on as cpu-list strings ("0-3,8-11")
@@ -250,6 +251,33 @@ def disturbance(cpu, period_us, spin_us, priority, duration_ms, name="latscope-d
     time.sleep(0.2)
     if proc.poll() is not None:
         fail(f"disturb exited {proc.returncode}")
+    try:
+        yield proc
+    finally:
+        end_process(proc)
+
+
+def analysis_names(spike, label):
+    """Whether a spike's analysis in rtla's words names the thread @label:
+    as the blocking thread (the one on the CPU when the timer's handler
+    returned) or among the threads that interfered after it."""
+    analysis = spike["analysis"]
+    threads = analysis["interference"]["thread"]["sources"] + (
+        [analysis["blocking_thread"]] if analysis["blocking_thread"] else [])
+    return any(t["label"] == label for t in threads)
+
+
+@contextlib.contextmanager
+def lock_holder(cpu, waiter_cpu, period_us, hold_us, priority, duration_ms):
+    """A SCHED_OTHER thread "lab-holder" on `cpu` holding a PI mutex for
+    `hold_us` every `period_us` while a FIFO `priority` thread "lab-waiter"
+    on `waiter_cpu` waits for it: priority inheritance boosts the holder."""
+    proc = stop_at_exit(subprocess.Popen([LOCK_HOLDER, str(cpu), str(waiter_cpu),
+                                          str(period_us), str(hold_us), str(priority),
+                                          str(duration_ms)]))
+    time.sleep(0.2)
+    if proc.poll() is not None:
+        fail(f"lock-holder exited {proc.returncode}")
     try:
         yield proc
     finally:

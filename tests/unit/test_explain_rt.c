@@ -9,6 +9,7 @@
 #include "recording.h"
 
 #include "explain_stream.h"
+#include "latscope/explain_analysis.h"
 #include "latscope/explain_result.h"
 
 #define IRQ_THREAD 150
@@ -342,10 +343,93 @@ START_TEST(recorded_net_rx_in_the_sender_on_preempt_rt)
 }
 END_TEST
 
+/* Priority inheritance changes @pid's priority from @old to @new on CPU 1. */
+static void pi_setprio(uint64_t ts, int pid, const char *comm, int old, int new)
+{
+	struct trace_record r = { .ts = ts, .kind = TRACE_PI_SETPRIO };
+
+	r.pi.pid = pid;
+	r.pi.comm = name(comm);
+	r.pi.oldprio = old;
+	r.pi.newprio = new;
+	feed(r);
+}
+
+static void setup_timer(void)
+{
+	engine_open(1, EXPLAIN_TIMER);
+}
+
+#define HOLDER 300
+
+/*
+ * A SCHED_OTHER thread holds a lock a FIFO 90 thread on another CPU waits
+ * for: boosted there (out of this CPU's trace), it holds off the timer
+ * thread at FIFO 80 until it releases the lock, and the end of its boost
+ * is traced here. It is the blocking thread, boosted to rt 90.
+ */
+START_TEST(lock_holder_boosted_elsewhere_is_the_blocking_thread)
+{
+	const struct explain_cause *holder;
+	const struct explain_spike *worst;
+	struct explain_analysis a;
+	unsigned int nr;
+
+	sw(0, HOLDER, "lab-holder", 120);
+	window(100, 320);
+	vector(110, true, VECTOR_LOCAL_TIMER);
+	waking(112, OWN, 19, "latscope");
+	vector(115, false, VECTOR_LOCAL_TIMER);
+	pi_setprio(300, HOLDER, "lab-holder", 9, 120);
+	sw(301, OWN, "latscope", 19);
+	ck_assert_int_eq(explain_cpu_finish(engine, 400, 400), 0);
+	holder = find(CAUSE_THREAD, HOLDER, 0);
+	ck_assert_int_eq(holder->prio, 120);
+	ck_assert_int_eq(holder->boosted_prio, 9);
+	ck_assert_str_eq(label(holder), "lab-holder:300 (boosted to rt 90)");
+	worst = explain_cpu_worst(engine, &nr);
+	ck_assert_uint_eq(nr, 1);
+	explain_analyse(engine, worst, &a);
+	ck_assert_ptr_eq(&explain_cpu_causes(engine, &nr)[a.blocking_thread], holder);
+	ck_assert_uint_eq(a.blocking_ns, 186);
+}
+END_TEST
+
+/* The boost seen here, and a holder with a priority of its own. */
+START_TEST(lock_holder_boosted_here_keeps_its_own_priority)
+{
+	const struct explain_cause *holder;
+
+	sw(0, HOLDER, "lab-holder", 89);
+	window(100, 320);
+	pi_setprio(105, HOLDER, "lab-holder", 89, 9);
+	waking(112, OWN, 19, "latscope");
+	pi_setprio(300, HOLDER, "lab-holder", 9, 89);
+	sw(301, OWN, "latscope", 19);
+	ck_assert_int_eq(explain_cpu_finish(engine, 400, 400), 0);
+	holder = find(CAUSE_THREAD, HOLDER, 0);
+	ck_assert_str_eq(label(holder), "lab-holder:300 (rt 10, boosted to rt 90)");
+}
+END_TEST
+
+/* A thread whose priority no lock ever changed keeps its plain label. */
+START_TEST(unboosted_thread_label_is_unchanged)
+{
+	sw(0, HOLDER, "lab-fifo", 9);
+	window(100, 200);
+	waking(112, OWN, 19, "latscope");
+	sw(190, OWN, "latscope", 19);
+	ck_assert_int_eq(explain_cpu_finish(engine, 400, 400), 0);
+	ck_assert_str_eq(label(find(CAUSE_THREAD, HOLDER, 0)), "lab-fifo:300 (rt 90)");
+	ck_assert_int_eq(find(CAUSE_THREAD, HOLDER, 0)->boosted_prio, -1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("explain_rt");
 	TCase *synthetic = tcase_create("synthetic"), *recorded = tcase_create("recorded");
+	TCase *inheritance = tcase_create("priority inheritance");
 
 	tcase_add_checked_fixture(synthetic, setup, teardown);
 	tcase_add_test(synthetic, irq_thread_joined_to_the_hardirq_that_woke_it);
@@ -361,5 +445,10 @@ int main(void)
 	tcase_add_test(recorded, recorded_net_rx_in_the_sender_on_preempt_rt);
 	suite_add_tcase(s, synthetic);
 	suite_add_tcase(s, recorded);
+	tcase_add_checked_fixture(inheritance, setup_timer, teardown);
+	tcase_add_test(inheritance, lock_holder_boosted_elsewhere_is_the_blocking_thread);
+	tcase_add_test(inheritance, lock_holder_boosted_here_keeps_its_own_priority);
+	tcase_add_test(inheritance, unboosted_thread_label_is_unchanged);
+	suite_add_tcase(s, inheritance);
 	return unit_run(s);
 }
