@@ -30,6 +30,8 @@ enum decoder {
 	DECODE_HRTIMER_EXPIRE_ENTRY,
 	DECODE_HRTIMER_EXPIRE_EXIT,
 	DECODE_PI_SETPRIO,
+	DECODE_SYS_EXIT,
+	DECODE_FORK,
 };
 
 struct wanted_event {
@@ -70,6 +72,9 @@ static const struct wanted_event wanted[] = {
 	{ "timer", "hrtimer_start", DECODE_HRTIMER_START, 0 },
 	{ "timer", "hrtimer_expire_entry", DECODE_HRTIMER_EXPIRE_ENTRY, 0 },
 	{ "timer", "hrtimer_expire_exit", DECODE_HRTIMER_EXPIRE_EXIT, 0 },
+	/* only when trace_options.syscall_exits_of asks: latscope attach's */
+	{ "raw_syscalls", "sys_exit", DECODE_SYS_EXIT, 0 },
+	{ "sched", "sched_process_fork", DECODE_FORK, 0 },
 };
 
 #define NR_WANTED (sizeof(wanted) / sizeof(wanted[0]))
@@ -149,13 +154,15 @@ static const char *const decoder_fields[][7] = {
 	[DECODE_SWITCH] = { "prev_comm", "prev_pid", "prev_prio", "prev_state", "next_comm",
 			    "next_pid", "next_prio" },
 	[DECODE_WAKING] = { "comm", "pid", "prio", "target_cpu" },
-	[DECODE_HRTIMER_START] = { "hrtimer", "expires" },
+	[DECODE_HRTIMER_START] = { "hrtimer", "softexpires" },
 	[DECODE_HRTIMER_EXPIRE_ENTRY] = { "hrtimer", "now" },
 	[DECODE_HRTIMER_EXPIRE_EXIT] = { "hrtimer" },
 	[DECODE_PI_SETPRIO] = { "comm", "pid", "oldprio", "newprio" },
+	[DECODE_SYS_EXIT] = { "id", "ret" },
+	[DECODE_FORK] = { "parent_pid", "child_comm", "child_pid" },
 };
 
-static int enable_events(struct trace_session *s)
+static int enable_events(struct trace_session *s, const struct trace_options *options)
 {
 	char missing[2048] = "";
 	size_t used = 0, i;
@@ -168,8 +175,14 @@ static int enable_events(struct trace_session *s)
 	for (i = 0; i < NR_WANTED; i++) {
 		const struct wanted_event *w = &wanted[i];
 		struct event_decoder *d = &s->decoders[s->nr_decoders];
-		struct tep_event *event = load_format(s, w);
-		bool ok = event && event->id >= 0 && event->id < MAX_EVENT_ID;
+		struct tep_event *event;
+		bool ok;
+
+		if ((w->decoder == DECODE_SYS_EXIT || w->decoder == DECODE_FORK) &&
+		    !options->syscall_exits_of)
+			continue;
+		event = load_format(s, w);
+		ok = event && event->id >= 0 && event->id < MAX_EVENT_ID;
 
 		d->decoder = w->decoder;
 		d->vector = w->vector;
@@ -177,8 +190,17 @@ static int enable_events(struct trace_session *s)
 			ok = locate(event, decoder_fields[w->decoder][k], &d->f[k]);
 		if (ok && !s->common_pid.size)
 			ok = locate(event, "common_pid", &s->common_pid);
+		/* before the event is on: no record of another task gets in */
+		if (ok && w->decoder == DECODE_SYS_EXIT)
+			ok = !trace_session_filter_syscall_exits(s, options->syscall_exits_of);
 		if (ok)
 			ok = !tracefs_event_enable(s->instance, w->system, w->name);
+		/* who asked for the returns to user space cannot do without them */
+		if (!ok && w->decoder == DECODE_SYS_EXIT) {
+			log_error("this kernel lacks raw_syscalls:sys_exit (or it cannot be "
+				  "filtered): the returns to user space cannot be traced");
+			return -ENOENT;
+		}
 		if (!ok) {
 			used += (size_t)snprintf(
 				missing + used, used < sizeof(missing) ? sizeof(missing) - used : 0,
@@ -269,7 +291,8 @@ struct trace_session *trace_session_create(const struct trace_options *options, 
 		goto fail;
 	}
 	s->tep = tep_alloc();
-	if (!s->tep || configure(s, options) || enable_events(s) || open_readers(s, &options->cpus))
+	if (!s->tep || configure(s, options) || enable_events(s, options) ||
+	    open_readers(s, &options->cpus))
 		goto fail;
 	if (tracefs_trace_on(s->instance)) {
 		log_error("cannot start tracing in the instance %s", name);
@@ -279,6 +302,19 @@ struct trace_session *trace_session_create(const struct trace_options *options, 
 fail:
 	trace_session_destroy(s);
 	return NULL;
+}
+
+int trace_session_filter_syscall_exits(struct trace_session *s, const char *filter)
+{
+	size_t len = strlen(filter);
+
+	if (tracefs_event_file_write(s->instance, "raw_syscalls", "sys_exit", "filter", filter) !=
+	    (int)len) {
+		log_error("cannot filter raw_syscalls:sys_exit with '%s': %s", filter,
+			  strerror(errno));
+		return -EINVAL;
+	}
+	return 0;
 }
 
 unsigned int trace_session_nr_events(const struct trace_session *s)
@@ -476,6 +512,17 @@ static void decode(struct trace_session *s, unsigned int cpu, uint64_t ts, const
 		r.pi.pid = (int32_t)read_signed(data, &d->f[1]);
 		r.pi.oldprio = (int32_t)read_signed(data, &d->f[2]);
 		r.pi.newprio = (int32_t)read_signed(data, &d->f[3]);
+		break;
+	case DECODE_SYS_EXIT:
+		r.kind = TRACE_SYS_EXIT;
+		r.sys_exit.id = read_signed(data, &d->f[0]);
+		r.sys_exit.ret = read_signed(data, &d->f[1]);
+		break;
+	case DECODE_FORK:
+		r.kind = TRACE_FORK;
+		r.fork.parent_pid = (int32_t)read_signed(data, &d->f[0]);
+		r.fork.child_comm = read_name(s, data, &d->f[1]);
+		r.fork.child_pid = (int32_t)read_signed(data, &d->f[2]);
 		break;
 	default:
 		return;

@@ -86,6 +86,14 @@ char *trace_record_format(const struct trace_record *r, const struct names *name
 	case TRACE_LOST:
 		snprintf(buf, size, "LOST %" PRIu64 " EVENTS", r->lost.count);
 		break;
+	case TRACE_SYS_EXIT:
+		snprintf(buf, size, "sys_exit NR %" PRId64 " = %" PRId64, r->sys_exit.id,
+			 r->sys_exit.ret);
+		break;
+	case TRACE_FORK:
+		snprintf(buf, size, "sched_process_fork parent_pid=%d child_comm=%s child_pid=%d",
+			 r->fork.parent_pid, names_get(names, r->fork.child_comm), r->fork.child_pid);
+		break;
 	case TRACE_PI_SETPRIO:
 		snprintf(buf, size, "sched_pi_setprio comm=%s pid=%d oldprio=%d newprio=%d",
 			 names_get(names, r->pi.comm), r->pi.pid, r->pi.oldprio, r->pi.newprio);

@@ -33,6 +33,13 @@ struct trace_options {
 	/* converts x86-tsc timestamps to the caller's ns timeline; NULL for mono */
 	const struct tsc_clock *tsc;
 	size_t buffer_kb; /* ring buffer per recorded CPU */
+	/*
+	 * NULL, or also raw_syscalls:sys_exit with this filter ("common_pid
+	 * == 12 || common_pid == 13"): the returns to user space of the tasks
+	 * that matter (latscope attach), never every task's; and
+	 * sched:sched_process_fork, the threads they make
+	 */
+	const char *syscall_exits_of;
 };
 
 /**
@@ -46,6 +53,12 @@ struct trace_options {
  */
 struct trace_session *trace_session_create(const struct trace_options *options,
 					   struct names *names);
+
+/*
+ * Filter raw_syscalls:sys_exit anew (the target made threads): returns 0,
+ * or -EINVAL, said.
+ */
+int trace_session_filter_syscall_exits(struct trace_session *session, const char *filter);
 
 /* The events recorded, for the report ("irq:irq_handler_entry ..."). */
 unsigned int trace_session_nr_events(const struct trace_session *session);

@@ -29,6 +29,8 @@ enum trace_kind {
 	/* sched:sched_pi_setprio: priority inheritance boosted a lock holder
 	 * or ended its boost (after TRACE_LOST: recordings keep their numbers) */
 	TRACE_PI_SETPRIO,
+	TRACE_SYS_EXIT, /* raw_syscalls:sys_exit: the current task returns to user space */
+	TRACE_FORK, /* sched:sched_process_fork: a task made a thread or a process */
 	TRACE_KINDS,
 };
 
@@ -80,7 +82,13 @@ struct trace_record {
 		} waking;
 		struct {
 			uint64_t timer; /* the hrtimer's address: identifies it */
-			uint64_t expires_ns; /* programmed expiry, CLOCK_MONOTONIC */
+			/*
+			 * start: the expiry asked for (softexpires: a timer's
+			 * slack lets it fire later, never earlier); expire
+			 * entry: the time it ran (now); CLOCK_MONOTONIC for
+			 * the timers latscope follows
+			 */
+			uint64_t expires_ns;
 		} hrtimer;
 		struct {
 			uint64_t count; /* how many were lost; 0 when unknown */
@@ -89,6 +97,13 @@ struct trace_record {
 			int32_t pid, oldprio, newprio; /* kernel prio */
 			uint32_t comm;
 		} pi;
+		struct {
+			int64_t id, ret; /* the system call's number and result */
+		} sys_exit;
+		struct {
+			int32_t parent_pid, child_pid;
+			uint32_t child_comm;
+		} fork;
 	};
 };
 
