@@ -1026,39 +1026,42 @@ static json_t *block_maxima_json(const struct timer_run *run, unsigned int threa
 			 list, "lost", (json_int_t)lost);
 }
 
+json_t *timer_stats_json(const struct timer_stats *stats, uint64_t origin_ns)
+{
+	const struct hist *h = &stats->hist;
+	json_t *entry = json_object(), *spikes = json_array();
+	unsigned int j;
+
+	json_object_set_new(entry, "thread", json_integer(stats->thread));
+	json_object_set_new(entry, "cpu", stats->cpu < 0 ? json_null() : json_integer(stats->cpu));
+	json_object_set_new(entry, "tid", json_integer(stats->tid));
+	json_object_set_new(entry, "priority", json_integer(stats->priority));
+	json_object_set_new(entry, "interval_ns", json_integer((json_int_t)stats->interval_ns));
+	json_object_set_new(entry, "cycles", json_integer((json_int_t)h->count));
+	json_object_set_new(entry, "min_ns", json_integer(h->count ? (json_int_t)h->min : 0));
+	json_object_set_new(entry, "avg_ns", json_integer((json_int_t)(hist_mean(h) + 0.5)));
+	json_object_set_new(entry, "max_ns", json_integer((json_int_t)h->max));
+	json_object_set_new(entry, "percentiles", result_percentiles(h));
+	json_object_set_new(entry, "missed", json_integer((json_int_t)stats->missed));
+	json_object_set_new(entry, "max_overrun_ns",
+			    json_integer((json_int_t)stats->max_overrun_ns));
+	for (j = 0; j < stats->nr_top; j++)
+		json_array_append_new(spikes, spike_json(&stats->top[j], origin_ns));
+	json_object_set_new(entry, "spikes", spikes);
+	json_object_set_new(entry, "spike_records", spike_records_json(stats, origin_ns));
+	json_object_set_new(entry, "histogram", result_histogram(h));
+	return entry;
+}
+
 json_t *timer_result_threads(const struct timer_run *run)
 {
 	json_t *threads = json_array();
-	unsigned int i, j;
+	unsigned int i;
 
 	for (i = 0; i < run->params.nr_threads; i++) {
 		const struct timer_stats *stats = run->stats[i];
-		const struct hist *h = &stats->hist;
-		json_t *entry = json_object(), *spikes = json_array();
+		json_t *entry = timer_stats_json(stats, run->origin_ns);
 
-		json_object_set_new(entry, "thread", json_integer(i));
-		json_object_set_new(entry, "cpu",
-				    stats->cpu < 0 ? json_null() : json_integer(stats->cpu));
-		json_object_set_new(entry, "tid", json_integer(stats->tid));
-		json_object_set_new(entry, "priority", json_integer(stats->priority));
-		json_object_set_new(entry, "interval_ns",
-				    json_integer((json_int_t)stats->interval_ns));
-		json_object_set_new(entry, "cycles", json_integer((json_int_t)h->count));
-		json_object_set_new(entry, "min_ns",
-				    json_integer(h->count ? (json_int_t)h->min : 0));
-		json_object_set_new(entry, "avg_ns",
-				    json_integer((json_int_t)(hist_mean(h) + 0.5)));
-		json_object_set_new(entry, "max_ns", json_integer((json_int_t)h->max));
-		json_object_set_new(entry, "percentiles", result_percentiles(h));
-		json_object_set_new(entry, "missed", json_integer((json_int_t)stats->missed));
-		json_object_set_new(entry, "max_overrun_ns",
-				    json_integer((json_int_t)stats->max_overrun_ns));
-		for (j = 0; j < stats->nr_top; j++)
-			json_array_append_new(spikes, spike_json(&stats->top[j], run->origin_ns));
-		json_object_set_new(entry, "spikes", spikes);
-		json_object_set_new(entry, "spike_records",
-				    spike_records_json(stats, run->origin_ns));
-		json_object_set_new(entry, "histogram", result_histogram(h));
 		if (run->blocks)
 			json_object_set_new(entry, "block_maxima", block_maxima_json(run, i));
 		if (run->time_blocks) {

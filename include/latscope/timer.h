@@ -449,6 +449,13 @@ bool timer_break(const struct timer_run *run, unsigned int *thread, struct timer
 /* true when the break wrote 0 to tracing_on (tracemark) */
 bool timer_tracing_stopped(const struct timer_run *run);
 
+/*
+ * One thread's statistics as JSON, the fields of a "threads" entry below
+ * but the blocks (a run's): for a caller that fills timer_stats of its
+ * own (latscope attach). Returns a new reference, or NULL.
+ */
+json_t *timer_stats_json(const struct timer_stats *stats, uint64_t origin_ns);
+
 /**
  * timer_result_threads - the per-thread results as the JSON "threads" array
  * @run: a stopped run
