@@ -47,6 +47,8 @@ int cmd_check(int argc, char **argv);
 extern const struct option_command check_command;
 int cmd_timer(int argc, char **argv);
 extern const struct option_command timer_command;
+int cmd_attach(int argc, char **argv);
+extern const struct option_command attach_command;
 int cmd_irq(int argc, char **argv);
 extern const struct option_group irq_group;
 int cmd_monitor(int argc, char **argv);

@@ -14,6 +14,8 @@ static const struct command commands[] = {
 	  &check_command, NULL },
 	{ "timer", "cyclic", "timer wake-up latency, cyclictest-compatible, with percentiles",
 	  cmd_timer, &timer_command, NULL },
+	{ "attach", NULL, "a running program's own threads, unmodified: each activation's latency",
+	  cmd_attach, &attach_command, NULL },
 	{ "irq", NULL, "keep interrupts off RT CPUs: show, plan, apply, balance, restore", cmd_irq,
 	  NULL, &irq_group },
 	{ "monitor", NULL, "measure for weeks, explain every spike, export to Prometheus",
