@@ -7,7 +7,8 @@ FUZZ_SECONDS ?= 120
 # the system tests that never measure (fixtures, usage errors, refusals, the
 # read-only audit), and the monitor's, which measure for as long as it runs
 SANITIZE_TESTS = irq-fixture noise-usage run-limits check-live no-false-good doctor-usage \
-	monitor-usage monitor-state monitor-prometheus exporter-prometheus exporter-hostile
+	monitor-usage monitor-state monitor-prometheus exporter-prometheus exporter-hostile \
+	attach-usage
 SANITIZE_ENV = LATSCOPE_SANITIZED=1 \
 	ASAN_OPTIONS=detect_leaks=1 \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
