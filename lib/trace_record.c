@@ -92,7 +92,8 @@ char *trace_record_format(const struct trace_record *r, const struct names *name
 		break;
 	case TRACE_FORK:
 		snprintf(buf, size, "sched_process_fork parent_pid=%d child_comm=%s child_pid=%d",
-			 r->fork.parent_pid, names_get(names, r->fork.child_comm), r->fork.child_pid);
+			 r->fork.parent_pid, names_get(names, r->fork.child_comm),
+			 r->fork.child_pid);
 		break;
 	case TRACE_PI_SETPRIO:
 		snprintf(buf, size, "sched_pi_setprio comm=%s pid=%d oldprio=%d newprio=%d",
