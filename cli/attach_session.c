@@ -15,6 +15,7 @@
 
 #include "attach_session.h"
 #include "cli.h"
+#include "latscope/clock.h"
 #include "latscope/result.h"
 #include "output_path.h"
 
@@ -33,14 +34,6 @@
 #define SPIKES_KEPT 1000
 /* One filter names at most this many threads (the kernel's page). */
 #define FILTER_MAX 4000
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NS_PER_SEC + (uint64_t)ts.tv_nsec;
-}
 
 static struct attach_lane *lane_of(struct attach_session *s, pid_t tid)
 {
@@ -444,7 +437,7 @@ int attach_session_run(struct attach_session *s)
 	options.cpus = s->cpus;
 	options.syscall_exits_of = filter;
 	/* before the first record: every activation comes after it */
-	s->origin_ns = now_ns();
+	s->origin_ns = clock_ns(CLOCK_MONOTONIC);
 	s->trace = trace_session_create(&options, s->names);
 	if (!s->trace) {
 		s->origin_ns = 0; /* nothing was measured */
@@ -460,14 +453,14 @@ int attach_session_run(struct attach_session *s)
 		cpuset_format_list(&s->cpus, filter, sizeof(filter)));
 	deadline = s->opts.duration_ns ? s->origin_ns + s->opts.duration_ns : UINT64_MAX;
 	s->end = ATTACH_END_DURATION;
-	while (now_ns() < deadline) {
-		struct timespec pause = { 0, DRAIN_INTERVAL_MS * 1000000L };
+	while (clock_ns(CLOCK_MONOTONIC) < deadline) {
+		struct timespec pause = clock_timespec(DRAIN_INTERVAL_MS * NS_PER_MS);
 
 		if (stop_requested) {
 			s->end = ATTACH_END_SIGNAL;
 			break;
 		}
-		if (drain(s, now_ns() - MERGE_DELAY_NS)) {
+		if (drain(s, clock_ns(CLOCK_MONOTONIC) - MERGE_DELAY_NS)) {
 			s->end = ATTACH_END_ERROR;
 			break;
 		}
@@ -479,7 +472,7 @@ int attach_session_run(struct attach_session *s)
 			redraw(s, &shown);
 		nanosleep(&pause, NULL);
 	}
-	s->end_ns = now_ns();
+	s->end_ns = clock_ns(CLOCK_MONOTONIC);
 	/* what the buffers still hold: everything up to the end */
 	if (s->end != ATTACH_END_ERROR && drain(s, UINT64_MAX))
 		s->end = ATTACH_END_ERROR;
